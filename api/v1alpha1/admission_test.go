@@ -1,0 +1,117 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
+)
+
+var env *kubetest.Env
+
+func TestMain(m *testing.M) {
+	var err error
+	if env, err = kubetest.Start(kubetest.Options{}); err != nil {
+		println(err.Error())
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		println(err.Error())
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// admissionCase is one object sent to the real API server; wantErr is a substring of the expected
+// rejection message, empty when the object must be accepted. update, when set, is applied to the
+// created object and sent as an update that wantUpdateErr describes.
+type admissionCase struct {
+	name          string
+	manifest      string
+	wantErr       string
+	update        func(u *unstructured.Unstructured)
+	wantUpdateErr string
+}
+
+const validCluster = `
+apiVersion: mysql.cloudnative-mysql.io/v1alpha1
+kind: Cluster
+metadata: {name: %NAME%}
+spec:
+  instances: 3
+  storage: {size: 1Gi}
+`
+
+const objectStore = `
+    objectStore:
+      bucket: backups
+      endpoint: http://127.0.0.1:9000
+      credentials:
+        accessKeyId: {name: s3, key: id}
+        secretAccessKey: {name: s3, key: secret}
+`
+
+const validScheduledBackup = `
+apiVersion: mysql.cloudnative-mysql.io/v1alpha1
+kind: ScheduledBackup
+metadata: {name: %NAME%}
+spec:
+  schedule: "0 0 2 * * *"
+  cluster: {name: c}
+`
+
+const validBackup = `
+apiVersion: mysql.cloudnative-mysql.io/v1alpha1
+kind: Backup
+metadata: {name: %NAME%}
+spec:
+  cluster: {name: c}
+`
+
+func runAdmissionCases(t *testing.T, cases []admissionCase) {
+	t.Helper()
+	ns := env.NewNamespace(t)
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u := decode(t, strings.ReplaceAll(tc.manifest, "%NAME%", caseName(i)))
+			u.SetNamespace(ns)
+			err := env.Client.Create(context.Background(), u)
+			checkAdmission(t, "create", err, tc.wantErr)
+			if err != nil || tc.update == nil {
+				return
+			}
+			tc.update(u)
+			checkAdmission(t, "update", env.Client.Update(context.Background(), u), tc.wantUpdateErr)
+		})
+	}
+}
+
+func caseName(i int) string { return fmt.Sprintf("case-%02d", i) }
+
+func decode(t *testing.T, manifest string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(manifest), &u.Object); err != nil {
+		t.Fatalf("bad test manifest: %v\n%s", err, manifest)
+	}
+	return u
+}
+
+func checkAdmission(t *testing.T, verb string, err error, wantErr string) {
+	t.Helper()
+	switch {
+	case wantErr == "" && err != nil:
+		t.Fatalf("%s rejected, want accepted: %v", verb, err)
+	case wantErr != "" && err == nil:
+		t.Fatalf("%s accepted, want rejected with %q", verb, wantErr)
+	case wantErr != "" && !strings.Contains(err.Error(), wantErr):
+		t.Fatalf("%s rejected with\n  %v\nwant a message containing\n  %q", verb, err, wantErr)
+	}
+}

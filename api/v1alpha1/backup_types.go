@@ -1,0 +1,161 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BackupSpec is a request for one physical backup of a Cluster to its object store. Everything but
+// the deletion policy is fixed once the Backup exists.
+type BackupSpec struct {
+	// Cluster to back up; its spec.backup.objectStore says where the backup goes.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="cluster is immutable"
+	Cluster LocalObjectReference `json:"cluster"`
+
+	// Method produces the physical snapshot: clone (MySQL CLONE plugin) or xtrabackup (Percona).
+	// +kubebuilder:default=clone
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="method is immutable"
+	Method BackupMethod `json:"method,omitempty"`
+
+	// Target chooses the instance: prefer-standby takes the healthy replica with the least lag and
+	// falls back to the primary; primary always takes the primary.
+	// +kubebuilder:default=prefer-standby
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="target is immutable"
+	Target BackupTarget `json:"target,omitempty"`
+
+	// Online backups run while the target keeps applying changes. An offline backup (false) is
+	// taken from a replica whose replication applier is stopped for the duration, so the snapshot
+	// is a quiescent point; it never stops a primary, and fails when no replica is healthy.
+	// +kubebuilder:default=true
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="online is immutable"
+	Online *bool `json:"online,omitempty"`
+
+	// Timeout bounds the whole backup; a Backup still running after it is failed.
+	// +kubebuilder:default="6h"
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="timeout is immutable"
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// DeletionPolicy says what deleting this Backup object does to its remote objects; when empty
+	// the Cluster's spec.backup.deletionPolicy applies, and keep when that is empty too.
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// BackupPhase is where a Backup is in its life. completed and failed are final.
+// +kubebuilder:validation:Enum=pending;running;completed;failed
+type BackupPhase string
+
+const (
+	// BackupPhasePending: accepted, no Job running yet.
+	BackupPhasePending BackupPhase = "pending"
+	// BackupPhaseRunning: the backup Job is running.
+	BackupPhaseRunning BackupPhase = "running"
+	// BackupPhaseCompleted: the archive and metadata.json are in the object store, checksum verified.
+	BackupPhaseCompleted BackupPhase = "completed"
+	// BackupPhaseFailed: the backup ended without a usable archive; Error says why.
+	BackupPhaseFailed BackupPhase = "failed"
+)
+
+// BackupStatus is the observed state of a Backup.
+type BackupStatus struct {
+	// Phase: pending, running, completed or failed.
+	// +optional
+	Phase BackupPhase `json:"phase,omitempty"`
+
+	// InstanceName is the instance the backup was taken from.
+	// +optional
+	InstanceName string `json:"instanceName,omitempty"`
+
+	// JobName is the backup Job.
+	// +optional
+	JobName string `json:"jobName,omitempty"`
+
+	// BackupID identifies this backup's directory in the object store.
+	// +optional
+	BackupID string `json:"backupId,omitempty"`
+
+	// Endpoint and Bucket recorded when the backup ran, so cleanup finds the objects even if the
+	// Cluster's object store configuration changed since.
+	// +optional
+	Endpoint string `json:"endpoint,omitempty"`
+	// +optional
+	Bucket string `json:"bucket,omitempty"`
+
+	// DestinationPath is the key prefix <path>/<cluster>/<backup-name>/<backup-id>/.
+	// +optional
+	DestinationPath string `json:"destinationPath,omitempty"`
+
+	// Checksum is the sha256 of the archive, "sha256:<hex>".
+	// +optional
+	Checksum string `json:"checksum,omitempty"`
+
+	// Size of the archive in bytes.
+	// +optional
+	Size int64 `json:"size,omitempty"`
+
+	// GTIDExecuted is the GTID set the backup contains.
+	// +optional
+	GTIDExecuted string `json:"gtidExecuted,omitempty"`
+
+	// BinlogFile and BinlogPosition are the binary log coordinates of the snapshot.
+	// +optional
+	BinlogFile string `json:"binlogFile,omitempty"`
+	// +optional
+	BinlogPosition int64 `json:"binlogPosition,omitempty"`
+
+	// ServerVersion of the instance backed up.
+	// +optional
+	ServerVersion string `json:"serverVersion,omitempty"`
+
+	// StartedAt and CompletedAt bound the backup.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// +optional
+	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+
+	// Error says why a failed backup failed.
+	// +optional
+	Error string `json:"error,omitempty"`
+
+	// Conditions record what happened to the artifacts after completion (expired by retention,
+	// remote cleanup failures).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Backup is one physical backup of a Cluster, streamed to an S3-compatible object store.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=mysqlbackup
+// +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=`.spec.cluster.name`
+// +kubebuilder:printcolumn:name="Method",type=string,JSONPath=`.spec.method`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Instance",type=string,JSONPath=`.status.instanceName`
+// +kubebuilder:printcolumn:name="Artifacts",type=string,JSONPath=`.status.conditions[?(@.type=="ArtifactsAvailable")].reason`
+// +kubebuilder:printcolumn:name="Error",type=string,JSONPath=`.status.error`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a Backup name is at most 63 characters, so its Job name and labels stay valid"
+type Backup struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   BackupSpec   `json:"spec"`
+	Status BackupStatus `json:"status,omitempty"`
+}
+
+// BackupList is a list of Backups.
+// +kubebuilder:object:root=true
+type BackupList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Backup `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Backup{}, &BackupList{})
+}

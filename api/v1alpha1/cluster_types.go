@@ -1,0 +1,337 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ClusterSpec is the desired state of a highly available MySQL cluster.
+// +kubebuilder:validation:XValidation:rule="self.minSyncReplicas <= self.maxSyncReplicas",message="minSyncReplicas must not be greater than maxSyncReplicas"
+// +kubebuilder:validation:XValidation:rule="self.maxSyncReplicas < self.instances",message="maxSyncReplicas must be lower than instances (the primary cannot acknowledge its own writes)"
+// +kubebuilder:validation:XValidation:rule="!has(self.mysql) || !has(self.mysql.semiSync) || !self.mysql.semiSync.enabled || self.minSyncReplicas >= 1",message="semi-sync needs minSyncReplicas >= 1"
+type ClusterSpec struct {
+	// Instances is the number of MySQL instances: one primary and instances-1 replicas.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	Instances int32 `json:"instances"`
+
+	// ImageName is the MySQL server image every instance runs. The operator's init container copies
+	// the instance manager into it, so any image with mysqld works.
+	// +kubebuilder:default="percona/percona-server:8.4"
+	// +optional
+	ImageName string `json:"imageName,omitempty"`
+
+	// MinSyncReplicas is the number of replicas that must acknowledge each commit when semi-sync
+	// is enabled (rpl_semi_sync_source_wait_for_replica_count).
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	MinSyncReplicas int32 `json:"minSyncReplicas"`
+
+	// MaxSyncReplicas bounds the number of replicas that take part in semi-sync acknowledgement.
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	MaxSyncReplicas int32 `json:"maxSyncReplicas"`
+
+	// MySQL configures the server: semi-sync and user parameters.
+	// +kubebuilder:default={}
+	// +optional
+	MySQL MySQLConfiguration `json:"mysql"`
+
+	// FailoverDelay is how many seconds the primary must keep failing before automatic failover
+	// starts. 0 fails over at once.
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	FailoverDelay int32 `json:"failoverDelay"`
+
+	// MaxSwitchoverDelay is how many seconds a switchover target may take to catch up before the
+	// switchover is aborted and reported as blocked.
+	// +kubebuilder:default=3600
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxSwitchoverDelay int32 `json:"maxSwitchoverDelay"`
+
+	// EnablePrimaryLease makes the primary hold the coordination.k8s.io Lease <cluster>-primary and
+	// makes failover wait for it to expire.
+	// +kubebuilder:default=true
+	// +optional
+	EnablePrimaryLease *bool `json:"enablePrimaryLease,omitempty"`
+
+	// Storage is the persistent volume of each instance.
+	Storage StorageConfiguration `json:"storage"`
+
+	// Resources of the MySQL container of each instance.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// Managed configures objects the operator manages beside the instances, such as Services.
+	// +optional
+	Managed *ManagedConfiguration `json:"managed,omitempty"`
+
+	// Bootstrap says how the first instance gets its data: an empty server, or a recovery.
+	// +optional
+	Bootstrap *BootstrapConfiguration `json:"bootstrap,omitempty"`
+
+	// Backup configures where backups go and how long they are kept.
+	// +optional
+	Backup *BackupConfiguration `json:"backup,omitempty"`
+}
+
+// StorageConfiguration describes the PersistentVolumeClaim of each instance.
+type StorageConfiguration struct {
+	// Size of each instance's volume.
+	Size resource.Quantity `json:"size"`
+	// StorageClass of the claims; the cluster default when empty.
+	// +optional
+	StorageClass *string `json:"storageClass,omitempty"`
+}
+
+// MySQLConfiguration configures mysqld on every instance.
+type MySQLConfiguration struct {
+	// SemiSync configures semi-synchronous replication.
+	// +optional
+	SemiSync *SemiSyncConfiguration `json:"semiSync,omitempty"`
+
+	// Parameters are written into my.cnf. Keys the operator owns (GTID, binlog, read-only, TLS,
+	// server identity) are rejected by the instance manager and reported on the Cluster.
+	// +optional
+	Parameters map[string]string `json:"parameters,omitempty"`
+}
+
+// DataDurability chooses between availability and durability when sync replicas are unhealthy.
+// +kubebuilder:validation:Enum=preferred;required
+type DataDurability string
+
+const (
+	// DataDurabilityPreferred lowers the acknowledgement count to the healthy replicas (never below
+	// one) so writes keep flowing, and raises it back as replicas recover.
+	DataDurabilityPreferred DataDurability = "preferred"
+	// DataDurabilityRequired pins the acknowledgement count to minSyncReplicas.
+	DataDurabilityRequired DataDurability = "required"
+)
+
+// SemiSyncConfiguration configures the semi-sync plugins on the primary and replicas.
+type SemiSyncConfiguration struct {
+	// Enabled turns semi-sync on: the primary waits for minSyncReplicas acknowledgements per commit.
+	// +kubebuilder:default=false
+	// +optional
+	Enabled bool `json:"enabled"`
+
+	// TimeoutMillis is applied as rpl_semi_sync_source_timeout: how long a commit waits for
+	// acknowledgements before the primary falls back to asynchronous replication.
+	// +kubebuilder:default=10000
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	TimeoutMillis int64 `json:"timeoutMillis"`
+
+	// DataDurability says how the acknowledgement count follows replica health.
+	// +kubebuilder:default=preferred
+	// +optional
+	DataDurability DataDurability `json:"dataDurability"`
+}
+
+// BootstrapConfiguration says how a new Cluster gets its first data.
+type BootstrapConfiguration struct {
+	// Recovery restores the first instance from a backup instead of initializing an empty server.
+	// +optional
+	Recovery *BootstrapRecovery `json:"recovery,omitempty"`
+}
+
+// BootstrapRecovery restores a new Cluster from a completed Backup.
+type BootstrapRecovery struct {
+	// Backup names a completed Backup in this namespace; its recorded location and checksum are
+	// used, and retention and remote cleanup refuse to delete it while this Cluster exists.
+	Backup LocalObjectReference `json:"backup"`
+}
+
+// BackupConfiguration is the Cluster-level backup policy.
+// +kubebuilder:validation:XValidation:rule="has(self.objectStore) || (!has(self.retentionPolicy) && !has(self.retentionCount) && !has(self.retentionSize))",message="a retention policy requires an objectStore"
+type BackupConfiguration struct {
+	// ObjectStore is where backups and archived binlogs are written.
+	// +optional
+	ObjectStore *ObjectStoreConfiguration `json:"objectStore,omitempty"`
+
+	// RetentionPolicy is a time window, <n>d, <n>w or <n>m (days, weeks, 30-day months, n >= 1):
+	// base backups completed before now minus the window are deleted from the object store.
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,2}[dwm]$`
+	// +optional
+	RetentionPolicy string `json:"retentionPolicy,omitempty"`
+
+	// RetentionCount keeps only the newest N completed base backups.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	RetentionCount *int32 `json:"retentionCount,omitempty"`
+
+	// RetentionSize keeps the newest base backups whose total size fits this budget.
+	// +kubebuilder:validation:XValidation:rule="quantity(self).isGreaterThan(quantity('0'))",message="retentionSize must be greater than zero"
+	// +optional
+	RetentionSize *resource.Quantity `json:"retentionSize,omitempty"`
+
+	// DeletionPolicy is the default for Backups of this Cluster that do not set their own: keep
+	// (the default) leaves remote objects when a Backup object is deleted, delete removes them.
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// ObjectStoreConfiguration locates an S3-compatible bucket and its credentials.
+type ObjectStoreConfiguration struct {
+	// Bucket name.
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=63
+	Bucket string `json:"bucket"`
+
+	// Path is a key prefix inside the bucket; objects go under <path>/<cluster>/.
+	// +kubebuilder:validation:Pattern=`^[^/].*$|^$`
+	// +optional
+	Path string `json:"path,omitempty"`
+
+	// Endpoint is the S3 API URL; empty means AWS S3.
+	// +kubebuilder:validation:Pattern=`^https?://`
+	// +optional
+	Endpoint string `json:"endpoint,omitempty"`
+
+	// Region of the bucket.
+	// +kubebuilder:default="us-east-1"
+	// +optional
+	Region string `json:"region,omitempty"`
+
+	// ForcePathStyle addresses the bucket in the URL path rather than the host name.
+	// +optional
+	ForcePathStyle bool `json:"forcePathStyle,omitempty"`
+
+	// EndpointCA is a PEM bundle that signs the endpoint's TLS certificate.
+	// +optional
+	EndpointCA *SecretKeySelector `json:"endpointCA,omitempty"`
+
+	// Credentials are read from Secrets; they never appear on a command line or in logs.
+	Credentials S3Credentials `json:"credentials"`
+}
+
+// S3Credentials holds references to the S3 access key pair.
+type S3Credentials struct {
+	// AccessKeyID selects the access key id.
+	AccessKeyID SecretKeySelector `json:"accessKeyId"`
+	// SecretAccessKey selects the secret access key.
+	SecretAccessKey SecretKeySelector `json:"secretAccessKey"`
+	// SessionToken selects an optional session token.
+	// +optional
+	SessionToken *SecretKeySelector `json:"sessionToken,omitempty"`
+}
+
+// ClusterStatus is the observed state of a Cluster.
+type ClusterStatus struct {
+	// ObservedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Instances is the number of instance Pods that exist.
+	// +optional
+	Instances int32 `json:"instances,omitempty"`
+
+	// ReadyInstances is the number of instance Pods that are ready.
+	// +optional
+	ReadyInstances int32 `json:"readyInstances,omitempty"`
+
+	// LatestGeneratedNode is the highest instance serial ever used; serials are never reused.
+	// +optional
+	LatestGeneratedNode int32 `json:"latestGeneratedNode,omitempty"`
+
+	// CurrentPrimary is the instance currently accepted as primary.
+	// +optional
+	CurrentPrimary string `json:"currentPrimary,omitempty"`
+
+	// CurrentPrimaryTimestamp is when CurrentPrimary became primary.
+	// +optional
+	CurrentPrimaryTimestamp *metav1.Time `json:"currentPrimaryTimestamp,omitempty"`
+
+	// TargetPrimary is the desired primary; instances converge to it. Setting it to a replica's
+	// name requests a switchover.
+	// +optional
+	TargetPrimary string `json:"targetPrimary,omitempty"`
+
+	// TargetPrimaryTimestamp is when TargetPrimary was last changed.
+	// +optional
+	TargetPrimaryTimestamp *metav1.Time `json:"targetPrimaryTimestamp,omitempty"`
+
+	// PrimaryFailingSince is when the current primary was first seen unhealthy; empty while healthy.
+	// +optional
+	PrimaryFailingSince *metav1.Time `json:"primaryFailingSince,omitempty"`
+
+	// DivergedInstances have a GTID set not contained in the primary's; they stay read-only and
+	// out of service until a human decides.
+	// +optional
+	DivergedInstances []string `json:"divergedInstances,omitempty"`
+
+	// FencedInstances are out of every routing Service and held read-only.
+	// +optional
+	FencedInstances []string `json:"fencedInstances,omitempty"`
+
+	// GTIDExecutedByInstance is the last gtid_executed each instance reported.
+	// +optional
+	GTIDExecutedByInstance map[string]string `json:"gtidExecutedByInstance,omitempty"`
+
+	// SemiSync is the primary's observed semi-sync state.
+	// +optional
+	SemiSync *SemiSyncStatus `json:"semiSync,omitempty"`
+
+	// LastRetentionRunTime is when the last retention pass ran; passes run at most hourly.
+	// +optional
+	LastRetentionRunTime *metav1.Time `json:"lastRetentionRunTime,omitempty"`
+
+	// Conditions: Ready, Progressing, Degraded.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// SemiSyncStatus is what the primary reports of semi-sync. When Active is false while semi-sync is
+// enabled, the primary has fallen back to asynchronous replication and acknowledged writes may
+// exist only on the primary: failover treats the durability guarantee as suspended.
+type SemiSyncStatus struct {
+	// Active mirrors Rpl_semi_sync_source_status.
+	Active bool `json:"active"`
+	// WaitForReplicaCount is the acknowledgement count applied at runtime.
+	// +optional
+	WaitForReplicaCount int32 `json:"waitForReplicaCount,omitempty"`
+	// Clients is the number of connected semi-sync replicas.
+	// +optional
+	Clients int32 `json:"clients,omitempty"`
+	// LastTransitionTime is when Active last changed.
+	// +optional
+	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
+}
+
+// Cluster is a highly available MySQL cluster: a primary, GTID replicas and their Services.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=mysql;mysqlcluster
+// +kubebuilder:printcolumn:name="Instances",type=integer,JSONPath=`.spec.instances`
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyInstances`
+// +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="a Cluster name is at most 50 characters, so instance, Service and Lease names derived from it stay valid"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.managed) || !has(self.spec.managed.services) || !has(self.spec.managed.services.additional) || self.spec.managed.services.additional.all(s, size(self.metadata.name) + 1 + size(s.name) <= 63)",message="additional Service names <cluster>-<name> must be at most 63 characters"
+type Cluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ClusterSpec   `json:"spec"`
+	Status ClusterStatus `json:"status,omitempty"`
+}
+
+// ClusterList is a list of Clusters.
+// +kubebuilder:object:root=true
+type ClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Cluster `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Cluster{}, &ClusterList{})
+}

@@ -1,0 +1,34 @@
+// Command manager is the one binary of cloudnative-mysql: the operator (controller), the in-Pod
+// instance manager (instance run), the backup and restore data paths and the bootstrap init step.
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/bootstrap"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/stubs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/version"
+)
+
+func main() {
+	root := &cobra.Command{
+		Use:           "manager",
+		Short:         "cloudnative-mysql: operator, instance manager and backup data path",
+		Version:       version.Version,
+		SilenceUsage:  true,
+		SilenceErrors: false,
+	}
+	root.AddCommand(
+		controller.NewCommand(),
+		stubs.NewInstanceCommand(),
+		stubs.NewBackupCommand(),
+		stubs.NewRestoreCommand(),
+		bootstrap.NewCommand(),
+	)
+	if err := root.Execute(); err != nil {
+		os.Exit(1)
+	}
+}

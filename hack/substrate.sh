@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# substrate.sh builds and caches the real components the tests run against:
+#   kube      kube-apiserver, kube-controller-manager, kubectl and etcd, built from the Go module proxy
+#   versitygw the S3-compatible server the object-store tests start on 127.0.0.1
+#   mysql     a Debian sid minbase root filesystem with MySQL 9.7 (mysql-server-core, mysql-client-core)
+#   all       all of the above (the default)
+#   env       print the environment variables that point the tests at the cache
+# Idempotent: a component whose sources did not change is not rebuilt. Run as root on a fresh machine.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+k8s_ldflags() {
+	local minor=${K8S_VERSION#v1.}
+	minor=${minor%%.*}
+	local flags="-s -w"
+	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+		flags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+		flags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+	done
+	printf '%s' "$flags"
+}
+
+# build_go_tool builds the mains of one tools module into $CNM_K8S_BIN unless its stamp is current.
+build_go_tool() {
+	local name=$1 module=$2 pkgs=$3 want
+	want=$(tree_hash "$CNM_ROOT/hack/tools/$module")
+	if [ "$(cat "$CNM_K8S_BIN/.stamp-$name" 2>/dev/null)" = "$want" ]; then
+		return 0
+	fi
+	log "building $name (cold: minutes; cached afterwards under $CNM_K8S_BIN)"
+	mkdir -p "$CNM_K8S_BIN"
+	(cd "$CNM_ROOT/hack/tools/$module" &&
+		CGO_ENABLED=0 go build -trimpath -ldflags "$(k8s_ldflags)" -o "$CNM_K8S_BIN/" $pkgs)
+	echo "$want" >"$CNM_K8S_BIN/.stamp-$name"
+}
+
+build_kube() {
+	build_go_tool etcd etcd .
+	build_go_tool kubectl kubectl .
+	build_go_tool kube kube ./cmd/...
+	# the build writes the etcd and kubectl mains under their module names
+	[ -x "$CNM_K8S_BIN/etcd" ] && [ -x "$CNM_K8S_BIN/kubectl" ] || die "etcd or kubectl missing in $CNM_K8S_BIN"
+}
+
+build_versitygw() {
+	local dir=$CNM_TOOLS_BIN/versitygw-$VERSITYGW_VERSION
+	[ -x "$dir/versitygw" ] && return 0
+	log "building versitygw $VERSITYGW_VERSION"
+	mkdir -p "$dir"
+	CGO_ENABLED=0 GOBIN="$dir" go install -trimpath "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+}
+
+build_mysql_rootfs() {
+	local dir=$CNM_MYSQL_ROOTFS
+	[ -f "$dir/.complete" ] && return 0
+	apt_install debootstrap debian-archive-keyring
+	local mirror tmp
+	mirror=$(debian_mirror)
+	tmp="$dir.tmp.$$"
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	log "debootstrapping Debian sid with MySQL into $dir (about a minute)"
+	if ! debootstrap --variant=minbase --include=mysql-server-core,mysql-client-core \
+		sid "$tmp" "$mirror" >"$tmp.log" 2>&1; then
+		tail -n 30 "$tmp.log" >&2
+		rm -rf "$tmp"
+		die "debootstrap failed (full log: $tmp.log)"
+	fi
+	rm -f "$tmp.log"
+	# Trim what tests never read; keep the server, the client and their libraries.
+	rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/usr/share/doc "$tmp"/usr/share/man
+	chroot "$tmp" /usr/sbin/mysqld --version >"$tmp/.mysqld-version"
+	rm -rf "$dir" && mv "$tmp" "$dir"
+	touch "$dir/.complete"
+	log "MySQL root filesystem ready: $(cat "$dir/.mysqld-version")"
+}
+
+print_env() {
+	echo "export KUBEBUILDER_ASSETS=$CNM_K8S_BIN"
+	echo "export CNM_K8S_BIN=$CNM_K8S_BIN"
+	echo "export CNM_MYSQL_ROOTFS=$CNM_MYSQL_ROOTFS"
+	echo "export CNM_VERSITYGW=$CNM_TOOLS_BIN/versitygw-$VERSITYGW_VERSION/versitygw"
+}
+
+build_all() {
+	# The root filesystem is network and disk bound, the Go builds CPU bound: run them side by side.
+	local rootfs_log=$CNM_CACHE/mysql-rootfs.log rc=0
+	mkdir -p "$CNM_CACHE"
+	build_mysql_rootfs >"$rootfs_log" 2>&1 &
+	local rootfs_pid=$!
+	build_kube
+	build_versitygw
+	wait "$rootfs_pid" || rc=$?
+	cat "$rootfs_log" >&2
+	[ $rc = 0 ] || die "MySQL root filesystem failed"
+}
+
+case "${1:-all}" in
+kube) build_kube ;;
+versitygw) build_versitygw ;;
+mysql) build_mysql_rootfs ;;
+all) build_all ;;
+env) print_env ;;
+*) die "usage: $0 [kube|versitygw|mysql|all|env]" ;;
+esac

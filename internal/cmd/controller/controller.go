@@ -1,0 +1,42 @@
+package controller
+
+import (
+	"flag"
+	"os"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
+)
+
+// NewCommand returns `manager controller`, which runs the operator until SIGTERM.
+func NewCommand() *cobra.Command {
+	opts := operator.Options{}
+	zapOpts := zap.Options{}
+	cmd := &cobra.Command{
+		Use:   "controller",
+		Short: "Run the operator",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+			cfg, err := ctrl.GetConfig()
+			if err != nil {
+				return err
+			}
+			return operator.Run(ctrl.SetupSignalHandler(), cfg, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
+	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	f.BoolVar(&opts.LeaderElection, "leader-elect", true, "elect one active operator through a Lease")
+	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", os.Getenv("POD_NAMESPACE"),
+		"namespace of the leader-election Lease; required when running outside a cluster")
+	goFlags := flag.NewFlagSet("", flag.ContinueOnError)
+	zapOpts.BindFlags(goFlags)
+	f.AddGoFlagSet(goFlags)
+	f.AddGoFlagSet(flag.CommandLine) // --kubeconfig, registered by controller-runtime
+	return cmd
+}

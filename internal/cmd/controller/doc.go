@@ -1,0 +1,2 @@
+// Package controller is `manager controller`: the operator process.
+package controller

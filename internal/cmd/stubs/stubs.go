@@ -1,0 +1,49 @@
+package stubs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// ErrNotAvailable is returned by every subcommand of this package.
+var ErrNotAvailable = errors.New("not available in this release yet")
+
+func notAvailable(name string) func(*cobra.Command, []string) error {
+	return func(*cobra.Command, []string) error {
+		return fmt.Errorf("manager %s: %w", name, ErrNotAvailable)
+	}
+}
+
+// NewInstanceCommand returns `manager instance` with its `run` subcommand, PID 1 of instance Pods.
+func NewInstanceCommand() *cobra.Command {
+	instance := &cobra.Command{Use: "instance", Short: "In-Pod instance manager"}
+	instance.AddCommand(&cobra.Command{
+		Use:   "run",
+		Short: "Run mysqld under the instance manager (PID 1 of an instance Pod)",
+		Args:  cobra.NoArgs,
+		RunE:  notAvailable("instance run"),
+	})
+	return instance
+}
+
+// NewBackupCommand returns `manager backup`, the data path of a backup Job.
+func NewBackupCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "backup",
+		Short: "Take a physical backup and stream it to the object store (backup Job)",
+		Args:  cobra.NoArgs,
+		RunE:  notAvailable("backup"),
+	}
+}
+
+// NewRestoreCommand returns `manager restore`, which bootstraps a data directory from a backup.
+func NewRestoreCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "restore",
+		Short: "Restore a data directory from a backup in the object store",
+		Args:  cobra.NoArgs,
+		RunE:  notAvailable("restore"),
+	}
+}

@@ -1,0 +1,103 @@
+package kubetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// controllerManagerControllers are the kube-controller-manager controllers the tests rely on.
+var controllerManagerControllers = []string{
+	"garbage-collector-controller",
+	"job-controller",
+	"ttl-after-finished-controller",
+	"endpointslice-controller",
+	"namespace-controller",
+}
+
+// controllerManager is a running kube-controller-manager process.
+type controllerManager struct {
+	cmd  *exec.Cmd
+	log  *syncBuffer
+	done chan error
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's writers and a concurrent reader.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startControllerManager runs kube-controller-manager against the API server described by
+// kubeconfig, with its secure port off and leader election disabled.
+func startControllerManager(assets, workDir string, kubeconfig []byte) (*controllerManager, error) {
+	path := filepath.Join(workDir, "kcm.kubeconfig")
+	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+		return nil, fmt.Errorf("writing the controller-manager kubeconfig: %w", err)
+	}
+	cmd := exec.Command(filepath.Join(assets, "kube-controller-manager"),
+		"--kubeconfig="+path,
+		"--controllers="+strings.Join(controllerManagerControllers, ","),
+		"--leader-elect=false",
+		"--secure-port=0",
+		"--concurrent-gc-syncs=10",
+		"--kube-api-qps=200",
+		"--kube-api-burst=400",
+		"--v=1",
+	)
+	log := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting kube-controller-manager: %w", err)
+	}
+	cm := &controllerManager{cmd: cmd, log: log, done: make(chan error, 1)}
+	go func() { cm.done <- cmd.Wait() }()
+	// It exits at once on a bad flag or an unreachable API server; give it a moment to show that.
+	select {
+	case err := <-cm.done:
+		return nil, fmt.Errorf("kube-controller-manager exited at start (%v):\n%s", err, tail(log.String(), 40))
+	case <-time.After(500 * time.Millisecond):
+	}
+	return cm, nil
+}
+
+// stop terminates the process and waits for it.
+func (c *controllerManager) stop(ctx context.Context) error {
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		_ = c.cmd.Process.Kill()
+		<-c.done
+		return fmt.Errorf("kube-controller-manager did not stop in time: %w", ctx.Err())
+	}
+}
+
+func tail(s string, lines int) string {
+	parts := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,148 @@
+package kubetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
+)
+
+// Options chooses what runs beside the API server.
+type Options struct {
+	// ControllerManager also starts kube-controller-manager (garbage collection, Jobs, TTL,
+	// EndpointSlices, namespace deletion).
+	ControllerManager bool
+}
+
+// Env is a running control plane with the CRDs installed.
+type Env struct {
+	// Config is an admin rest.Config for the API server.
+	Config *rest.Config
+	// Client is an uncached client with the operator's scheme.
+	Client client.Client
+	// Scheme is the operator's scheme.
+	Scheme *runtime.Scheme
+
+	env     *envtest.Environment
+	cm      *controllerManager
+	workDir string
+}
+
+// Start starts etcd and kube-apiserver, installs the CRDs and, if asked, kube-controller-manager.
+// Call Stop when done; TestMain users should call it before os.Exit.
+func Start(opts Options) (*Env, error) {
+	assets, err := AssetsDir()
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{Scheme: operator.NewScheme()}
+	e.env = &envtest.Environment{
+		CRDDirectoryPaths:     []string{CRDDir()},
+		ErrorIfCRDPathMissing: true,
+		BinaryAssetsDirectory: assets,
+		Scheme:                e.Scheme,
+	}
+	if e.Config, err = e.env.Start(); err != nil {
+		return nil, fmt.Errorf("starting envtest with the binaries in %s: %w", assets, err)
+	}
+	if e.Client, err = client.New(e.Config, client.Options{Scheme: e.Scheme}); err != nil {
+		_ = e.Stop()
+		return nil, fmt.Errorf("creating a client: %w", err)
+	}
+	if opts.ControllerManager {
+		if err := e.startControllerManager(assets); err != nil {
+			_ = e.Stop()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+func (e *Env) startControllerManager(assets string) error {
+	user, err := e.env.AddUser(envtest.User{Name: "kube-controller-manager", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fmt.Errorf("creating the controller-manager user: %w", err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return fmt.Errorf("rendering the controller-manager kubeconfig: %w", err)
+	}
+	if e.workDir, err = os.MkdirTemp("", "kubetest-"); err != nil {
+		return fmt.Errorf("creating a work directory: %w", err)
+	}
+	e.cm, err = startControllerManager(assets, e.workDir, kubeconfig)
+	return err
+}
+
+// StartT starts an Env for one test and stops it when the test ends.
+func StartT(t testing.TB, opts Options) *Env {
+	t.Helper()
+	e, err := Start(opts)
+	if err != nil {
+		t.Fatalf("starting the control plane: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := e.Stop(); err != nil {
+			t.Errorf("stopping the control plane: %v", err)
+		}
+	})
+	return e
+}
+
+// Stop stops kube-controller-manager, the API server and etcd.
+func (e *Env) Stop() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var firstErr error
+	if e.cm != nil {
+		firstErr = e.cm.stop(ctx)
+		e.cm = nil
+	}
+	if err := e.env.Stop(); err != nil && firstErr == nil {
+		firstErr = fmt.Errorf("stopping envtest: %w", err)
+	}
+	if e.workDir != "" {
+		_ = os.RemoveAll(e.workDir)
+	}
+	return firstErr
+}
+
+// ControllerManagerLog returns the tail of kube-controller-manager's output, for failure reports.
+func (e *Env) ControllerManagerLog() string {
+	if e.cm == nil {
+		return ""
+	}
+	return tail(e.cm.log.String(), 60)
+}
+
+// NewNamespace creates a namespace with a unique name for one test and deletes it afterwards.
+func (e *Env) NewNamespace(t testing.TB) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-"}}
+	if err := e.Client.Create(context.Background(), ns); err != nil {
+		t.Fatalf("creating a namespace: %v", err)
+	}
+	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), ns) })
+	return ns.Name
+}
+
+// EnsureNode registers a Node object (no kubelet behind it) so controllers that look Pods' nodes up,
+// such as the EndpointSlice controller, accept Pods scheduled to it.
+func (e *Env) EnsureNode(ctx context.Context, name string) error {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := e.Client.Create(ctx, node); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating Node %s: %w", name, err)
+	}
+	return nil
+}
