@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -145,4 +146,23 @@ func (e *Env) EnsureNode(ctx context.Context, name string) error {
 		return fmt.Errorf("creating Node %s: %w", name, err)
 	}
 	return nil
+}
+
+// KubeconfigFile writes an admin kubeconfig for the API server into a file that lives as long as
+// the test, for code that takes --kubeconfig (the kubectl plugin, the operator binary).
+func (e *Env) KubeconfigFile(t testing.TB) string {
+	t.Helper()
+	user, err := e.env.AddUser(envtest.User{Name: "test-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatalf("creating an admin user: %v", err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		t.Fatalf("rendering the kubeconfig: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
