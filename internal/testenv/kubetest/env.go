@@ -148,17 +148,26 @@ func (e *Env) EnsureNode(ctx context.Context, name string) error {
 	return nil
 }
 
+// AdminKubeconfig returns a kubeconfig of a new user in system:masters.
+func (e *Env) AdminKubeconfig() ([]byte, error) {
+	user, err := e.env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("creating an admin user: %w", err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return nil, fmt.Errorf("rendering the kubeconfig: %w", err)
+	}
+	return kubeconfig, nil
+}
+
 // KubeconfigFile writes an admin kubeconfig for the API server into a file that lives as long as
 // the test, for code that takes --kubeconfig (the kubectl plugin, the operator binary).
 func (e *Env) KubeconfigFile(t testing.TB) string {
 	t.Helper()
-	user, err := e.env.AddUser(envtest.User{Name: "test-admin", Groups: []string{"system:masters"}}, nil)
+	kubeconfig, err := e.AdminKubeconfig()
 	if err != nil {
-		t.Fatalf("creating an admin user: %v", err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		t.Fatalf("rendering the kubeconfig: %v", err)
+		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
