@@ -1,0 +1,81 @@
+package specs
+
+import (
+	"strconv"
+	"strings"
+
+	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// Suffixes of the default role Services.
+const (
+	rwSuffix = "-rw"
+	roSuffix = "-ro"
+	rSuffix  = "-r"
+)
+
+// InstanceName is the name of instance serial n of a Cluster: <cluster>-<n>. It names the Pod,
+// its PVC and its headless Service.
+func InstanceName(cluster string, serial int32) string {
+	return cluster + "-" + strconv.FormatInt(int64(serial), 10)
+}
+
+// InstanceSerial parses the serial out of an instance name of cluster; ok is false when name is
+// not <cluster>-<n> with n >= 1.
+func InstanceSerial(cluster, name string) (serial int32, ok bool) {
+	rest, found := strings.CutPrefix(name, cluster+"-")
+	if !found || rest == "" || rest[0] == '0' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(rest, 10, 32)
+	if err != nil || n < 1 {
+		return 0, false
+	}
+	return int32(n), true
+}
+
+// RoleServiceName is the name of the default Service routing to role: <cluster>-rw, -ro or -r.
+func RoleServiceName(cluster string, role mysqlv1alpha1.ServiceSelectorType) string {
+	switch role {
+	case mysqlv1alpha1.ServiceSelectorTypeRO:
+		return cluster + roSuffix
+	case mysqlv1alpha1.ServiceSelectorTypeR:
+		return cluster + rSuffix
+	default:
+		return cluster + rwSuffix
+	}
+}
+
+// AdditionalServiceName is the name of a user-declared Service: <cluster>-<name>.
+func AdditionalServiceName(cluster, name string) string {
+	return cluster + "-" + name
+}
+
+// PDBName is the name of the Cluster's PodDisruptionBudget.
+func PDBName(cluster string) string { return cluster }
+
+// CASecretName holds the cluster CA certificate and key.
+func CASecretName(cluster string) string { return cluster + "-ca" }
+
+// ServerCertSecretName holds the server certificate of one instance.
+func ServerCertSecretName(instance string) string { return instance + "-server-tls" }
+
+// OperatorClientSecretName holds the client certificate the operator presents to instances.
+func OperatorClientSecretName(cluster string) string { return cluster + "-operator-client-tls" }
+
+// ReplicationClientSecretName holds the client certificate of the replication user (X509).
+func ReplicationClientSecretName(cluster string) string { return cluster + "-replication-client-tls" }
+
+// User accounts with a password Secret each.
+const (
+	UserRoot        = "root"
+	UserReplication = "replication"
+	UserBackup      = "backup"
+	UserApp         = "app"
+)
+
+// Users lists the accounts that get a password Secret, in a fixed order.
+var Users = []string{UserRoot, UserReplication, UserBackup, UserApp}
+
+// UserSecretName is the Secret holding the password of user: <cluster>-<user>.
+func UserSecretName(cluster, user string) string { return cluster + "-" + user }

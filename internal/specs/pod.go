@@ -1,0 +1,152 @@
+package specs
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// Ports and paths shared by the operator, the instance manager and the Pods.
+const (
+	// MySQLPort is mysqld's port; every Service exposes it as "mysql".
+	MySQLPort = 3306
+	// MySQLPortName names MySQLPort on containers and Services.
+	MySQLPortName = "mysql"
+	// ManagerPort is the instance manager's HTTPS port: probes (no client certificate needed) and
+	// the control API (client certificate signed by the cluster CA required).
+	ManagerPort = 8000
+	// ManagerPortName names ManagerPort.
+	ManagerPortName = "manager"
+
+	// ControllerDir is the emptyDir the init container copies the manager binary into.
+	ControllerDir = "/controller"
+	// ManagerPath is the manager binary inside the MySQL container.
+	ManagerPath = ControllerDir + "/manager"
+	// DataDir is where the instance's PVC is mounted.
+	DataDir = "/var/lib/mysql"
+	// ServerTLSDir holds tls.crt, tls.key and ca.crt of the instance's server certificate.
+	ServerTLSDir = "/etc/mysql-tls/server"
+	// ReplicationTLSDir holds the replication user's client certificate.
+	ReplicationTLSDir = "/etc/mysql-tls/replication"
+
+	// Probe paths served by the instance manager on ManagerPort.
+	StartupPath   = "/startupz"
+	ReadinessPath = "/readyz"
+	LivenessPath  = "/healthz"
+
+	// Container and volume names.
+	BootstrapContainerName = "bootstrap"
+	MySQLContainerName     = "mysql"
+	dataVolume             = "data"
+	controllerVolume       = "controller"
+	serverTLSVolume        = "server-tls"
+	replicationTLSVolume   = "replication-tls"
+)
+
+// PodOptions are the inputs of an instance Pod that do not come from the Cluster spec.
+type PodOptions struct {
+	// OperatorImage runs the bootstrap init container that copies the manager binary.
+	OperatorImage string
+	// Role is the role label (primary, replica, or empty while not established).
+	Role string
+	// Routable sets the routable label.
+	Routable bool
+}
+
+// BuildPod returns the Pod of instance serial of c. The init container copies the manager binary
+// into a shared emptyDir so any MySQL image works; the MySQL container runs it as PID 1.
+func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.Pod {
+	name := InstanceName(c.Name, serial)
+	meta := objectMeta(c, name)
+	meta.Labels = InstanceLabels(c.Name, name, opts.Role, opts.Routable)
+	return &corev1.Pod{
+		ObjectMeta: meta,
+		Spec: corev1.PodSpec{
+			Hostname:       name,
+			Subdomain:      name,
+			InitContainers: []corev1.Container{bootstrapContainer(opts.OperatorImage)},
+			Containers:     []corev1.Container{mysqlContainer(c, name)},
+			Volumes:        instanceVolumes(c.Name, name),
+			Affinity:       defaultAffinity(c.Name),
+		},
+	}
+}
+
+func bootstrapContainer(image string) corev1.Container {
+	return corev1.Container{
+		Name:            BootstrapContainerName,
+		Image:           image,
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Command:         []string{"/manager", "bootstrap", ManagerPath},
+		VolumeMounts:    []corev1.VolumeMount{{Name: controllerVolume, MountPath: ControllerDir}},
+	}
+}
+
+func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container {
+	return corev1.Container{
+		Name:            MySQLContainerName,
+		Image:           c.Spec.ImageName,
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Command:         []string{ManagerPath, "instance", "run"},
+		Env: []corev1.EnvVar{
+			{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+			{Name: "NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
+			{Name: "CLUSTER_NAME", Value: c.Name},
+		},
+		Ports: []corev1.ContainerPort{
+			{Name: MySQLPortName, ContainerPort: MySQLPort, Protocol: corev1.ProtocolTCP},
+			{Name: ManagerPortName, ContainerPort: ManagerPort, Protocol: corev1.ProtocolTCP},
+		},
+		Resources:      *c.Spec.Resources.DeepCopy(),
+		StartupProbe:   managerProbe(StartupPath, 10, 360),
+		ReadinessProbe: managerProbe(ReadinessPath, 5, 3),
+		LivenessProbe:  managerProbe(LivenessPath, 10, 3),
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: dataVolume, MountPath: DataDir},
+			{Name: controllerVolume, MountPath: ControllerDir},
+			{Name: serverTLSVolume, MountPath: ServerTLSDir, ReadOnly: true},
+			{Name: replicationTLSVolume, MountPath: ReplicationTLSDir, ReadOnly: true},
+		},
+	}
+}
+
+// managerProbe is an HTTPS probe on the instance manager. The kubelet presents no client
+// certificate; the probe endpoints do not ask for one.
+func managerProbe(path string, period, failures int32) *corev1.Probe {
+	return &corev1.Probe{
+		ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+			Path: path, Port: intstr.FromString(ManagerPortName), Scheme: corev1.URISchemeHTTPS,
+		}},
+		PeriodSeconds:    period,
+		FailureThreshold: failures,
+		TimeoutSeconds:   5,
+	}
+}
+
+func instanceVolumes(cluster, instance string) []corev1.Volume {
+	return []corev1.Volume{
+		{Name: dataVolume, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: instance}}},
+		{Name: controllerVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: serverTLSVolume, VolumeSource: corev1.VolumeSource{
+			Secret: &corev1.SecretVolumeSource{SecretName: ServerCertSecretName(instance)}}},
+		{Name: replicationTLSVolume, VolumeSource: corev1.VolumeSource{
+			Secret: &corev1.SecretVolumeSource{SecretName: ReplicationClientSecretName(cluster)}}},
+	}
+}
+
+// defaultAffinity prefers spreading a Cluster's instances over distinct nodes; it is a preference,
+// so a single-node cluster still schedules every instance.
+func defaultAffinity(cluster string) *corev1.Affinity {
+	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+			Weight: 100,
+			PodAffinityTerm: corev1.PodAffinityTerm{
+				TopologyKey:   corev1.LabelHostname,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: ClusterLabels(cluster)},
+			},
+		}},
+	}}
+}

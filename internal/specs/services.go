@@ -1,0 +1,126 @@
+package specs
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// DefaultServiceRoles lists the default role Services in a fixed order.
+var DefaultServiceRoles = []mysqlv1alpha1.ServiceSelectorType{
+	mysqlv1alpha1.ServiceSelectorTypeRW, mysqlv1alpha1.ServiceSelectorTypeRO, mysqlv1alpha1.ServiceSelectorTypeR,
+}
+
+// RoleSelector is the Pod selector of a role Service. Routing follows Pod labels only: rw selects
+// the routable primary, ro routable replicas, r any routable instance. Readiness is left to
+// EndpointSlices, which list only ready Pods.
+func RoleSelector(cluster string, role mysqlv1alpha1.ServiceSelectorType) map[string]string {
+	sel := map[string]string{
+		mysqlv1alpha1.ClusterLabel:  cluster,
+		mysqlv1alpha1.RoutableLabel: RoutableTrue,
+	}
+	switch role {
+	case mysqlv1alpha1.ServiceSelectorTypeRW:
+		sel[mysqlv1alpha1.RoleLabel] = mysqlv1alpha1.RolePrimary
+	case mysqlv1alpha1.ServiceSelectorTypeRO:
+		sel[mysqlv1alpha1.RoleLabel] = mysqlv1alpha1.RoleReplica
+	}
+	return sel
+}
+
+// BuildInstanceService returns the headless Service of one instance. It publishes the Pod's
+// address before it is ready (replicas clone from and follow an instance by this name) and is not
+// user-configurable.
+func BuildInstanceService(c *mysqlv1alpha1.Cluster, instance string) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: objectMeta(c, instance),
+		Spec: corev1.ServiceSpec{
+			Type:                     corev1.ServiceTypeClusterIP,
+			ClusterIP:                corev1.ClusterIPNone,
+			PublishNotReadyAddresses: true,
+			Selector: map[string]string{
+				mysqlv1alpha1.ClusterLabel:  c.Name,
+				mysqlv1alpha1.InstanceLabel: instance,
+			},
+			Ports: []corev1.ServicePort{
+				mysqlServicePort(),
+				{Name: ManagerPortName, Port: ManagerPort, TargetPort: intstr.FromString(ManagerPortName), Protocol: corev1.ProtocolTCP},
+			},
+		},
+	}
+}
+
+// BuildDefaultServices returns the enabled default role Services (rw always) with the shared
+// template merged on.
+func BuildDefaultServices(c *mysqlv1alpha1.Cluster) []*corev1.Service {
+	ms := managedServices(c)
+	disabled := map[mysqlv1alpha1.ServiceSelectorType]bool{}
+	for _, d := range ms.DisabledDefaultServices {
+		disabled[d] = d != mysqlv1alpha1.ServiceSelectorTypeRW
+	}
+	var out []*corev1.Service
+	for _, role := range DefaultServiceRoles {
+		if !disabled[role] {
+			out = append(out, buildDefaultService(c, role))
+		}
+	}
+	return out
+}
+
+// BuildAdditionalServices returns the user-declared Services <cluster>-<name>. With patch their
+// template is merged onto the role's default Service (shared template included); with replace it
+// is used alone. Either way the operator's selector, ports and labels win.
+func BuildAdditionalServices(c *mysqlv1alpha1.Cluster) []*corev1.Service {
+	var out []*corev1.Service
+	for i := range managedServices(c).Additional {
+		a := &managedServices(c).Additional[i]
+		svc := emptyService(c, AdditionalServiceName(c.Name, a.Name))
+		if a.UpdateStrategy != mysqlv1alpha1.ServiceUpdateStrategyReplace {
+			applyTemplate(svc, sharedTemplate(c))
+		}
+		applyTemplate(svc, &a.ServiceTemplate)
+		ownServiceFields(svc, c.Name, a.SelectorType)
+		out = append(out, svc)
+	}
+	return out
+}
+
+func buildDefaultService(c *mysqlv1alpha1.Cluster, role mysqlv1alpha1.ServiceSelectorType) *corev1.Service {
+	svc := emptyService(c, RoleServiceName(c.Name, role))
+	applyTemplate(svc, sharedTemplate(c))
+	ownServiceFields(svc, c.Name, role)
+	return svc
+}
+
+func emptyService(c *mysqlv1alpha1.Cluster, name string) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: objectMeta(c, name),
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP},
+	}
+}
+
+// ownServiceFields sets what the operator always owns: the selector, the mysql port, no
+// clusterIP of its own choosing, and the owner-tracking labels over any template label.
+func ownServiceFields(svc *corev1.Service, cluster string, role mysqlv1alpha1.ServiceSelectorType) {
+	svc.Labels = mergeLabels(svc.Labels, ClusterLabels(cluster))
+	svc.Spec.Selector = RoleSelector(cluster, role)
+	svc.Spec.Ports = []corev1.ServicePort{mysqlServicePort()}
+	svc.Spec.ClusterIP = ""
+	svc.Spec.ClusterIPs = nil
+}
+
+func mysqlServicePort() corev1.ServicePort {
+	return corev1.ServicePort{Name: MySQLPortName, Port: MySQLPort, TargetPort: intstr.FromString(MySQLPortName), Protocol: corev1.ProtocolTCP}
+}
+
+func managedServices(c *mysqlv1alpha1.Cluster) *mysqlv1alpha1.ManagedServices {
+	if c.Spec.Managed == nil || c.Spec.Managed.Services == nil {
+		return &mysqlv1alpha1.ManagedServices{}
+	}
+	return c.Spec.Managed.Services
+}
+
+func sharedTemplate(c *mysqlv1alpha1.Cluster) *mysqlv1alpha1.ServiceTemplateSpec {
+	return managedServices(c).Template
+}
