@@ -14,6 +14,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
 )
 
 // LeaderElectionID is the Lease that elects the active operator replica.
@@ -65,9 +66,13 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 }
 
 // registerControllers wires every reconciler of the operator into mgr.
-func registerControllers(_ ctrl.Manager, opts Options) error {
+func registerControllers(mgr ctrl.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
+	}
+	if err := (&controller.ScheduledBackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
+		return err
 	}
 	return nil
 }

@@ -1,0 +1,184 @@
+package controller
+
+import (
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/schedule"
+)
+
+const (
+	// clusterRetryInterval is how soon a slot waiting for its missing Cluster is tried again; a
+	// Cluster being created wakes the schedule at once anyway.
+	clusterRetryInterval = 30 * time.Second
+	// maxRequeueInterval bounds every wait, so a wall clock that steps does not strand a schedule.
+	maxRequeueInterval = 10 * time.Minute
+)
+
+// sbObservation is everything the ScheduledBackup decision reads.
+type sbObservation struct {
+	Now      time.Time
+	Schedule *v1.ScheduledBackup
+	// Children are the Backups labelled for Schedule.
+	Children []v1.Backup
+	// Cluster is nil when it does not exist.
+	Cluster *v1.Cluster
+	// Occupant is a Backup at the name about to be created that does not carry Schedule's label.
+	Occupant *v1.Backup
+	// Fresh says Children and Occupant were read from the API server rather than the cache.
+	Fresh bool
+}
+
+// sbDecision is what the reconciler does for one ScheduledBackup, in this order: create the
+// Backup, patch the status, reset spec.skipImmediately, prune history, emit Events, requeue.
+type sbDecision struct {
+	Create               *v1.Backup
+	CreateEvent          eventRecord
+	Status               v1.ScheduledBackupStatus
+	ResetSkipImmediately bool
+	Prune                []*v1.Backup
+	Events               []eventRecord
+	RequeueAfter         time.Duration
+}
+
+// needsFreshLook says the decision creates a Backup from a cached view: the children and the
+// occupant of the name must be re-read from the API server and the decision taken again.
+func (d sbDecision) needsFreshLook(o sbObservation) bool {
+	return d.Create != nil && !o.Fresh
+}
+
+// slotTarget is the run a schedule wants now: a cron slot or the immediate Backup.
+type slotTarget struct {
+	slot      time.Time
+	immediate bool
+}
+
+// sbPlanner accumulates one decision.
+type sbPlanner struct {
+	o         sbObservation
+	sb        *v1.ScheduledBackup
+	now       time.Time // o.Now in UTC on a whole second
+	kids      children
+	plan      schedule.Plan
+	evaluated bool // a run was due or skipped, so lastCheckTime moves
+	d         sbDecision
+}
+
+// decideScheduledBackup is the pure decision of the ScheduledBackup controller.
+func decideScheduledBackup(o sbObservation) sbDecision {
+	sb := o.Schedule
+	p := &sbPlanner{o: o, sb: sb, now: o.Now.UTC().Truncate(time.Second)}
+	p.d.Status = *sb.Status.DeepCopy()
+	p.d.Status.ObservedGeneration = sb.Generation
+	sched, problem := parseScheduledBackup(sb)
+	switch {
+	case problem != "":
+		p.setReady(false, reasonInvalidSchedule, problem)
+		p.d.Status.NextScheduleTime = nil
+	case sb.IsSuspended():
+		p.setReady(false, reasonSuspended, "spec.suspend is true: no new Backups are created")
+		p.d.Status.NextScheduleTime = nil
+	default:
+		p.evaluate(sched)
+	}
+	p.transitionEvents()
+	return p.d
+}
+
+// parseScheduledBackup parses the schedule and checks that the name makes valid child names and
+// label values (admission already enforces both); the problem is empty when all is well.
+func parseScheduledBackup(sb *v1.ScheduledBackup) (schedule.Schedule, string) {
+	if errs := validation.IsValidLabelValue(sb.Name); len(errs) > 0 {
+		return schedule.Schedule{}, fmt.Sprintf("the name %q is not a valid label value: %v", sb.Name, errs)
+	}
+	child := sb.BackupName(time.Time{})
+	if errs := append(validation.IsDNS1123Subdomain(child), validation.IsValidLabelValue(child)...); len(errs) > 0 {
+		return schedule.Schedule{}, fmt.Sprintf("the name %q does not make valid Backup names: %v", sb.Name, errs)
+	}
+	sched, err := schedule.Parse(sb.Spec.Schedule)
+	if err != nil {
+		return schedule.Schedule{}, fmt.Sprintf("invalid spec.schedule: %v", err)
+	}
+	return sched, ""
+}
+
+func (p *sbPlanner) evaluate(sched schedule.Schedule) {
+	p.kids = newChildren(p.sb, p.o.Children)
+	p.anchor()
+	p.setDegraded()
+	p.plan = sched.Plan(p.history(), p.now)
+	if p.sb.WantsSkipImmediately() {
+		p.skipImmediately(sched)
+	} else {
+		p.run()
+	}
+	p.prune()
+	p.stampCheck()
+}
+
+// anchor records the newest child's slot as lastScheduleTime when status lags behind it: the
+// operator created that Backup and stopped before its status patch. The slot is never run again.
+func (p *sbPlanner) anchor() {
+	newest, ok := p.kids.newestSlotNotAfter(p.now)
+	if !ok {
+		return
+	}
+	if last := p.d.Status.LastScheduleTime; last == nil || newest.slot.After(last.UTC()) {
+		p.d.Status.LastScheduleTime = timePtr(newest.slot)
+		p.d.Events = append(p.d.Events, evBackupAdopted.with(newest.backup.Name, stamp(newest.slot)))
+	}
+}
+
+func (p *sbPlanner) history() schedule.History {
+	h := schedule.History{Created: p.sb.CreationTimestamp.UTC()}
+	if t := p.d.Status.LastScheduleTime; t != nil {
+		h.LastSchedule = t.UTC()
+	}
+	if t := p.d.Status.LastSkipped; t != nil {
+		h.LastSkipped = t.UTC()
+	}
+	return h
+}
+
+// target is the run wanted now: the immediate Backup until the schedule has produced, adopted
+// or skipped anything, else the due slot.
+func (p *sbPlanner) target() (slotTarget, bool) {
+	st := p.d.Status
+	if p.sb.IsImmediate() && st.LastScheduleTime == nil && st.LastSkipped == nil && !p.kids.hasImmediate() {
+		return slotTarget{slot: p.now, immediate: true}, true
+	}
+	if !p.plan.Due.IsZero() {
+		return slotTarget{slot: p.plan.Due}, true
+	}
+	return slotTarget{}, false
+}
+
+// stampCheck moves lastCheckTime when a run was evaluated, anything else in status changed, or
+// the schedule was never checked; a reconcile with nothing to do writes nothing.
+func (p *sbPlanner) stampCheck() {
+	old := p.sb.Status
+	p.d.Status.LastCheckTime = old.LastCheckTime
+	if p.evaluated || old.LastCheckTime == nil || !statusEqual(old, p.d.Status) {
+		p.d.Status.LastCheckTime = timePtr(p.now)
+	}
+}
+
+// untilNext is how long to wait for the next slot, bounded by maxRequeueInterval.
+func (p *sbPlanner) untilNext() time.Duration {
+	if p.plan.Next.IsZero() {
+		return maxRequeueInterval
+	}
+	return min(p.plan.Next.Sub(p.o.Now), maxRequeueInterval)
+}
+
+func timePtr(t time.Time) *metav1.Time {
+	mt := metav1.NewTime(t.UTC())
+	return &mt
+}
+
+// stamp formats a slot for messages.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
