@@ -75,7 +75,7 @@ func TestDecideSeedRules(t *testing.T) {
 				}
 			}},
 		{rule: "suspended creates nothing, clears the next slot and is not requeued",
-			sb: []func(*v1.ScheduledBackup){scheduledAt(created), set(func(s *v1.ScheduledBackupSpec) { s.Suspend = ptr.To(true) })},
+			sb:       []func(*v1.ScheduledBackup){scheduledAt(created), set(func(s *v1.ScheduledBackupSpec) { s.Suspend = ptr.To(true) })},
 			children: []v1.Backup{testChild("nightly-20260501003000", v1.BackupPhaseRunning)}, now: hour(5),
 			wantEvents: []string{"Suspended"},
 			check: all(wantReady(metav1.ConditionFalse, reasonSuspended), func(t *testing.T, d sbDecision) {
@@ -101,7 +101,7 @@ func TestDecideSeedRules(t *testing.T) {
 				wantTime(t, "lastScheduleTime", d.Status.LastScheduleTime, created.Add(2*time.Second))
 			}},
 		{rule: "immediate fires only once: a schedule that already ran does not fire it again",
-			sb: []func(*v1.ScheduledBackup){scheduledAt(hour(1)), set(func(s *v1.ScheduledBackupSpec) { s.Immediate = ptr.To(true) })},
+			sb:  []func(*v1.ScheduledBackup){scheduledAt(hour(1)), set(func(s *v1.ScheduledBackupSpec) { s.Immediate = ptr.To(true) })},
 			now: hour(1).Add(time.Minute)},
 		{rule: "owner reference none leaves the Backup standalone",
 			sb: []func(*v1.ScheduledBackup){checkedAt(created)}, now: at,
