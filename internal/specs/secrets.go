@@ -58,3 +58,25 @@ func BuildUserSecret(c *mysqlv1alpha1.Cluster, user, password string) *corev1.Se
 		},
 	}
 }
+
+// BuildTLSSecret returns a kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt) of a certificate
+// issued for c.
+func BuildTLSSecret(c *mysqlv1alpha1.Cluster, name string, data map[string][]byte) *corev1.Secret {
+	return &corev1.Secret{ObjectMeta: objectMeta(c, name), Type: corev1.SecretTypeTLS, Data: data}
+}
+
+// BuildCASecret returns the Opaque Secret holding the cluster CA: ca.crt and ca.key. Only the
+// operator reads ca.key; Pods mount ca.crt through their server certificate Secret.
+func BuildCASecret(c *mysqlv1alpha1.Cluster, certPEM, keyPEM []byte) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: objectMeta(c, CASecretName(c.Name)),
+		Type:       corev1.SecretTypeOpaque,
+		Data:       map[string][]byte{CACertKey: certPEM, CAKeyKey: keyPEM},
+	}
+}
+
+// Keys of the CA Secret.
+const (
+	CACertKey = "ca.crt"
+	CAKeyKey  = "ca.key"
+)

@@ -47,3 +47,14 @@ func TestBuildUserSecret(t *testing.T) {
 		t.Errorf("a basic-auth Secret <cluster>-<user> owned by the Cluster: %+v", s)
 	}
 }
+
+func TestBuildTLSSecrets(t *testing.T) {
+	tlsSecret := BuildTLSSecret(testCluster(), "db-1-server-tls", map[string][]byte{"tls.crt": []byte("c")})
+	if tlsSecret.Type != corev1.SecretTypeTLS || !ownedByCluster(tlsSecret.ObjectMeta) || string(tlsSecret.Data["tls.crt"]) != "c" {
+		t.Errorf("a certificate Secret is kubernetes.io/tls and owned: %+v", tlsSecret)
+	}
+	ca := BuildCASecret(testCluster(), []byte("cert"), []byte("key"))
+	if ca.Name != "db-ca" || ca.Type != corev1.SecretTypeOpaque || string(ca.Data["ca.crt"]) != "cert" || string(ca.Data["ca.key"]) != "key" {
+		t.Errorf("the CA Secret is Opaque with ca.crt and ca.key: %+v", ca)
+	}
+}
