@@ -111,10 +111,15 @@ func (p *sbPlanner) evaluate(sched schedule.Schedule) {
 	p.anchor()
 	p.setDegraded()
 	p.plan = sched.Plan(p.history(), p.now)
-	if p.sb.WantsSkipImmediately() {
-		p.skipImmediately(sched)
-	} else {
+	switch {
+	case !p.sb.WantsSkipImmediately():
 		p.run()
+	case p.skipAlreadyRecorded():
+		// The skip was written before a crash or a conflict; only the reset is missing.
+		p.d.ResetSkipImmediately = true
+		p.run()
+	default:
+		p.skipImmediately(sched)
 	}
 	p.prune()
 	p.stampCheck()

@@ -68,10 +68,10 @@ func TestDecideSkipImmediatelyRules(t *testing.T) {
 			sb: []func(*v1.ScheduledBackup){scheduledAt(hour(1)), func(sb *v1.ScheduledBackup) {
 				sb.Status.LastSkipped = timePtr(hour(3).Add(10 * time.Minute))
 			}}, now: hour(4), wantCreate: "nightly-20260501040000", wantEvents: []string{"BackupCreated"}},
-		{rule: "a skip already recorded at this generation is not redone: only the reset is retried",
+		{rule: "a skip already recorded at this generation is not redone: the reset is retried and slots after it run",
 			sb: []func(*v1.ScheduledBackup){scheduledAt(hour(1)), skipImmediately, func(sb *v1.ScheduledBackup) {
 				sb.Status.LastSkipped = timePtr(hour(2).Add(time.Minute))
-			}}, now: hour(3).Add(time.Second),
+			}}, now: hour(3).Add(time.Second), wantCreate: "nightly-20260501030000", wantEvents: []string{"BackupCreated"},
 			check: wantSkipped(hour(2).Add(time.Minute), hour(4))},
 	})
 }

@@ -86,29 +86,29 @@ func missedCount(n int) string {
 }
 
 // skipImmediately consumes spec.skipImmediately: whatever is due now (the immediate Backup or a
-// slot) is skipped, status.lastSkipped becomes now and the flag is reset. When lastSkipped was
-// already written at this generation, only the reset is still missing: the skip is not redone.
+// slot) is skipped, status.lastSkipped becomes now, and the flag is reset to false.
 func (p *sbPlanner) skipImmediately(sched schedule.Schedule) {
 	p.evaluated = true
 	p.d.ResetSkipImmediately = true
-	old := p.sb.Status
-	consume := old.LastSkipped == nil || old.ObservedGeneration != p.sb.Generation
 	what := "no run was due"
 	if t, ok := p.target(); ok && t.immediate {
 		what = "the immediate Backup is skipped"
 	} else if ok {
 		what = "the slot " + stamp(t.slot) + " is skipped"
 	}
-	if consume {
-		p.d.Status.LastSkipped = timePtr(p.now)
-	}
+	p.d.Status.LastSkipped = timePtr(p.now)
 	p.plan = sched.Plan(p.history(), p.now)
-	if consume {
-		p.d.Events = append(p.d.Events, evSkippedImmediately.with(what, stamp(p.plan.Next)))
-	}
+	p.d.Events = append(p.d.Events, evSkippedImmediately.with(what, stamp(p.plan.Next)))
 	p.d.Status.NextScheduleTime = timePtr(p.plan.Next)
 	p.d.RequeueAfter = p.untilNext()
 	p.setReadyIdle()
+}
+
+// skipAlreadyRecorded reports whether this generation's skipImmediately was already consumed:
+// status is written before the flag is reset, and any other status write at this generation with
+// the flag set would have consumed it, so lastSkipped at this generation can only be that skip.
+func (p *sbPlanner) skipAlreadyRecorded() bool {
+	return p.sb.Status.LastSkipped != nil && p.sb.Status.ObservedGeneration == p.sb.Generation
 }
 
 // prune picks the finished children beyond the history limits, oldest first. Only Backup objects
