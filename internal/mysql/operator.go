@@ -1,0 +1,107 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	driver "github.com/go-sql-driver/mysql"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+)
+
+// ErrTimeout is returned when a wait ends because its timeout passed.
+var ErrTimeout = errors.New("timed out")
+
+// Operator performs SQL operations on one mysqld. Implementations are safe for concurrent use.
+type Operator interface {
+	// Status reads the server's role, GTID, replication and semi-sync state.
+	Status(ctx context.Context) (*Status, error)
+	// SetReadOnly turns super_read_only (and read_only) on, or both off.
+	SetReadOnly(ctx context.Context, on bool) error
+	// CreateUsers creates or updates the operator's accounts; the server must be writable.
+	CreateUsers(ctx context.Context, users Users) error
+	// ConfigureReplication stops replication and points it at src with GTID auto-positioning
+	// over TLS. It does not start replication.
+	ConfigureReplication(ctx context.Context, src Source) error
+	// StartReplication starts the replication threads.
+	StartReplication(ctx context.Context) error
+	// StopReplication stops the replication threads; a server that does not replicate is fine.
+	StopReplication(ctx context.Context) error
+	// ResetReplication stops replication and forgets its configuration (RESET REPLICA ALL).
+	ResetReplication(ctx context.Context) error
+	// WaitForGTIDSet waits until the server has executed set, or returns ErrTimeout.
+	WaitForGTIDSet(ctx context.Context, set gtid.Set, timeout time.Duration) error
+	// InstallSemiSyncPlugins installs the source and replica semi-sync plugins if missing.
+	InstallSemiSyncPlugins(ctx context.Context) error
+	// ApplySemiSync sets the semi-sync variables at runtime.
+	ApplySemiSync(ctx context.Context, s SemiSyncSettings) error
+	// Clone replaces the server's data with a copy of donor's. On success mysqld shuts itself
+	// down: the caller must start it again.
+	Clone(ctx context.Context, donor Donor) error
+	// Close releases the connections.
+	Close() error
+}
+
+// Factory opens Operators.
+type Factory interface {
+	// New returns an Operator connecting with cfg (address, user, TLS). It does not connect yet.
+	New(cfg *driver.Config) (Operator, error)
+}
+
+// NewFactory returns the Factory that talks to real servers.
+func NewFactory() Factory { return factory{} }
+
+type factory struct{}
+
+func (factory) New(cfg *driver.Config) (Operator, error) {
+	cfg = cfg.Clone()
+	// Client-side interpolation quotes arguments for the server's SQL mode and lets statements
+	// that cannot be prepared (CREATE USER, CHANGE REPLICATION SOURCE, CLONE) take arguments.
+	cfg.InterpolateParams = true
+	connector, err := driver.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("preparing the connection to %s: %w", cfg.Addr, err)
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(2)
+	db.SetConnMaxIdleTime(time.Minute)
+	return &operator{db: db, addr: cfg.Addr}, nil
+}
+
+// operator is the Operator of a real server.
+type operator struct {
+	db   *sql.DB
+	addr string
+}
+
+func (o *operator) Close() error { return o.db.Close() }
+
+// exec runs one statement; what describes it in errors, since the statement may hold a secret.
+func (o *operator) exec(ctx context.Context, what, stmt string, args ...any) error {
+	if _, err := o.db.ExecContext(ctx, stmt, args...); err != nil {
+		return fmt.Errorf("%s on %s: %w", what, o.addr, err)
+	}
+	return nil
+}
+
+func (o *operator) SetReadOnly(ctx context.Context, on bool) error {
+	if on {
+		// super_read_only=ON implies read_only=ON.
+		return o.exec(ctx, "turning super_read_only on", "SET GLOBAL super_read_only = ON")
+	}
+	// read_only=OFF implies super_read_only=OFF.
+	return o.exec(ctx, "turning read_only off", "SET GLOBAL read_only = OFF")
+}
+
+// mysqlErrorNumber returns the server error number in err, 0 if there is none.
+func mysqlErrorNumber(err error) uint16 {
+	var me *driver.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}

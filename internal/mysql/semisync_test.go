@@ -1,0 +1,84 @@
+package mysql_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+)
+
+const semiSyncTimeout = 500 * time.Millisecond
+
+func testSemiSync(t *testing.T, primary, r1, r2 *node) {
+	ctx := t.Context()
+	for _, n := range []*node{primary, r1, r2} {
+		must(t, n.op.InstallSemiSyncPlugins(ctx))
+		must(t, n.op.InstallSemiSyncPlugins(ctx)) // idempotent
+	}
+	for _, r := range []*node{r1, r2} {
+		must(t, r.op.ApplySemiSync(ctx, mysql.SemiSyncSettings{ReplicaEnabled: true, WaitForReplicaCount: 1, Timeout: semiSyncTimeout}))
+	}
+	must(t, primary.op.ApplySemiSync(ctx, mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 2, Timeout: semiSyncTimeout}))
+	eventually(t, 10*time.Second, "two semi-sync clients", func() bool {
+		st := primary.status(t).SemiSync
+		return st.Clients == 2 && st.SourceActive
+	})
+	st := primary.status(t).SemiSync
+	if st.WaitForReplicaCount != 2 || st.Timeout != semiSyncTimeout || !st.SourceEnabled {
+		t.Fatalf("primary semi-sync variables: %+v", st)
+	}
+	yes := st.YesTx
+	if took := timedInsert(t, primary, 10); took > semiSyncTimeout/2 {
+		t.Errorf("an acknowledged commit took %s", took)
+	}
+	if st := primary.status(t).SemiSync; st.YesTx != yes+1 {
+		t.Errorf("yes_tx %d -> %d, want one more", yes, st.YesTx)
+	}
+
+	// One replica away: the commit waits the timeout, then the source falls back to async.
+	must(t, r1.op.StopReplication(ctx))
+	took := timedInsert(t, primary, 11)
+	t.Logf("commit with one of two acknowledgements missing took %s (timeout %s)", took, semiSyncTimeout)
+	if took < semiSyncTimeout*9/10 || took > semiSyncTimeout*4 {
+		t.Errorf("commit took %s, want about the %s timeout", took, semiSyncTimeout)
+	}
+	st = primary.status(t).SemiSync
+	if st.SourceActive || st.NoTx == 0 {
+		t.Errorf("after the timeout: %+v, want fallen back to async (status OFF, no_tx > 0)", st)
+	}
+	if took := timedInsert(t, primary, 12); took > semiSyncTimeout/2 {
+		t.Errorf("a commit in async fallback took %s", took)
+	}
+
+	// The replica returns: once it has caught up, semi-sync switches back on by itself.
+	begin := time.Now()
+	must(t, r1.op.StartReplication(ctx))
+	eventually(t, 15*time.Second, "semi-sync active again", func() bool {
+		timedInsert(t, primary, 0)
+		return primary.status(t).SemiSync.SourceActive
+	})
+	t.Logf("semi-sync active again %s after the replica restarted", time.Since(begin).Round(time.Millisecond))
+	yes = primary.status(t).SemiSync.YesTx
+	if took := timedInsert(t, primary, 13); took > semiSyncTimeout/2 {
+		t.Errorf("an acknowledged commit after recovery took %s", took)
+	}
+	if st := primary.status(t).SemiSync; st.YesTx != yes+1 {
+		t.Errorf("yes_tx %d -> %d after recovery, want one more", yes, st.YesTx)
+	}
+}
+
+// timedInsert commits one row (id 0 means an upsert of a heartbeat row) and returns how long it took.
+func timedInsert(t *testing.T, n *node, id int) time.Duration {
+	t.Helper()
+	begin := time.Now()
+	var err error
+	if id == 0 {
+		_, err = n.db.ExecContext(t.Context(), "INSERT INTO app.t VALUES (0, 'beat') ON DUPLICATE KEY UPDATE v = NOW(6)")
+	} else {
+		_, err = n.db.ExecContext(t.Context(), "INSERT INTO app.t VALUES (?, 'row')", id)
+	}
+	if err != nil {
+		t.Fatalf("insert %d: %v", id, err)
+	}
+	return time.Since(begin)
+}

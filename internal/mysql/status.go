@@ -1,0 +1,199 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+)
+
+// Status is a snapshot of one server.
+type Status struct {
+	ServerUUID    string
+	GTIDExecuted  gtid.Set
+	ReadOnly      bool
+	SuperReadOnly bool
+	// Replication is nil when no replication source is configured.
+	Replication *ReplicationStatus
+	SemiSync    SemiSyncStatus
+}
+
+// Writable reports whether the server accepts writes from ordinary clients.
+func (s *Status) Writable() bool { return !s.ReadOnly && !s.SuperReadOnly }
+
+// ReplicationStatus is the replica side of SHOW REPLICA STATUS.
+type ReplicationStatus struct {
+	SourceHost   string
+	SourcePort   int
+	AutoPosition bool
+	// IORunning and SQLRunning are "Yes", "No" or "Connecting" (IO only).
+	IORunning    string
+	SQLRunning   string
+	LastIOErrno  int
+	LastIOError  string
+	LastSQLErrno int
+	LastSQLError string
+	// SecondsBehindSource is nil when MySQL reports NULL (a thread is stopped or not connected).
+	SecondsBehindSource *int64
+	RetrievedGTIDSet    gtid.Set
+}
+
+// Healthy reports whether both threads run and neither reports an error.
+func (r *ReplicationStatus) Healthy() bool {
+	return r.IORunning == "Yes" && r.SQLRunning == "Yes" && r.LastIOErrno == 0 && r.LastSQLErrno == 0
+}
+
+// SemiSyncStatus is the semi-sync plugins' variables and status counters; fields of a plugin that
+// is not installed are zero.
+type SemiSyncStatus struct {
+	SourcePluginInstalled  bool
+	ReplicaPluginInstalled bool
+	SourceEnabled          bool // rpl_semi_sync_source_enabled
+	ReplicaEnabled         bool // rpl_semi_sync_replica_enabled
+	WaitForReplicaCount    int  // rpl_semi_sync_source_wait_for_replica_count
+	Timeout                time.Duration
+	// SourceActive is Rpl_semi_sync_source_status: false while semi-sync is enabled means the
+	// source has fallen back to asynchronous replication.
+	SourceActive  bool
+	ReplicaActive bool  // Rpl_semi_sync_replica_status
+	Clients       int64 // Rpl_semi_sync_source_clients
+	YesTx         int64 // Rpl_semi_sync_source_yes_tx: commits acknowledged by replicas
+	NoTx          int64 // Rpl_semi_sync_source_no_tx: commits not acknowledged in time
+}
+
+func (o *operator) Status(ctx context.Context) (*Status, error) {
+	st := &Status{}
+	var executed string
+	err := o.db.QueryRowContext(ctx,
+		"SELECT @@server_uuid, @@GLOBAL.gtid_executed, @@GLOBAL.read_only, @@GLOBAL.super_read_only").
+		Scan(&st.ServerUUID, &executed, &st.ReadOnly, &st.SuperReadOnly)
+	if err != nil {
+		return nil, fmt.Errorf("reading the server variables of %s: %w", o.addr, err)
+	}
+	if st.GTIDExecuted, err = gtid.Parse(executed); err != nil {
+		return nil, fmt.Errorf("gtid_executed of %s: %w", o.addr, err)
+	}
+	if st.Replication, err = o.replicationStatus(ctx); err != nil {
+		return nil, err
+	}
+	if st.SemiSync, err = o.semiSyncStatus(ctx); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// replicationStatus reads SHOW REPLICA STATUS (it needs no performance_schema).
+func (o *operator) replicationStatus(ctx context.Context) (*ReplicationStatus, error) {
+	row, err := o.queryRow(ctx, "SHOW REPLICA STATUS")
+	if err != nil || row == nil {
+		return nil, err
+	}
+	r := &ReplicationStatus{
+		SourceHost:   row["Source_Host"],
+		SourcePort:   atoi(row["Source_Port"]),
+		AutoPosition: row["Auto_Position"] == "1",
+		IORunning:    row["Replica_IO_Running"],
+		SQLRunning:   row["Replica_SQL_Running"],
+		LastIOErrno:  atoi(row["Last_IO_Errno"]),
+		LastIOError:  row["Last_IO_Error"],
+		LastSQLErrno: atoi(row["Last_SQL_Errno"]),
+		LastSQLError: row["Last_SQL_Error"],
+	}
+	if v, ok := row["Seconds_Behind_Source"]; ok && v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err == nil {
+			r.SecondsBehindSource = &n
+		}
+	}
+	if r.RetrievedGTIDSet, err = gtid.Parse(row["Retrieved_Gtid_Set"]); err != nil {
+		return nil, fmt.Errorf("Retrieved_Gtid_Set of %s: %w", o.addr, err)
+	}
+	return r, nil
+}
+
+// semiSyncStatus reads the plugins' variables and counters; absent plugins read as zero.
+func (o *operator) semiSyncStatus(ctx context.Context) (SemiSyncStatus, error) {
+	vars, err := o.queryPairs(ctx, "SHOW GLOBAL VARIABLES LIKE 'rpl_semi_sync_%'")
+	if err != nil {
+		return SemiSyncStatus{}, err
+	}
+	status, err := o.queryPairs(ctx, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_%'")
+	if err != nil {
+		return SemiSyncStatus{}, err
+	}
+	_, sourceLoaded := vars["rpl_semi_sync_source_enabled"]
+	_, replicaLoaded := vars["rpl_semi_sync_replica_enabled"]
+	return SemiSyncStatus{
+		SourcePluginInstalled:  sourceLoaded,
+		ReplicaPluginInstalled: replicaLoaded,
+		SourceEnabled:          vars["rpl_semi_sync_source_enabled"] == "ON",
+		ReplicaEnabled:         vars["rpl_semi_sync_replica_enabled"] == "ON",
+		WaitForReplicaCount:    atoi(vars["rpl_semi_sync_source_wait_for_replica_count"]),
+		Timeout:                time.Duration(atoi(vars["rpl_semi_sync_source_timeout"])) * time.Millisecond,
+		SourceActive:           status["Rpl_semi_sync_source_status"] == "ON",
+		ReplicaActive:          status["Rpl_semi_sync_replica_status"] == "ON",
+		Clients:                int64(atoi(status["Rpl_semi_sync_source_clients"])),
+		YesTx:                  int64(atoi(status["Rpl_semi_sync_source_yes_tx"])),
+		NoTx:                   int64(atoi(status["Rpl_semi_sync_source_no_tx"])),
+	}, nil
+}
+
+// queryPairs reads a two-column name/value result, as SHOW VARIABLES and SHOW STATUS return.
+func (o *operator) queryPairs(ctx context.Context, query string) (map[string]string, error) {
+	rows, err := o.db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("%s on %s: %w", query, o.addr, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, value sql.NullString
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, fmt.Errorf("%s on %s: %w", query, o.addr, err)
+		}
+		out[name.String] = value.String
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s on %s: %w", query, o.addr, err)
+	}
+	return out, nil
+}
+
+// queryRow reads the first row of query as column name to text; nil when there is no row.
+func (o *operator) queryRow(ctx context.Context, query string) (map[string]string, error) {
+	rows, err := o.db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("%s on %s: %w", query, o.addr, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, fmt.Errorf("%s on %s: %w", query, o.addr, err)
+	}
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	values := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range values {
+		ptrs[i] = &values[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, fmt.Errorf("%s on %s: %w", query, o.addr, err)
+	}
+	out := make(map[string]string, len(cols))
+	for i, c := range cols {
+		out[c] = strings.TrimSpace(values[i].String)
+	}
+	return out, nil
+}
+
+// atoi parses a decimal integer, 0 when it does not parse (absent or NULL values).
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

@@ -1,0 +1,70 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Account is a MySQL account the operator owns. Its Password is a secret: it is sent to the
+// server only and never appears in errors.
+type Account struct {
+	Name     string
+	Password string
+	// Host is the account's host part; "%" when empty.
+	Host string
+	// RequireSubject, when set, pins the client certificate subject (REQUIRE SUBJECT), e.g.
+	// "/CN=replication"; otherwise any certificate from the trusted CA will do (REQUIRE X509).
+	RequireSubject string
+}
+
+func (a Account) host() string {
+	if a.Host == "" {
+		return "%"
+	}
+	return a.Host
+}
+
+// Users are the accounts an instance needs besides its local administrator.
+type Users struct {
+	// Replication is used by replicas to stream the binary log (REPLICATION SLAVE).
+	Replication Account
+	// Backup is the clone donor account (BACKUP_ADMIN), used to bootstrap replicas and backups.
+	Backup Account
+}
+
+var errAccount = errors.New("invalid account")
+
+// CreateUsers creates the accounts if missing and (re)sets their password, TLS requirement and
+// privileges, so that it also rotates a changed password. Both accounts require a client
+// certificate signed by the CA mysqld trusts.
+func (o *operator) CreateUsers(ctx context.Context, users Users) error {
+	if err := o.ensureAccount(ctx, users.Replication, "REPLICATION SLAVE"); err != nil {
+		return fmt.Errorf("replication account: %w", err)
+	}
+	if err := o.ensureAccount(ctx, users.Backup, "BACKUP_ADMIN"); err != nil {
+		return fmt.Errorf("backup account: %w", err)
+	}
+	return nil
+}
+
+func (o *operator) ensureAccount(ctx context.Context, a Account, privileges string) error {
+	if a.Name == "" || a.Password == "" {
+		return fmt.Errorf("%w: name and password are required", errAccount)
+	}
+	require, args := "REQUIRE X509", []any{a.Name, a.host(), a.Password}
+	if a.RequireSubject != "" {
+		require, args = "REQUIRE SUBJECT ?", append(args, a.RequireSubject)
+	}
+	// CREATE ... IF NOT EXISTS then ALTER: the second also updates an existing account.
+	if err := o.exec(ctx, "creating account "+a.Name,
+		"CREATE USER IF NOT EXISTS ?@? IDENTIFIED BY ? "+require, args...); err != nil {
+		return err
+	}
+	if err := o.exec(ctx, "updating account "+a.Name,
+		"ALTER USER ?@? IDENTIFIED BY ? "+require, args...); err != nil {
+		return err
+	}
+	return o.exec(ctx, "granting "+privileges+" to "+a.Name,
+		"GRANT "+privileges+" ON *.* TO ?@?", a.Name, a.host())
+}
