@@ -74,6 +74,9 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if err := controller.NewClusterReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
+		return err
+	}
 	return nil
 }
 

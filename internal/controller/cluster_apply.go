@@ -1,0 +1,88 @@
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// appliedHashAnnotation records the hash of what the operator last applied to a Service or PDB,
+// so an unchanged desired object costs no write.
+const appliedHashAnnotation = "mysql.cloudnative-mysql.io/applied-hash"
+
+// clusterFieldOwner is the server-side apply field manager of the Cluster controller.
+const clusterFieldOwner = client.FieldOwner("cloudnative-mysql-cluster")
+
+// applyServices applies the desired Services that differ from the live ones and deletes the owned
+// Services no longer desired.
+func (r *ClusterReconciler) applyServices(ctx context.Context, live []corev1.Service, d clusterDecision) ([]eventRecord, error) {
+	byName := map[string]*corev1.Service{}
+	for i := range live {
+		byName[live[i].Name] = &live[i]
+	}
+	var events []eventRecord
+	for _, want := range d.Services {
+		want.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
+		cur := byName[want.Name]
+		hash := stampHash(want)
+		if cur != nil && cur.Annotations[appliedHashAnnotation] == hash && reflect.DeepEqual(cur.Spec.Selector, want.Spec.Selector) {
+			continue
+		}
+		if err := r.Client.Patch(ctx, want, client.Apply, clusterFieldOwner, client.ForceOwnership); err != nil {
+			return events, fmt.Errorf("applying Service %s: %w", want.Name, err)
+		}
+		log.FromContext(ctx).Info("applied Service", "service", want.Name)
+		if cur == nil {
+			events = append(events, evClusterServiceCreated.with(want.Name))
+		} else {
+			events = append(events, evClusterServiceUpdated.with(want.Name))
+		}
+	}
+	for _, name := range d.DeleteServices {
+		if err := r.Client.Delete(ctx, byName[name]); client.IgnoreNotFound(err) != nil {
+			return events, fmt.Errorf("deleting Service %s: %w", name, err)
+		}
+		log.FromContext(ctx).Info("deleted Service", "service", name)
+	}
+	return events, nil
+}
+
+// applyPDB applies the PodDisruptionBudget unless the live one carries the same hash.
+func (r *ClusterReconciler) applyPDB(ctx context.Context, want *policyv1.PodDisruptionBudget) error {
+	want.SetGroupVersionKind(policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"))
+	hash := stampHash(want)
+	var cur policyv1.PodDisruptionBudget
+	err := r.Client.Get(ctx, client.ObjectKeyFromObject(want), &cur)
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("reading PodDisruptionBudget %s: %w", want.Name, err)
+	}
+	if err == nil && cur.Annotations[appliedHashAnnotation] == hash {
+		return nil
+	}
+	if err := r.Client.Patch(ctx, want, client.Apply, clusterFieldOwner, client.ForceOwnership); err != nil {
+		return fmt.Errorf("applying PodDisruptionBudget %s: %w", want.Name, err)
+	}
+	return nil
+}
+
+// stampHash hashes obj as built and records the hash in its annotations.
+func stampHash(obj client.Object) string {
+	data, _ := json.Marshal(obj) // built objects always marshal
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:8])
+	ann := obj.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[appliedHashAnnotation] = hash
+	obj.SetAnnotations(ann)
+	return hash
+}

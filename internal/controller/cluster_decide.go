@@ -1,0 +1,150 @@
+package controller
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// clusterObservation is what the Cluster decision reads; gather fills it.
+type clusterObservation struct {
+	Now           time.Time
+	Cluster       *v1.Cluster
+	Pods          []corev1.Pod
+	PVCs          []corev1.PersistentVolumeClaim
+	Services      []corev1.Service
+	OperatorImage string
+	// Reports are the instances' answers to GET /status, by instance name.
+	Reports map[string]*instanceclient.Status
+	// ReportErrors are the instances that were asked and did not answer, with the error.
+	ReportErrors map[string]string
+}
+
+// podRelabel sets the role and routable labels of one Pod.
+type podRelabel struct {
+	Pod      string
+	Role     string
+	Routable bool
+}
+
+// clusterDecision is everything one reconcile does, in the order act performs it.
+type clusterDecision struct {
+	// CreatePVCs and CreatePods are created in order, PVCs first.
+	CreatePVCs []*corev1.PersistentVolumeClaim
+	CreatePods []*corev1.Pod
+	// Detach is the instance a scale-down removes: its PVC is marked detached, then its Pod deleted.
+	Detach string
+	// Relabel lists label changes, the ones that take the primary role away first, so two Pods
+	// never both carry role=primary.
+	Relabel []podRelabel
+	// Services are the desired Services (applied when they differ); DeleteServices are owned
+	// Services no longer desired.
+	Services       []*corev1.Service
+	DeleteServices []string
+	PDB            *policyv1.PodDisruptionBudget
+	// Instances are the instances after this reconcile (their certificates must exist).
+	Instances []string
+	// Status is the new status; act patches it when it differs.
+	Status v1.ClusterStatus
+	Events []eventRecord
+}
+
+// decideCluster is the pure heart of the Cluster controller.
+func decideCluster(o clusterObservation) clusterDecision {
+	c := o.Cluster.DeepCopy()
+	active, maxSerial := indexInstances(c, o.PVCs, o.Pods)
+	c.Status.LatestGeneratedNode = max(c.Status.LatestGeneratedNode, maxSerial)
+	d := clusterDecision{}
+
+	active = d.planScaleUp(c, o, active)
+	d.planTargetPrimary(c, o.Now, active)
+	for i := range d.CreatePods {
+		setPodRole(c, d.CreatePods[i])
+	}
+	active = d.planScaleDown(c, active)
+	for _, in := range active {
+		d.Instances = append(d.Instances, in.Name)
+	}
+	d.planRelabel(c, active)
+	d.planServices(c, o.Services, active)
+	d.PDB = specs.BuildPDB(c)
+	d.Status = aggregateStatus(c, o, active, d.pending())
+	d.Events = append(d.Events, conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances)...)
+	return d
+}
+
+// planScaleUp recreates the Pods of active instances that lost theirs, and adds one new instance
+// when fewer exist than asked and every existing one is ready (replicas join one at a time).
+func (d *clusterDecision) planScaleUp(c *v1.Cluster, o clusterObservation, active []clusterInstance) []clusterInstance {
+	missing := false
+	for _, in := range active {
+		if in.Pod == nil && in.PVC.DeletionTimestamp == nil {
+			d.CreatePods = append(d.CreatePods, specs.BuildPod(c, in.Serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
+			d.Events = append(d.Events, evClusterPodRecreated.with(in.Name))
+			missing = true
+		}
+	}
+	if missing || int32(len(active)) >= c.Spec.Instances || !allPodsReady(active) {
+		return active
+	}
+	serial := c.Status.LatestGeneratedNode + 1
+	c.Status.LatestGeneratedNode = serial
+	pvc := specs.BuildPVC(c, serial)
+	d.CreatePVCs = append(d.CreatePVCs, pvc)
+	d.CreatePods = append(d.CreatePods, specs.BuildPod(c, serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
+	d.Events = append(d.Events, evClusterInstanceCreated.with(pvc.Name))
+	return append(active, clusterInstance{Name: pvc.Name, Serial: serial, PVC: pvc})
+}
+
+// planTargetPrimary sets targetPrimary when it is empty: the current primary if there is one,
+// else the first instance (on creation, the one just planned).
+func (d *clusterDecision) planTargetPrimary(c *v1.Cluster, now time.Time, active []clusterInstance) {
+	if c.Status.TargetPrimary != "" || len(active) == 0 {
+		return
+	}
+	c.Status.TargetPrimary = c.Status.CurrentPrimary
+	if c.Status.TargetPrimary == "" {
+		c.Status.TargetPrimary = active[0].Name
+	}
+	t := metav1.NewTime(now)
+	c.Status.TargetPrimaryTimestamp = &t
+	d.Events = append(d.Events, evClusterTargetPrimarySet.with(c.Status.TargetPrimary))
+}
+
+// planScaleDown removes one instance per reconcile while more exist than asked, never the current
+// or target primary. Its PVC is kept.
+func (d *clusterDecision) planScaleDown(c *v1.Cluster, active []clusterInstance) []clusterInstance {
+	if int32(len(active)) <= c.Spec.Instances {
+		return active
+	}
+	victim, ok := scaleDownVictim(c, active)
+	if !ok {
+		d.Events = append(d.Events, evClusterScaleDownBlocked.with(c.Spec.Instances))
+		return active
+	}
+	d.Detach = victim.Name
+	d.Events = append(d.Events, evClusterInstanceRemoved.with(victim.Name))
+	out := make([]clusterInstance, 0, len(active)-1)
+	for _, in := range active {
+		if in.Name != victim.Name {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// pending reports whether this reconcile changes the set of instances.
+func (d *clusterDecision) pending() bool {
+	return len(d.CreatePods) > 0 || d.Detach != ""
+}
+
+func setPodRole(c *v1.Cluster, pod *corev1.Pod) {
+	role, routable := specs.InstanceRole(c, pod.Name), specs.InstanceRoutable(c, pod.Name)
+	pod.Labels = specs.InstanceLabels(c.Name, pod.Name, role, routable)
+}

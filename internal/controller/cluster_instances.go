@@ -1,0 +1,89 @@
+package controller
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// clusterInstance is one instance as observed: its serial, its PVC and its Pod (either may be
+// missing).
+type clusterInstance struct {
+	Name   string
+	Serial int32
+	PVC    *corev1.PersistentVolumeClaim
+	Pod    *corev1.Pod
+}
+
+// indexInstances groups the Cluster's PVCs and Pods by instance. Active instances are those with
+// a PVC not detached by a scale-down, in ascending serial order; maxSerial is the highest serial
+// any PVC or Pod carries, detached ones included, so a serial is never handed out twice.
+func indexInstances(c *v1.Cluster, pvcs []corev1.PersistentVolumeClaim, pods []corev1.Pod) (active []clusterInstance, maxSerial int32) {
+	bySerial := map[int32]*clusterInstance{}
+	get := func(name string) *clusterInstance {
+		serial, ok := specs.InstanceSerial(c.Name, name)
+		if !ok {
+			return nil
+		}
+		maxSerial = max(maxSerial, serial)
+		if bySerial[serial] == nil {
+			bySerial[serial] = &clusterInstance{Name: name, Serial: serial}
+		}
+		return bySerial[serial]
+	}
+	for i := range pvcs {
+		if in := get(pvcs[i].Name); in != nil {
+			in.PVC = &pvcs[i]
+		}
+	}
+	for i := range pods {
+		if in := get(pods[i].Name); in != nil {
+			in.Pod = &pods[i]
+		}
+	}
+	for _, in := range bySerial {
+		if in.PVC != nil && in.PVC.Annotations[specs.DetachedAnnotation] == "" {
+			active = append(active, *in)
+		}
+	}
+	slices.SortFunc(active, func(a, b clusterInstance) int { return int(a.Serial - b.Serial) })
+	return active, maxSerial
+}
+
+// podReady reports whether the kubelet reports the Pod Running and Ready, and it is not going away.
+func podReady(p *corev1.Pod) bool {
+	if p == nil || p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// allPodsReady reports whether every active instance has a ready Pod.
+func allPodsReady(active []clusterInstance) bool {
+	for _, in := range active {
+		if !podReady(in.Pod) {
+			return false
+		}
+	}
+	return true
+}
+
+// scaleDownVictim is the instance a scale-down removes: the highest serial that is neither the
+// current nor the target primary. ok is false when none qualifies.
+func scaleDownVictim(c *v1.Cluster, active []clusterInstance) (victim clusterInstance, ok bool) {
+	for i := len(active) - 1; i >= 0; i-- {
+		name := active[i].Name
+		if name != c.Status.CurrentPrimary && name != c.Status.TargetPrimary {
+			return active[i], true
+		}
+	}
+	return clusterInstance{}, false
+}

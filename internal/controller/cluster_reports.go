@@ -1,0 +1,101 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// InstanceStatusSource asks a Cluster's running instances for their status. The production source
+// calls each instance manager over mTLS; tests inject reports.
+type InstanceStatusSource interface {
+	// InstanceStatuses returns the answers by instance name, and the instances asked that did not
+	// answer with their error.
+	InstanceStatuses(ctx context.Context, c *v1.Cluster, pods []corev1.Pod) (map[string]*instanceclient.Status, map[string]error)
+}
+
+// MTLSStatusSource asks instance managers with the operator's client certificate, read from the
+// Cluster's Secrets on each call so renewed certificates are picked up.
+type MTLSStatusSource struct {
+	Reader client.Reader
+	// Timeout bounds each call; 0 means instanceclient.DefaultTimeout.
+	Timeout time.Duration
+}
+
+// InstanceStatuses implements InstanceStatusSource, asking every running Pod with an IP in parallel.
+func (s MTLSStatusSource) InstanceStatuses(ctx context.Context, c *v1.Cluster, pods []corev1.Pod) (map[string]*instanceclient.Status, map[string]error) {
+	errs := map[string]error{}
+	cl, err := s.client(ctx, c)
+	if err != nil {
+		for _, p := range askable(pods) {
+			errs[p.Name] = err
+		}
+		return nil, errs
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	reports := map[string]*instanceclient.Status{}
+	for _, p := range askable(pods) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := cl.Status(ctx, instanceTarget(p))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs[p.Name] = err
+			} else {
+				reports[p.Name] = st
+			}
+		}()
+	}
+	wg.Wait()
+	return reports, errs
+}
+
+func (s MTLSStatusSource) client(ctx context.Context, c *v1.Cluster) (*instanceclient.Client, error) {
+	var ca, cert corev1.Secret
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: specs.CASecretName(c.Name)}, &ca); err != nil {
+		return nil, fmt.Errorf("reading the cluster CA: %w", err)
+	}
+	key := client.ObjectKey{Namespace: c.Namespace, Name: specs.OperatorClientSecretName(c.Name)}
+	if err := s.Reader.Get(ctx, key, &cert); err != nil {
+		return nil, fmt.Errorf("reading the operator client certificate: %w", err)
+	}
+	cfg, err := instanceclient.TLSConfig(ca.Data[specs.CACertKey], cert.Data[certs.CertKey], cert.Data[certs.KeyKey])
+	if err != nil {
+		return nil, err
+	}
+	return instanceclient.New(cfg, s.Timeout), nil
+}
+
+// askable are the Pods an instance manager could answer from: running, with an IP, not going away.
+func askable(pods []corev1.Pod) []corev1.Pod {
+	var out []corev1.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// instanceTarget dials the Pod IP and verifies the certificate for the headless Service's name.
+func instanceTarget(p corev1.Pod) instanceclient.Target {
+	return instanceclient.Target{
+		Instance:   p.Name,
+		Address:    net.JoinHostPort(p.Status.PodIP, strconv.Itoa(specs.ManagerPort)),
+		ServerName: p.Name + "." + p.Namespace + ".svc",
+	}
+}

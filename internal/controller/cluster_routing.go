@@ -1,0 +1,69 @@
+package controller
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// planRelabel brings the role and routable labels of existing Pods in line with the status.
+// Changes that take role=primary away come first, so rw never selects two Pods.
+func (d *clusterDecision) planRelabel(c *v1.Cluster, active []clusterInstance) {
+	var demote, rest []podRelabel
+	for _, in := range active {
+		p := in.Pod
+		if p == nil || p.DeletionTimestamp != nil {
+			continue
+		}
+		role, routable := specs.InstanceRole(c, p.Name), specs.InstanceRoutable(c, p.Name)
+		oldRole := p.Labels[v1.RoleLabel]
+		oldRoutable := p.Labels[v1.RoutableLabel] == specs.RoutableTrue
+		if role == oldRole && routable == oldRoutable {
+			continue
+		}
+		r := podRelabel{Pod: p.Name, Role: role, Routable: routable}
+		if oldRole == v1.RolePrimary {
+			demote = append(demote, r)
+		} else {
+			rest = append(rest, r)
+		}
+		d.Events = append(d.Events, evClusterRoleChanged.with(p.Name, oldRole, role, oldRoutable, routable))
+	}
+	d.Relabel = append(demote, rest...)
+}
+
+// planServices lists the desired Services (per-instance headless ones for the active instances,
+// the enabled default role Services, the additional ones) and the owned Services to delete.
+func (d *clusterDecision) planServices(c *v1.Cluster, existing []corev1.Service, active []clusterInstance) {
+	for _, in := range active {
+		d.Services = append(d.Services, specs.BuildInstanceService(c, in.Name))
+	}
+	d.Services = append(d.Services, specs.BuildDefaultServices(c)...)
+	d.Services = append(d.Services, specs.BuildAdditionalServices(c)...)
+	wanted := make([]string, 0, len(d.Services))
+	for _, s := range d.Services {
+		wanted = append(wanted, s.Name)
+	}
+	for _, s := range existing {
+		if s.DeletionTimestamp == nil && !slices.Contains(wanted, s.Name) {
+			d.DeleteServices = append(d.DeleteServices, s.Name)
+			d.Events = append(d.Events, evClusterServiceDeleted.with(s.Name))
+		}
+	}
+}
+
+// roleServiceNames are the names of the Services that route client traffic to instances (the
+// enabled defaults and the additional ones): every server certificate carries them.
+func roleServiceNames(c *v1.Cluster) []string {
+	var out []string
+	for _, s := range specs.BuildDefaultServices(c) {
+		out = append(out, s.Name)
+	}
+	for _, s := range specs.BuildAdditionalServices(c) {
+		out = append(out, s.Name)
+	}
+	return out
+}

@@ -1,0 +1,182 @@
+package controller
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+)
+
+// Condition reasons of the Cluster.
+const (
+	reasonClusterReady       = "ClusterReady"
+	reasonInstancesNotReady  = "InstancesNotReady"
+	reasonPrimaryPending     = "PrimaryPending"
+	reasonScaling            = "Scaling"
+	reasonConverged          = "Converged"
+	reasonHealthy            = "Healthy"
+	reasonInstanceUnanswered = "InstanceUnreachable"
+	reasonScaleDownBlocked   = "ScaleDownBlocked"
+	reasonDivergedInstances  = "DivergedInstances"
+)
+
+// aggregateStatus returns c's new status: counts from the Pods, the last reported GTID set of each
+// instance, the primary's semi-sync state and the three conditions. c.Status already carries this
+// reconcile's targetPrimary and latestGeneratedNode; pending says instances are being changed.
+func aggregateStatus(c *v1.Cluster, o clusterObservation, active []clusterInstance, pending bool) v1.ClusterStatus {
+	st := *c.Status.DeepCopy()
+	st.ObservedGeneration = c.Generation
+	st.Instances, st.ReadyInstances = 0, 0
+	names := make([]string, 0, len(active))
+	for _, in := range active {
+		names = append(names, in.Name)
+		if in.Pod != nil && in.Pod.DeletionTimestamp == nil {
+			st.Instances++
+		}
+		if podReady(in.Pod) {
+			st.ReadyInstances++
+		}
+	}
+	if st.CurrentPrimary != "" && st.CurrentPrimaryTimestamp == nil {
+		t := metav1.NewTime(o.Now)
+		st.CurrentPrimaryTimestamp = &t
+	}
+	st.GTIDExecutedByInstance = aggregateGTIDs(st.GTIDExecutedByInstance, names, o.Reports)
+	st.SemiSync = aggregateSemiSync(st.SemiSync, o.Reports[st.CurrentPrimary], o.Now)
+	setClusterConditions(&st, c, o, pending)
+	return st
+}
+
+// aggregateGTIDs keeps the last reported gtid_executed of each active instance: a new report
+// replaces it, an instance that did not answer keeps its last value, removed instances are dropped.
+func aggregateGTIDs(prev map[string]string, active []string, reports map[string]*instanceclient.Status) map[string]string {
+	out := map[string]string{}
+	for _, name := range active {
+		if r := reports[name]; r != nil {
+			out[name] = r.GTIDExecuted
+		} else if g, ok := prev[name]; ok {
+			out[name] = g
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// aggregateSemiSync mirrors the current primary's semi-sync report; LastTransitionTime moves only
+// when Active flips. Without a report the last known state stays.
+func aggregateSemiSync(prev *v1.SemiSyncStatus, primary *instanceclient.Status, now time.Time) *v1.SemiSyncStatus {
+	if primary == nil || primary.SemiSync == nil {
+		return prev
+	}
+	next := &v1.SemiSyncStatus{Active: primary.SemiSync.Active,
+		WaitForReplicaCount: primary.SemiSync.WaitForReplicaCount, Clients: primary.SemiSync.Clients}
+	if prev != nil && prev.Active == next.Active {
+		next.LastTransitionTime = prev.LastTransitionTime
+	} else {
+		t := metav1.NewTime(now)
+		next.LastTransitionTime = &t
+	}
+	return next
+}
+
+// setClusterConditions computes Ready, Progressing and Degraded.
+func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservation, pending bool) {
+	now := metav1.NewTime(o.Now)
+	set := func(t string, ok bool, reason, msg string) {
+		status := metav1.ConditionFalse
+		if ok {
+			status = metav1.ConditionTrue
+		}
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason,
+			Message: msg, ObservedGeneration: c.Generation, LastTransitionTime: now})
+	}
+	want := c.Spec.Instances
+	primaryOK := st.CurrentPrimary != "" && st.CurrentPrimary == st.TargetPrimary
+	switch {
+	case st.ReadyInstances != want || st.Instances != want:
+		set(v1.ConditionReady, false, reasonInstancesNotReady, fmt.Sprintf("%d of %d instances ready", st.ReadyInstances, want))
+	case !primaryOK:
+		set(v1.ConditionReady, false, reasonPrimaryPending, fmt.Sprintf("waiting for %s to become primary", st.TargetPrimary))
+	default:
+		set(v1.ConditionReady, true, reasonClusterReady, fmt.Sprintf("%d instances ready, primary %s", want, st.CurrentPrimary))
+	}
+	switch {
+	case pending || st.Instances != want:
+		set(v1.ConditionProgressing, true, reasonScaling, fmt.Sprintf("%d of %d instances exist", st.Instances, want))
+	case !primaryOK:
+		set(v1.ConditionProgressing, true, reasonPrimaryPending, fmt.Sprintf("waiting for %s to become primary", st.TargetPrimary))
+	case st.ReadyInstances != want:
+		set(v1.ConditionProgressing, true, reasonInstancesNotReady, fmt.Sprintf("%d of %d instances ready", st.ReadyInstances, want))
+	default:
+		set(v1.ConditionProgressing, false, reasonConverged, "the cluster matches its spec")
+	}
+	reason, msg := degradation(st, c, o)
+	set(v1.ConditionDegraded, reason != "", orDefault(reason, reasonHealthy), orDefault(msg, "nothing needs attention"))
+}
+
+// degradation names what needs a user's attention, most serious first; empty when nothing does.
+func degradation(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservation) (reason, msg string) {
+	if len(st.DivergedInstances) > 0 {
+		return reasonDivergedInstances, "diverged instances kept out of service: " + strings.Join(st.DivergedInstances, ", ")
+	}
+	if active, _ := indexInstances(c, o.PVCs, o.Pods); int32(len(active)) > c.Spec.Instances {
+		if _, ok := scaleDownVictim(c, active); !ok {
+			return reasonScaleDownBlocked, "only primaries are left to remove"
+		}
+	}
+	if len(o.ReportErrors) > 0 {
+		names := make([]string, 0, len(o.ReportErrors))
+		for n := range o.ReportErrors {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return reasonInstanceUnanswered, "no status from " + strings.Join(names, ", ")
+	}
+	return "", ""
+}
+
+// conditionEvents returns the Events of condition transitions between old and the new status.
+func conditionEvents(old []metav1.Condition, st v1.ClusterStatus, instances int32) []eventRecord {
+	var out []eventRecord
+	changed := func(t string) (*metav1.Condition, bool) {
+		n := meta.FindStatusCondition(st.Conditions, t)
+		o := meta.FindStatusCondition(old, t)
+		return n, n != nil && (o == nil || o.Status != n.Status || o.Reason != n.Reason)
+	}
+	if n, ok := changed(v1.ConditionReady); ok {
+		if n.Status == metav1.ConditionTrue {
+			out = append(out, evClusterReady.with(instances, st.CurrentPrimary))
+		} else {
+			out = append(out, evClusterNotReady.with(n.Message))
+		}
+	}
+	if n, ok := changed(v1.ConditionDegraded); ok {
+		if n.Status == metav1.ConditionTrue {
+			out = append(out, evClusterDegraded.with(n.Message))
+		} else if meta.FindStatusCondition(old, v1.ConditionDegraded) != nil {
+			out = append(out, evClusterRecovered.with())
+		}
+	}
+	return out
+}
+
+// statusChanged reports whether a status patch is needed.
+func statusChanged(old, next v1.ClusterStatus) bool {
+	return !equality.Semantic.DeepEqual(old, next)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

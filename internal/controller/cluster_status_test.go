@@ -1,0 +1,217 @@
+package controller
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+func (w *world) reports(r map[string]*instanceclient.Status, errs map[string]string) *world {
+	w.o.Reports, w.o.ReportErrors = r, errs
+	return w
+}
+
+func TestDecideRouting(t *testing.T) {
+	three := func() *world { return newWorld(3).instance(1, true).instance(2, true).instance(3, true) }
+	for _, tc := range []struct {
+		rule  string
+		world *world
+		want  []podRelabel
+	}{
+		{"labels that match the status are left alone", three().primary("db-1", "db-1"), nil},
+		{"the reported primary is labelled primary; the old one is demoted first", three().primary("db-2", "db-2"),
+			[]podRelabel{{"db-1", "replica", true}, {"db-2", "primary", true}}},
+		{"a switchover target loses its replica role while it promotes", three().primary("db-1", "db-3"),
+			[]podRelabel{{"db-3", "", true}}},
+		{"a fenced instance loses routable", three().primary("db-1", "db-1").
+			status(func(s *v1.ClusterStatus) { s.FencedInstances = []string{"db-2"} }),
+			[]podRelabel{{"db-2", "replica", false}}},
+		{"a diverged instance loses routable", three().primary("db-1", "db-1").
+			status(func(s *v1.ClusterStatus) { s.DivergedInstances = []string{"db-3"} }),
+			[]podRelabel{{"db-3", "replica", false}}},
+	} {
+		// The Pods were labelled for db-1 as primary.
+		for i := range tc.world.o.Pods {
+			p := &tc.world.o.Pods[i]
+			p.Labels = specs.InstanceLabels("db", p.Name, map[bool]string{true: "primary", false: "replica"}[p.Name == "db-1"], true)
+		}
+		got := tc.world.decide().Relabel
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: relabel %+v, want %+v", tc.rule, got, tc.want)
+		}
+	}
+}
+
+func TestDecideServices(t *testing.T) {
+	w := newWorld(1).instance(1, true).primary("db-1", "db-1")
+	w.o.Cluster.Spec.Managed = &v1.ManagedConfiguration{Services: &v1.ManagedServices{
+		DisabledDefaultServices: []v1.ServiceSelectorType{v1.ServiceSelectorTypeRO},
+		Additional:              []v1.ManagedService{{Name: "lb", SelectorType: v1.ServiceSelectorTypeRW}},
+	}}
+	w.o.Services = []corev1.Service{*specs.BuildInstanceService(w.o.Cluster, "db-1")}
+	for _, n := range []string{"db-rw", "db-ro", "db-r", "db-old"} {
+		w.o.Services = append(w.o.Services, corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: n}})
+	}
+	d := w.decide()
+	got := names(d.Services, func(s *corev1.Service) string { return s.Name })
+	if !slices.Equal(got, []string{"db-1", "db-rw", "db-r", "db-lb"}) {
+		t.Errorf("desired Services: per-instance, enabled defaults, additional: %v", got)
+	}
+	if !slices.Equal(d.DeleteServices, []string{"db-ro", "db-old"}) {
+		t.Errorf("a disabled default and an undeclared additional Service are deleted: %v", d.DeleteServices)
+	}
+}
+
+func TestDecideStatus(t *testing.T) {
+	gtids := func(g map[string]string) func(*v1.ClusterStatus) {
+		return func(s *v1.ClusterStatus) { s.GTIDExecutedByInstance = g }
+	}
+	rep := func(gtid string) *instanceclient.Status { return &instanceclient.Status{GTIDExecuted: gtid} }
+	for _, tc := range []struct {
+		rule  string
+		world *world
+		check func(t *testing.T, d clusterDecision)
+	}{
+		{"instances and readyInstances count the Pods", newWorld(3).instance(1, true).instance(2, false).primary("db-1", "db-1"),
+			func(t *testing.T, d clusterDecision) {
+				if d.Status.Instances != 2 || d.Status.ReadyInstances != 1 {
+					t.Fatalf("%d/%d", d.Status.ReadyInstances, d.Status.Instances)
+				}
+			}},
+		{"gtidExecutedByInstance: new reports replace, silent instances keep theirs, removed ones go",
+			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
+				status(gtids(map[string]string{"db-1": "a:1-3", "db-2": "a:1-2", "db-9": "a:1"})).
+				reports(map[string]*instanceclient.Status{"db-1": rep("a:1-5")}, map[string]string{"db-2": "timeout"}),
+			func(t *testing.T, d clusterDecision) {
+				g := d.Status.GTIDExecutedByInstance
+				if len(g) != 2 || g["db-1"] != "a:1-5" || g["db-2"] != "a:1-2" {
+					t.Fatalf("%v", g)
+				}
+			}},
+		{"semi-sync state mirrors the current primary's report",
+			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
+				reports(map[string]*instanceclient.Status{"db-1": {SemiSync: &instanceclient.SemiSyncStatus{Active: false, WaitForReplicaCount: 1}},
+					"db-2": {SemiSync: &instanceclient.SemiSyncStatus{Active: true}}}, nil),
+			func(t *testing.T, d clusterDecision) {
+				s := d.Status.SemiSync
+				if s == nil || s.Active || s.WaitForReplicaCount != 1 || !s.LastTransitionTime.Time.Equal(clusterNow) {
+					t.Fatalf("%+v", s)
+				}
+			}},
+		{"currentPrimaryTimestamp is stamped when a primary is first seen", newWorld(1).instance(1, true).primary("db-1", "db-1"),
+			func(t *testing.T, d clusterDecision) {
+				if d.Status.CurrentPrimaryTimestamp == nil || !d.Status.CurrentPrimaryTimestamp.Time.Equal(clusterNow) {
+					t.Fatalf("%v", d.Status.CurrentPrimaryTimestamp)
+				}
+			}},
+		{"Ready when every instance is ready and the target is the current primary",
+			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1"),
+			func(t *testing.T, d clusterDecision) {
+				if cond(d, v1.ConditionReady).Status != metav1.ConditionTrue || cond(d, v1.ConditionProgressing).Status != metav1.ConditionFalse ||
+					cond(d, v1.ConditionDegraded).Status != metav1.ConditionFalse || !slices.Contains(reasons(d), "ClusterReady") {
+					t.Fatalf("%+v events %v", d.Status.Conditions, reasons(d))
+				}
+			}},
+		{"not Ready and Progressing while the target primary has not reported",
+			newWorld(1).instance(1, true).primary("", "db-1"),
+			func(t *testing.T, d clusterDecision) {
+				if cond(d, v1.ConditionReady).Reason != reasonPrimaryPending || cond(d, v1.ConditionProgressing).Status != metav1.ConditionTrue {
+					t.Fatalf("%+v", d.Status.Conditions)
+				}
+			}},
+		{"Progressing while scaling", newWorld(2).instance(1, true).primary("db-1", "db-1"),
+			func(t *testing.T, d clusterDecision) {
+				if c := cond(d, v1.ConditionProgressing); c.Status != metav1.ConditionTrue || c.Reason != reasonScaling {
+					t.Fatalf("%+v", c)
+				}
+			}},
+		{"Degraded when an instance does not answer", newWorld(1).instance(1, true).primary("db-1", "db-1").
+			reports(nil, map[string]string{"db-1": "timeout"}),
+			func(t *testing.T, d clusterDecision) {
+				if c := cond(d, v1.ConditionDegraded); c.Status != metav1.ConditionTrue || c.Reason != reasonInstanceUnanswered ||
+					!slices.Contains(reasons(d), "Degraded") {
+					t.Fatalf("%+v", c)
+				}
+			}},
+		{"Degraded while instances are diverged", newWorld(1).instance(1, true).primary("db-1", "db-1").
+			status(func(s *v1.ClusterStatus) { s.DivergedInstances = []string{"db-1"} }),
+			func(t *testing.T, d clusterDecision) {
+				if cond(d, v1.ConditionDegraded).Reason != reasonDivergedInstances {
+					t.Fatalf("%+v", d.Status.Conditions)
+				}
+			}},
+	} {
+		t.Run(tc.rule, func(t *testing.T) { tc.check(t, tc.world.decide()) })
+	}
+}
+
+func TestDecideIsStable(t *testing.T) {
+	w := newWorld(2).primary("db-1", "db-1").instance(1, true).instance(2, true)
+	first := w.decide()
+	w.o.Cluster.Status = first.Status
+	w.o.Now = w.o.Now.Add(time.Minute)
+	second := w.decide()
+	if statusChanged(first.Status, second.Status) {
+		t.Errorf("a converged Cluster needs no status write:\n%+v\n%+v", first.Status, second.Status)
+	}
+	if len(second.Events) != 0 {
+		t.Errorf("no Events without a transition: %v", reasons(second))
+	}
+}
+
+func TestPlanCertificates(t *testing.T) {
+	c := newWorld(2).o.Cluster
+	ca, err := certs.NewCA("db-ca", clusterNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issued := map[string][]byte{}
+	for _, w := range planCertificates(c, []string{"db-1"}, ca, nil, clusterNow) {
+		kp, err := certs.Issue(ca, w.Request, clusterNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		issued[w.Secret] = kp.CertPEM
+	}
+	secrets := func(work []certWork) []string {
+		return names(work, func(w certWork) string { return w.Secret + ":" + w.Reason })
+	}
+	for _, tc := range []struct {
+		rule      string
+		instances []string
+		existing  map[string][]byte
+		at        time.Time
+		mutate    func(*v1.Cluster)
+		want      []string
+	}{
+		{"everything is issued on creation", []string{"db-1"}, nil, clusterNow, nil,
+			[]string{"db-1-server-tls:missing", "db-operator-client-tls:missing", "db-replication-client-tls:missing"}},
+		{"nothing while certificates are fresh", []string{"db-1"}, issued, clusterNow, nil, []string{}},
+		{"a new instance gets its server certificate", []string{"db-1", "db-2"}, issued, clusterNow, nil,
+			[]string{"db-2-server-tls:missing"}},
+		{"all are renewed near expiry", []string{"db-1"}, issued, clusterNow.Add(certs.LeafValidity - time.Hour), nil,
+			[]string{"db-1-server-tls:expiring", "db-operator-client-tls:expiring", "db-replication-client-tls:expiring"}},
+		{"a new additional Service reissues server certificates only", []string{"db-1"}, issued, clusterNow,
+			func(c *v1.Cluster) {
+				c.Spec.Managed = &v1.ManagedConfiguration{Services: &v1.ManagedServices{
+					Additional: []v1.ManagedService{{Name: "lb", SelectorType: v1.ServiceSelectorTypeRW}}}}
+			}, []string{"db-1-server-tls:names differ"}},
+	} {
+		cc := c.DeepCopy()
+		if tc.mutate != nil {
+			tc.mutate(cc)
+		}
+		got := secrets(planCertificates(cc, tc.instances, ca, tc.existing, tc.at))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.rule, got, tc.want)
+		}
+	}
+}
