@@ -1,0 +1,93 @@
+package instance
+
+import (
+	"slices"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+)
+
+// RoleAction is what the role reconciler does to its mysqld.
+type RoleAction int
+
+const (
+	// ActHold keeps the server read-only and leaves replication as it is: the instance is fenced,
+	// or waits for a primary it can verify.
+	ActHold RoleAction = iota
+	// ActPrimary makes the server the primary: wait until the applier has executed everything
+	// received, stop and reset replication, clear read-only, then record status.currentPrimary.
+	// Every step is idempotent, so an instance that already is the primary just confirms it.
+	ActPrimary
+	// ActFollow keeps the server read-only and replicating from Source.
+	ActFollow
+	// ActDiverged keeps the server read-only with replication stopped and reports it diverged.
+	// Its data is never cloned over automatically.
+	ActDiverged
+)
+
+func (a RoleAction) String() string {
+	return [...]string{"hold", "primary", "follow", "diverged"}[a]
+}
+
+// RoleInput is the snapshot the role decision needs.
+type RoleInput struct {
+	Instance string
+	Status   *v1alpha1.ClusterStatus
+	// ReplicatingFrom is the instance this server's replication channel points at ("" if none).
+	ReplicatingFrom string
+	// Executed is this server's gtid_executed.
+	Executed gtid.Set
+	// PrimaryExecuted is the current primary's gtid_executed, nil when unknown. It must be read
+	// after Executed: a primary's set only grows, so whatever this server received from it is then
+	// in PrimaryExecuted, and only transactions the primary never had count as errant.
+	PrimaryExecuted *gtid.Set
+}
+
+// RoleDecision is the outcome of DecideRole.
+type RoleDecision struct {
+	Action RoleAction
+	// Source is the instance to replicate from, for ActFollow.
+	Source string
+	// Errant are the transactions only this server has, for ActDiverged.
+	Errant gtid.Set
+	// Reason explains the decision in a few words, for logs and events.
+	Reason string
+}
+
+// DecideRole converges one instance to status.targetPrimary. Safety first: a fenced instance or
+// one listed as diverged never becomes writable; a replica follows the current primary only when
+// its GTID set is contained in the primary's, or when it already follows that primary.
+func DecideRole(in RoleInput) RoleDecision {
+	st := in.Status
+	switch {
+	case slices.Contains(st.FencedInstances, in.Instance):
+		return RoleDecision{Action: ActHold, Reason: "fenced"}
+	case slices.Contains(st.DivergedInstances, in.Instance):
+		return RoleDecision{Action: ActDiverged, Reason: "listed as diverged; a human must decide"}
+	case st.TargetPrimary == "":
+		return RoleDecision{Action: ActHold, Reason: "no target primary yet"}
+	case st.TargetPrimary == in.Instance:
+		return RoleDecision{Action: ActPrimary, Reason: "target primary"}
+	case st.CurrentPrimary == "" || st.CurrentPrimary == in.Instance:
+		// A switchover away from this instance, or a primary not yet confirmed: read-only until
+		// the target has promoted itself and recorded it.
+		return RoleDecision{Action: ActHold, Reason: "waiting for " + st.TargetPrimary + " to become primary"}
+	}
+	primary := st.CurrentPrimary
+	if in.PrimaryExecuted == nil {
+		if in.ReplicatingFrom == primary {
+			return RoleDecision{Action: ActFollow, Source: primary, Reason: "following the primary"}
+		}
+		return RoleDecision{Action: ActHold, Reason: "primary's GTID set unknown; cannot check divergence"}
+	}
+	if errant := gtid.Errant(in.Executed, *in.PrimaryExecuted); !errant.IsEmpty() {
+		return RoleDecision{Action: ActDiverged, Errant: errant, Reason: "transactions the primary never had"}
+	}
+	return RoleDecision{Action: ActFollow, Source: primary, Reason: "following the primary"}
+}
+
+// Drained reports whether the applier has executed every transaction the receiver got, so that
+// a promoted replica loses nothing it already holds.
+func Drained(retrieved, executed gtid.Set) bool {
+	return executed.Contains(retrieved)
+}

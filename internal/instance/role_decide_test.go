@@ -1,0 +1,101 @@
+package instance
+
+import (
+	"testing"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+)
+
+const (
+	uP = "3e11fa47-71ca-11e1-9e33-c80aa9429562" // the primary's server_uuid
+	uR = "4f22ab58-82db-22f2-af44-d91bb0530673" // a replica's server_uuid
+)
+
+func setPtr(s string) *gtid.Set {
+	v := gtid.MustParse(s)
+	return &v
+}
+
+func TestDecideRole(t *testing.T) {
+	status := func(target, current string) *v1alpha1.ClusterStatus {
+		return &v1alpha1.ClusterStatus{TargetPrimary: target, CurrentPrimary: current}
+	}
+	fenced := status("c-1", "c-1")
+	fenced.FencedInstances = []string{"c-2", "c-1"}
+	diverged := status("c-2", "c-1")
+	diverged.DivergedInstances = []string{"c-2"}
+	for _, tc := range []struct {
+		name       string
+		in         RoleInput
+		want       RoleAction
+		wantSource string
+		wantErrant string
+	}{
+		{"bootstrap: no target yet, everyone read-only",
+			RoleInput{Instance: "c-1", Status: status("", "")}, ActHold, "", ""},
+		{"the target primary promotes itself",
+			RoleInput{Instance: "c-1", Status: status("c-1", "")}, ActPrimary, "", ""},
+		{"the current primary stays primary",
+			RoleInput{Instance: "c-1", Status: status("c-1", "c-1")}, ActPrimary, "", ""},
+		{"a switchover target promotes (after draining)",
+			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1"}, ActPrimary, "", ""},
+		{"the old primary of a switchover turns read-only and waits",
+			RoleInput{Instance: "c-1", Status: status("c-2", "c-1")}, ActHold, "", ""},
+		{"a replica waits while no primary is confirmed",
+			RoleInput{Instance: "c-3", Status: status("c-2", "")}, ActHold, "", ""},
+		{"a fenced replica holds",
+			RoleInput{Instance: "c-2", Status: fenced, PrimaryExecuted: setPtr(uP + ":1-5")}, ActHold, "", ""},
+		{"a fenced primary holds read-only, even as target",
+			RoleInput{Instance: "c-1", Status: fenced}, ActHold, "", ""},
+		{"an instance listed as diverged is never promoted",
+			RoleInput{Instance: "c-2", Status: diverged}, ActDiverged, "", ""},
+		{"a replica contained in the primary follows it",
+			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), Executed: gtid.MustParse(uP + ":1-3"),
+				PrimaryExecuted: setPtr(uP + ":1-5")}, ActFollow, "c-1", ""},
+		{"an empty new replica follows",
+			RoleInput{Instance: "c-3", Status: status("c-1", "c-1"), PrimaryExecuted: setPtr(uP + ":1-5")}, ActFollow, "c-1", ""},
+		{"an errant transaction makes a replica diverged",
+			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), Executed: gtid.MustParse(uP + ":1-3," + uR + ":1"),
+				PrimaryExecuted: setPtr(uP + ":1-5")}, ActDiverged, "", uR + ":1"},
+		{"a former primary with an unreplicated tail is diverged",
+			RoleInput{Instance: "c-1", Status: status("c-2", "c-2"), Executed: gtid.MustParse(uP + ":1-7"),
+				PrimaryExecuted: setPtr(uP + ":1-5," + uR + ":1-2")}, ActDiverged, "", uP + ":6-7"},
+		{"a former primary fully replicated rejoins as a replica",
+			RoleInput{Instance: "c-1", Status: status("c-2", "c-2"), Executed: gtid.MustParse(uP + ":1-5"),
+				PrimaryExecuted: setPtr(uP + ":1-5," + uR + ":1-2")}, ActFollow, "c-2", ""},
+		{"primary's set unknown: a replica already following it keeps following",
+			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-1"}, ActFollow, "c-1", ""},
+		{"primary's set unknown: a replica not yet following it holds",
+			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-3"}, ActHold, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := DecideRole(tc.in)
+			if got.Action != tc.want || got.Source != tc.wantSource || !got.Errant.Equal(gtid.MustParse(tc.wantErrant)) {
+				t.Errorf("DecideRole = %s from %q, errant %q (%s); want %s from %q, errant %q",
+					got.Action, got.Source, got.Errant, got.Reason, tc.want, tc.wantSource, tc.wantErrant)
+			}
+			if got.Reason == "" {
+				t.Error("no reason given")
+			}
+		})
+	}
+}
+
+func TestDrained(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		retrieved, executed string
+		want                bool
+	}{
+		{"nothing received", "", uP + ":1-5", true},
+		{"all applied", uP + ":3-5", uP + ":1-5", true},
+		{"relay log not applied yet", uP + ":3-7", uP + ":1-5", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Drained(gtid.MustParse(tc.retrieved), gtid.MustParse(tc.executed)); got != tc.want {
+				t.Errorf("Drained = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

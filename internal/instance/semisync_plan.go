@@ -1,0 +1,113 @@
+package instance
+
+import (
+	"slices"
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+)
+
+// defaultSemiSyncTimeout applies when the spec leaves timeoutMillis unset (the CRD defaults it).
+const defaultSemiSyncTimeout = 10 * time.Second
+
+// ReplicaHealth is what the semi-sync plan needs to know of one replica: healthy means it is
+// connected to the primary, both replication threads run without error, and it can acknowledge.
+type ReplicaHealth struct {
+	Name    string
+	Healthy bool
+}
+
+// SemiSyncPlan is the runtime semi-sync configuration of the whole cluster at one moment.
+type SemiSyncPlan struct {
+	// Enabled is spec.mysql.semiSync.enabled: the primary waits for acknowledgements.
+	Enabled bool
+	// WaitForReplicaCount is applied as rpl_semi_sync_source_wait_for_replica_count.
+	WaitForReplicaCount int
+	// Timeout is applied as rpl_semi_sync_source_timeout.
+	Timeout time.Duration
+	// Participants are the replicas that acknowledge (rpl_semi_sync_replica_enabled), at most
+	// maxSyncReplicas of them, healthy ones first, each group in name order.
+	Participants []string
+	// Lowered is true when preferred durability lowered the count below minSyncReplicas because
+	// too few replicas are healthy: acknowledged writes then reach fewer replicas than asked.
+	Lowered bool
+	// Short is true when fewer healthy participants than WaitForReplicaCount exist: commits will
+	// wait Timeout and the primary will fall back to asynchronous replication (required
+	// durability with replicas down).
+	Short bool
+}
+
+// PlanSemiSync computes the plan from the spec and the replicas' health. With preferred
+// durability the acknowledgement count follows the healthy participants, never below one and
+// never above minSyncReplicas, so it rises back as replicas recover; with required it stays at
+// minSyncReplicas whatever their health.
+func PlanSemiSync(spec *v1alpha1.ClusterSpec, replicas []ReplicaHealth) SemiSyncPlan {
+	cfg := spec.MySQL.SemiSync
+	plan := SemiSyncPlan{WaitForReplicaCount: 1, Timeout: defaultSemiSyncTimeout}
+	if cfg != nil && cfg.TimeoutMillis > 0 {
+		plan.Timeout = time.Duration(cfg.TimeoutMillis) * time.Millisecond
+	}
+	if cfg == nil || !cfg.Enabled {
+		return plan
+	}
+	plan.Enabled = true
+	want := max(int(spec.MinSyncReplicas), 1)
+	limit := max(int(spec.MaxSyncReplicas), want)
+	plan.Participants = participants(replicas, limit)
+	healthy := 0
+	for _, r := range replicas {
+		if r.Healthy && slices.Contains(plan.Participants, r.Name) {
+			healthy++
+		}
+	}
+	plan.WaitForReplicaCount = want
+	if cfg.DataDurability != v1alpha1.DataDurabilityRequired && healthy < want {
+		plan.WaitForReplicaCount = max(healthy, 1)
+		plan.Lowered = true
+	}
+	plan.Short = healthy < plan.WaitForReplicaCount
+	return plan
+}
+
+// participants picks up to limit replicas: healthy ones first, then the others, so that a
+// recovering replica acknowledges as soon as it catches up. Each group is in name order, so the
+// choice does not depend on the order of the input.
+func participants(replicas []ReplicaHealth, limit int) []string {
+	sorted := slices.Clone(replicas)
+	slices.SortFunc(sorted, func(a, b ReplicaHealth) int {
+		if a.Healthy != b.Healthy {
+			if a.Healthy {
+				return -1
+			}
+			return 1
+		}
+		if a.Name < b.Name {
+			return -1
+		}
+		if a.Name > b.Name {
+			return 1
+		}
+		return 0
+	})
+	var out []string
+	for _, r := range sorted {
+		if len(out) == limit {
+			break
+		}
+		out = append(out, r.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SettingsFor returns the variables one instance applies: the primary waits for
+// acknowledgements, participating replicas send them.
+func (p SemiSyncPlan) SettingsFor(instance string, primary bool) mysql.SemiSyncSettings {
+	return mysql.SemiSyncSettings{
+		SourceEnabled:       p.Enabled && primary,
+		ReplicaEnabled:      p.Enabled && !primary && slices.Contains(p.Participants, instance),
+		WaitForReplicaCount: p.WaitForReplicaCount,
+		Timeout:             p.Timeout,
+	}
+}

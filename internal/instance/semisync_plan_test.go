@@ -1,0 +1,111 @@
+package instance
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+)
+
+func semiSyncSpec(enabled bool, durability v1alpha1.DataDurability, minSync, maxSync int32) *v1alpha1.ClusterSpec {
+	return &v1alpha1.ClusterSpec{
+		Instances: 4, MinSyncReplicas: minSync, MaxSyncReplicas: maxSync,
+		MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
+			Enabled: enabled, TimeoutMillis: 1500, DataDurability: durability,
+		}},
+	}
+}
+
+func replicas(healthy ...bool) []ReplicaHealth {
+	names := []string{"c-2", "c-3", "c-4"}
+	out := make([]ReplicaHealth, len(healthy))
+	for i, h := range healthy {
+		out[i] = ReplicaHealth{Name: names[i], Healthy: h}
+	}
+	return out
+}
+
+func TestPlanSemiSync(t *testing.T) {
+	const (
+		pref = v1alpha1.DataDurabilityPreferred
+		req  = v1alpha1.DataDurabilityRequired
+	)
+	for _, tc := range []struct {
+		name         string
+		spec         *v1alpha1.ClusterSpec
+		replicas     []ReplicaHealth
+		enabled      bool
+		count        int
+		participants []string
+		lowered      bool
+		short        bool
+	}{
+		{"semi-sync off: nothing waits", semiSyncSpec(false, pref, 0, 0), replicas(true, true),
+			false, 1, nil, false, false},
+		{"no semi-sync section: off", &v1alpha1.ClusterSpec{Instances: 3}, replicas(true, true),
+			false, 1, nil, false, false},
+		{"preferred, all healthy: minSyncReplicas", semiSyncSpec(true, pref, 2, 2), replicas(true, true, true),
+			true, 2, []string{"c-2", "c-3"}, false, false},
+		{"preferred lowers the count to the healthy replicas", semiSyncSpec(true, pref, 2, 2), replicas(true, false),
+			true, 1, []string{"c-2", "c-3"}, true, false},
+		{"preferred never goes below one", semiSyncSpec(true, pref, 2, 2), replicas(false, false),
+			true, 1, []string{"c-2", "c-3"}, true, true},
+		{"preferred raises the count back as replicas recover", semiSyncSpec(true, pref, 2, 3), replicas(true, true, false),
+			true, 2, []string{"c-2", "c-3", "c-4"}, false, false},
+		{"preferred is the default when unset", semiSyncSpec(true, "", 2, 2), replicas(false, true),
+			true, 1, []string{"c-2", "c-3"}, true, false},
+		{"required pins minSyncReplicas", semiSyncSpec(true, req, 2, 2), replicas(true, false),
+			true, 2, []string{"c-2", "c-3"}, false, true},
+		{"required with every replica down", semiSyncSpec(true, req, 1, 1), replicas(false, false),
+			true, 1, []string{"c-2"}, false, true},
+		{"maxSyncReplicas bounds the participants, healthy first", semiSyncSpec(true, pref, 1, 1), replicas(false, true, true),
+			true, 1, []string{"c-3"}, false, false},
+		{"a healthy replica replaces a failed participant", semiSyncSpec(true, req, 1, 2), replicas(false, true, true),
+			true, 1, []string{"c-3", "c-4"}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := PlanSemiSync(tc.spec, tc.replicas)
+			if p.Enabled != tc.enabled || p.WaitForReplicaCount != tc.count || p.Lowered != tc.lowered || p.Short != tc.short {
+				t.Errorf("plan = %+v; want enabled %v, count %d, lowered %v, short %v",
+					p, tc.enabled, tc.count, tc.lowered, tc.short)
+			}
+			if !slices.Equal(p.Participants, tc.participants) {
+				t.Errorf("participants = %v, want %v", p.Participants, tc.participants)
+			}
+			if tc.spec.MySQL.SemiSync != nil && p.Timeout != 1500*time.Millisecond {
+				t.Errorf("timeout = %s, want timeoutMillis 1500", p.Timeout)
+			}
+			reversed := slices.Clone(tc.replicas)
+			slices.Reverse(reversed)
+			if again := PlanSemiSync(tc.spec, reversed); !slices.Equal(again.Participants, p.Participants) {
+				t.Errorf("participants depend on input order: %v vs %v", again.Participants, p.Participants)
+			}
+		})
+	}
+}
+
+func TestSemiSyncSettingsFor(t *testing.T) {
+	p := PlanSemiSync(semiSyncSpec(true, v1alpha1.DataDurabilityPreferred, 1, 1), replicas(true, true))
+	for _, tc := range []struct {
+		name     string
+		instance string
+		primary  bool
+		want     mysql.SemiSyncSettings
+	}{
+		{"the primary waits", "c-1", true, mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 1, Timeout: 1500 * time.Millisecond}},
+		{"a participant acknowledges", "c-2", false, mysql.SemiSyncSettings{ReplicaEnabled: true, WaitForReplicaCount: 1, Timeout: 1500 * time.Millisecond}},
+		{"a replica beyond maxSyncReplicas does not", "c-3", false, mysql.SemiSyncSettings{WaitForReplicaCount: 1, Timeout: 1500 * time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := p.SettingsFor(tc.instance, tc.primary); got != tc.want {
+				t.Errorf("SettingsFor = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	off := PlanSemiSync(semiSyncSpec(false, "", 0, 0), nil)
+	if got := off.SettingsFor("c-1", true); got.SourceEnabled || got.ReplicaEnabled || got.WaitForReplicaCount < 1 {
+		t.Errorf("semi-sync off: %+v", got)
+	}
+}
