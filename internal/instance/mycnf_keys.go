@@ -1,0 +1,98 @@
+package instance
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// ownedKeys are the my.cnf options the operator sets or forbids, in canonical form (lower case,
+// underscores). A user parameter naming one of them, an alias, or an abbreviation of one is
+// refused: these decide identity, durability, replication safety and security.
+var ownedKeys = map[string]string{
+	"server_id":                      "identity: derived from the instance serial",
+	"datadir":                        "storage layout",
+	"socket":                         "storage layout",
+	"pid_file":                       "storage layout",
+	"log_error":                      "storage layout",
+	"port":                           "networking is managed",
+	"bind_address":                   "networking is managed",
+	"skip_networking":                "networking is managed",
+	"report_host":                    "identity: replicas find the instance by it",
+	"report_port":                    "identity: replicas find the instance by it",
+	"user":                           "the process user is managed",
+	"gtid_mode":                      "replication: GTIDs are required",
+	"enforce_gtid_consistency":       "replication: GTIDs are required",
+	"log_bin":                        "replication: the binary log is required",
+	"binlog_format":                  "replication: row-based binary log is required",
+	"log_replica_updates":            "replication: every instance must be able to become a source",
+	"log_slave_updates":              "replication: every instance must be able to become a source",
+	"relay_log":                      "replication: relay log layout",
+	"relay_log_recovery":             "replication: crash-safe replicas",
+	"skip_replica_start":             "replication: the instance manager decides when to replicate",
+	"skip_slave_start":               "replication: the instance manager decides when to replicate",
+	"sync_binlog":                    "durability: acknowledged writes must survive a crash",
+	"innodb_flush_log_at_trx_commit": "durability: acknowledged writes must survive a crash",
+	"read_only":                      "roles: every instance starts read-only",
+	"super_read_only":                "roles: every instance starts read-only",
+	"ssl_ca":                         "TLS material is mounted by the operator",
+	"ssl_cert":                       "TLS material is mounted by the operator",
+	"ssl_key":                        "TLS material is mounted by the operator",
+	"plugin_load":                    "plugins are managed",
+	"plugin_load_add":                "plugins are managed",
+	"skip_grant_tables":              "security: authentication cannot be turned off",
+	"rpl_semi_sync_source_enabled":   "semi-sync is applied at runtime from the spec",
+	"rpl_semi_sync_replica_enabled":  "semi-sync is applied at runtime from the spec",
+	"rpl_semi_sync_source_timeout":   "semi-sync is applied at runtime from the spec",
+	"rpl_semi_sync_source_wait_for_replica_count": "semi-sync is applied at runtime from the spec",
+}
+
+// optionPrefixes change how mysqld reads an option; they are stripped before the ownership check
+// so that "loose-sync-binlog" or "skip-log-bin" cannot get around it.
+var optionPrefixes = []string{"loose_", "skip_", "disable_", "enable_", "maximum_"}
+
+var validKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
+// canonicalKey writes an option name the way mysqld compares them: case-insensitive, with dashes
+// and underscores equivalent.
+func canonicalKey(key string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(key)), "-", "_")
+}
+
+// ownedReason returns why key is the operator's, or "" when the user may set it.
+func ownedReason(key string) string {
+	k := canonicalKey(key)
+	for {
+		if reason := ownedOrAbbreviation(k); reason != "" {
+			return reason
+		}
+		stripped := false
+		for _, p := range optionPrefixes {
+			if rest, ok := strings.CutPrefix(k, p); ok && rest != "" {
+				k, stripped = rest, true
+				break
+			}
+		}
+		if !stripped {
+			return ""
+		}
+	}
+}
+
+// ownedOrAbbreviation matches an owned key, or an unambiguous-looking prefix of one (older
+// mysqld versions accept abbreviated option names).
+func ownedOrAbbreviation(k string) string {
+	if reason, ok := ownedKeys[k]; ok {
+		return reason
+	}
+	for _, owned := range sortedOwnedKeys {
+		if strings.HasPrefix(owned, k) {
+			return ownedKeys[owned] + " (abbreviation of " + owned + ")"
+		}
+	}
+	return ""
+}
+
+// sortedOwnedKeys makes the reason given for an abbreviation independent of map order.
+var sortedOwnedKeys = slices.Sorted(maps.Keys(ownedKeys))
