@@ -29,7 +29,7 @@ type sbObservation struct {
 	Cluster *v1.Cluster
 	// Occupant is a Backup at the name about to be created that does not carry Schedule's label.
 	Occupant *v1.Backup
-	// Fresh says Children and Occupant were read from the API server rather than the cache.
+	// Fresh says Schedule and Children were read from the API server rather than the cache.
 	Fresh bool
 }
 
@@ -45,8 +45,8 @@ type sbDecision struct {
 	RequeueAfter         time.Duration
 }
 
-// needsFreshLook says the decision creates a Backup from a cached view: the children and the
-// occupant of the name must be re-read from the API server and the decision taken again.
+// needsFreshLook says the decision creates a Backup from a cached view: the schedule and its
+// children must be re-read from the API server and the decision taken again.
 func (d sbDecision) needsFreshLook(o sbObservation) bool {
 	return d.Create != nil && !o.Fresh
 }

@@ -1,0 +1,72 @@
+// Command scheduledbackup measures the ScheduledBackup controller against a real API server: many
+// ScheduledBackups on a short cadence, their Backups failing at once (a stand-in plays the Backup
+// controller), one operator process. It reports slots that got no Backup or more than one, the
+// lateness from slot to Backup creation as seen by a watch, reconciles per slot, and the operator's
+// CPU seconds and peak RSS. See README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
+)
+
+type options struct {
+	schedules  int
+	namespaces int
+	cadence    time.Duration
+	duration   time.Duration
+	grace      time.Duration
+	workers    int
+}
+
+func main() {
+	var o options
+	operatorMode := flag.Bool("run-operator", false, "internal: run the operator process (KUBECONFIG names the API server)")
+	metricsAddr := flag.String("metrics-addr", "", "internal: metrics address of the operator process")
+	flag.IntVar(&o.schedules, "schedules", 200, "number of ScheduledBackups")
+	flag.IntVar(&o.namespaces, "namespaces", 1, "namespaces the ScheduledBackups are spread over")
+	flag.DurationVar(&o.cadence, "cadence", 10*time.Second, "schedule cadence (whole seconds dividing a minute)")
+	flag.DurationVar(&o.duration, "duration", 90*time.Second, "measured window")
+	flag.DurationVar(&o.grace, "grace", 5*time.Second, "wait after the window for late Backups")
+	flag.IntVar(&o.workers, "workers", 0, "operator reconcile workers (0: the controller's default)")
+	flag.Parse()
+	var err error
+	if *operatorMode {
+		err = runOperator(*metricsAddr, o.workers)
+	} else {
+		err = runBenchmark(o)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func runBenchmark(o options) error {
+	if o.cadence < time.Second || time.Minute%o.cadence != 0 || o.cadence%time.Second != 0 {
+		return fmt.Errorf("cadence %v must be whole seconds dividing a minute", o.cadence)
+	}
+	env, err := kubetest.Start(kubetest.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = env.Stop() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b, err := newBench(ctx, env, o)
+	if err != nil {
+		return err
+	}
+	defer b.cleanup()
+	res, err := b.run(ctx)
+	if err != nil {
+		return err
+	}
+	res.print(os.Stdout, o)
+	return nil
+}

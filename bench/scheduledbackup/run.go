@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// run starts the observer and the operator, waits until every schedule was checked once, then
+// measures a window of whole slots and stops the operator.
+func (b *bench) run(ctx context.Context) (*result, error) {
+	wc, err := client.NewWithWatch(b.env.Config, client.Options{Scheme: b.env.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	obs := newObserver(wc)
+	if err := obs.run(ctx); err != nil {
+		return nil, err
+	}
+	started := time.Now()
+	if err := b.startOperator(); err != nil {
+		return nil, err
+	}
+	if err := b.waitAllChecked(ctx); err != nil {
+		return nil, err
+	}
+	res := &result{schedules: len(b.names), startup: time.Since(started)}
+	servers := childrenNamed("kube-apiserver", "etcd")
+	t0 := time.Now().Add(2 * time.Second).Truncate(b.o.cadence).Add(b.o.cadence)
+	end := t0.Add(b.o.duration)
+
+	sleepUntil(t0.Add(-time.Second))
+	r0, err := reconcileCount(ctx, b.metrics)
+	if err != nil {
+		return nil, err
+	}
+	c0, _ := cpuTime(b.op.Process.Pid)
+	s0 := totalCPU(servers)
+	sleepUntil(end.Add(-time.Second))
+	r1, err := reconcileCount(ctx, b.metrics)
+	if err != nil {
+		return nil, err
+	}
+	c1, _ := cpuTime(b.op.Process.Pid)
+	s1 := totalCPU(servers)
+	sleepUntil(end.Add(b.o.grace))
+
+	res.tally(obs.snapshot(), b.names, t0, end, b.o.cadence)
+	res.reconciles = r1 - r0
+	res.operatorWindowCPU, res.serverWindowCPU = c1-c0, s1-s0
+	if res.operatorCPU, res.operatorRSS, err = b.stopOperator(); err != nil {
+		return nil, err
+	}
+	close(obs.errs)
+	for err := range obs.errs {
+		res.observerErrors = append(res.observerErrors, err.Error())
+	}
+	return res, nil
+}
+
+// waitAllChecked waits until the operator has checked every schedule once (lastCheckTime set).
+func (b *bench) waitAllChecked(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		var list v1.ScheduledBackupList
+		if err := b.env.Client.List(ctx, &list); err != nil {
+			return false, err
+		}
+		for _, sb := range list.Items {
+			if sb.Status.LastCheckTime == nil {
+				return false, nil
+			}
+		}
+		return len(list.Items) == len(b.names), nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the operator to check every schedule: %w", err)
+	}
+	return nil
+}
+
+func sleepUntil(t time.Time) {
+	if d := time.Until(t); d > 0 {
+		time.Sleep(d)
+	}
+}

@@ -1,0 +1,75 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// create creates d's Backup, if any; false when its name is already taken.
+func (r *ScheduledBackupReconciler) create(ctx context.Context, sb *v1.ScheduledBackup, d sbDecision) (bool, error) {
+	if d.Create == nil {
+		return false, nil
+	}
+	if err := r.Client.Create(ctx, d.Create); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("creating Backup %s: %w", d.Create.Name, err)
+	}
+	log.FromContext(ctx).Info("created backup", "backup", d.Create.Name)
+	emit(r.Recorder, sb, []eventRecord{d.CreateEvent})
+	return true, nil
+}
+
+// act performs the rest of d once its Backup exists: patch the status, reset skipImmediately,
+// prune, then emit Events.
+func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBackup, d sbDecision) (ctrl.Result, error) {
+	updated := sb.DeepCopy()
+	if !statusEqual(sb.Status, d.Status) {
+		updated.Status = d.Status
+		if err := patchStatus(ctx, r.Client, updated, sb); err != nil {
+			return conflictOr(err)
+		}
+	}
+	if d.ResetSkipImmediately {
+		base := updated.DeepCopy()
+		updated.Spec.SkipImmediately = new(bool)
+		if err := patchSpec(ctx, r.Client, updated, base); err != nil {
+			return conflictOr(err)
+		}
+	}
+	if err := r.prune(ctx, d.Prune); err != nil {
+		return ctrl.Result{}, err
+	}
+	emit(r.Recorder, updated, d.Events)
+	return ctrl.Result{RequeueAfter: d.RequeueAfter}, nil
+}
+
+// prune deletes history beyond the limits. Each Backup gets deletionPolicy keep first, so
+// deleting the object never deletes its remote data.
+func (r *ScheduledBackupReconciler) prune(ctx context.Context, backups []*v1.Backup) error {
+	for _, b := range backups {
+		b = b.DeepCopy()
+		if b.Spec.DeletionPolicy != v1.DeletionPolicyKeep {
+			base := b.DeepCopy()
+			b.Spec.DeletionPolicy = v1.DeletionPolicyKeep
+			if err := patchSpec(ctx, r.Client, b, base); apierrors.IsNotFound(err) {
+				continue
+			} else if err != nil {
+				return err
+			}
+		}
+		uid := b.UID
+		if err := r.Client.Delete(ctx, b, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting Backup %s beyond the history limit: %w", b.Name, err)
+		}
+	}
+	return nil
+}
