@@ -140,6 +140,7 @@ type BackupStatus struct {
 // +kubebuilder:printcolumn:name="Error",type=string,JSONPath=`.status.error`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a Backup name is at most 63 characters, so its Job name and labels stay valid"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name != 'binlogs'",message="a Backup cannot be named binlogs: the object store keeps archived binlogs under <cluster>/binlogs/"
 type Backup struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
