@@ -18,6 +18,7 @@ import (
 // no other controller, so its CPU and memory are the scheduler's alone.
 func runOperator(metricsAddr string, workers int) error {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zap.Options{})))
+	registerLatencyMetric()
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return err

@@ -28,6 +28,32 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * time.Second / clockTicks, nil
 }
 
+// machineBusy is the CPU time all processes of the machine used so far (all CPUs, not idle).
+func machineBusy() time.Duration {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(strings.SplitN(string(data), "\n", 2)[0])[1:]
+	var busy int64
+	for i, f := range fields {
+		v, _ := strconv.ParseInt(f, 10, 64)
+		if i != 3 && i != 4 { // idle, iowait
+			busy += v
+		}
+	}
+	return time.Duration(busy) * time.Second / clockTicks
+}
+
+// loadAverage is the one-minute load average.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(data))[0]
+}
+
 // childrenNamed finds the child processes of this process with the given command names: the
 // envtest kube-apiserver and etcd.
 func childrenNamed(names ...string) []int {
@@ -67,27 +93,47 @@ func totalCPU(pids []int) time.Duration {
 	return sum
 }
 
-// reconcileCount reads controller_runtime_reconcile_total of the scheduledbackup controller.
-func reconcileCount(ctx context.Context, url string) (float64, error) {
+// scrape reads the operator's Prometheus metrics as name{labels} -> value.
+func scrape(ctx context.Context, url string) (map[string]float64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("scraping the operator's metrics: %w", err)
+		return nil, fmt.Errorf("scraping the operator's metrics: %w", err)
 	}
 	defer resp.Body.Close()
-	var sum float64
+	out := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if strings.HasPrefix(line, "controller_runtime_reconcile_total{") && strings.Contains(line, `controller="scheduledbackup"`) {
-			v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-			if err == nil {
-				sum += v
-			}
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+			out[line[:i]] = v
 		}
 	}
-	return sum, sc.Err()
+	return out, sc.Err()
+}
+
+// metricDelta sums, over every series of name whose labels contain all of match, end - start.
+func metricDelta(start, end map[string]float64, name string, match ...string) float64 {
+	var sum float64
+	for k, v := range end {
+		if !strings.HasPrefix(k, name+"{") && k != name {
+			continue
+		}
+		ok := true
+		for _, m := range match {
+			ok = ok && strings.Contains(k, m)
+		}
+		if ok {
+			sum += v - start[k]
+		}
+	}
+	return sum
 }

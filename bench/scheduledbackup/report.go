@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -20,10 +21,15 @@ type result struct {
 	unexpected           int
 	lateness             []time.Duration
 	reconciles           float64
+	// means over the window, from the operator's own metrics
+	queueWait, reconcileTime time.Duration
+	apiLatency               map[string]time.Duration
 
 	operatorWindowCPU, serverWindowCPU time.Duration
 	operatorCPU                        time.Duration
 	operatorRSS                        int64
+	machineBusy                        time.Duration
+	load                               [2]string
 	observerErrors                     []string
 }
 
@@ -56,6 +62,25 @@ func (r *result) tally(seen []creation, schedules []client.ObjectKey, t0, end ti
 	}
 }
 
+// metrics derives the reconcile count and mean latencies of the window from two scrapes.
+func (r *result) metrics(m0, m1 map[string]float64) {
+	ctrlLabel := `controller="scheduledbackup"`
+	r.reconciles = metricDelta(m0, m1, "controller_runtime_reconcile_total", ctrlLabel)
+	mean := func(name string, match ...string) time.Duration {
+		n := metricDelta(m0, m1, name+"_count", match...)
+		if n == 0 {
+			return 0
+		}
+		return time.Duration(metricDelta(m0, m1, name+"_sum", match...) / n * float64(time.Second))
+	}
+	r.queueWait = mean("workqueue_queue_duration_seconds", `name="scheduledbackup"`)
+	r.reconcileTime = mean("controller_runtime_reconcile_time_seconds", ctrlLabel)
+	r.apiLatency = map[string]time.Duration{}
+	for _, verb := range []string{"GET", "LIST", "POST", "PATCH", "DELETE"} {
+		r.apiLatency[verb] = mean("rest_client_request_duration_seconds", `verb="`+verb+`"`)
+	}
+}
+
 func percentile(sorted []time.Duration, p float64) time.Duration {
 	if len(sorted) == 0 {
 		return 0
@@ -77,9 +102,15 @@ func (r *result) print(w io.Writer, o options) {
 	fmt.Fprintf(w, "lateness slot→Backup (watch): p50 %v  p99 %v  max %v  (%d Backups)\n",
 		p50.Round(time.Millisecond), p99.Round(time.Millisecond), maxLate.Round(time.Millisecond), len(r.lateness))
 	fmt.Fprintf(w, "reconciles per slot:         %.2f (%.0f reconciles)\n", r.reconciles/float64(max(expected, 1)), r.reconciles)
+	fmt.Fprintf(w, "operator means:              queue wait %v, reconcile %v, API GET %v LIST %v POST %v PATCH %v DELETE %v\n",
+		r.queueWait.Round(time.Millisecond), r.reconcileTime.Round(time.Millisecond), r.apiLatency["GET"].Round(time.Millisecond),
+		r.apiLatency["LIST"].Round(time.Millisecond), r.apiLatency["POST"].Round(time.Millisecond),
+		r.apiLatency["PATCH"].Round(time.Millisecond), r.apiLatency["DELETE"].Round(time.Millisecond))
 	fmt.Fprintf(w, "operator CPU:                %.1f s in the window (%.1f s over its life), peak RSS %d MiB\n",
 		r.operatorWindowCPU.Seconds(), r.operatorCPU.Seconds(), r.operatorRSS>>20)
 	fmt.Fprintf(w, "kube-apiserver + etcd CPU:   %.1f s in the window\n", r.serverWindowCPU.Seconds())
+	fmt.Fprintf(w, "machine:                     %d CPUs, %.1f CPU-s busy in the window (all processes), load average %s -> %s\n",
+		runtime.NumCPU(), r.machineBusy.Seconds(), r.load[0], r.load[1])
 	if len(r.observerErrors) > 0 {
 		fmt.Fprintf(w, "observer errors:             %d, first: %s\n", len(r.observerErrors), r.observerErrors[0])
 	}

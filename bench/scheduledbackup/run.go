@@ -35,23 +35,25 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	end := t0.Add(b.o.duration)
 
 	sleepUntil(t0.Add(-time.Second))
-	r0, err := reconcileCount(ctx, b.metrics)
+	m0, err := scrape(ctx, b.metrics)
 	if err != nil {
 		return nil, err
 	}
 	c0, _ := cpuTime(b.op.Process.Pid)
+	busy0, load0 := machineBusy(), loadAverage()
 	s0 := totalCPU(servers)
 	sleepUntil(end.Add(-time.Second))
-	r1, err := reconcileCount(ctx, b.metrics)
+	m1, err := scrape(ctx, b.metrics)
 	if err != nil {
 		return nil, err
 	}
 	c1, _ := cpuTime(b.op.Process.Pid)
 	s1 := totalCPU(servers)
+	res.machineBusy, res.load = machineBusy()-busy0, [2]string{load0, loadAverage()}
 	sleepUntil(end.Add(b.o.grace))
 
 	res.tally(obs.snapshot(), b.names, t0, end, b.o.cadence)
-	res.reconciles = r1 - r0
+	res.metrics(m0, m1)
 	res.operatorWindowCPU, res.serverWindowCPU = c1-c0, s1-s0
 	if res.operatorCPU, res.operatorRSS, err = b.stopOperator(); err != nil {
 		return nil, err

@@ -27,6 +27,9 @@ type ScheduledBackupReconciler struct {
 	Clock     clock.PassiveClock
 	// MaxConcurrentReconciles defaults to defaultScheduledBackupWorkers.
 	MaxConcurrentReconciles int
+
+	// cacheIndexed says Client is the manager's cache with the Backup index of SetupWithManager.
+	cacheIndexed bool
 }
 
 // Reconcile gathers, decides and acts for one ScheduledBackup. A decision to create a Backup is

@@ -22,7 +22,7 @@ func (r *ScheduledBackupReconciler) gather(ctx context.Context, key client.Objec
 	}
 	o := &sbObservation{Now: r.Clock.Now(), Schedule: &sb}
 	var err error
-	if o.Children, err = listChildren(ctx, r.Client, &sb); err != nil {
+	if o.Children, err = listChildren(ctx, r.Client, &sb, r.cacheIndexed); err != nil {
 		return nil, err
 	}
 	var cluster v1.Cluster
@@ -47,7 +47,7 @@ func (r *ScheduledBackupReconciler) refresh(ctx context.Context, o *sbObservatio
 	if sb.DeletionTimestamp != nil {
 		return false, nil
 	}
-	children, err := listChildren(ctx, r.APIReader, &sb)
+	children, err := listChildren(ctx, r.APIReader, &sb, false)
 	if err != nil {
 		return false, err
 	}
@@ -68,11 +68,15 @@ func (r *ScheduledBackupReconciler) occupant(ctx context.Context, sb *v1.Schedul
 	return &b, nil
 }
 
-// listChildren lists the Backups carrying sb's label, whatever their owner references.
-func listChildren(ctx context.Context, c client.Reader, sb *v1.ScheduledBackup) ([]v1.Backup, error) {
+// listChildren lists the Backups carrying sb's label, whatever their owner references; through
+// the cache's index when indexed, else by label selector.
+func listChildren(ctx context.Context, c client.Reader, sb *v1.ScheduledBackup, indexed bool) ([]v1.Backup, error) {
 	var list v1.BackupList
-	if err := c.List(ctx, &list, client.InNamespace(sb.Namespace),
-		client.MatchingLabels{v1.ScheduledBackupLabel: sb.Name}); err != nil {
+	var selector client.ListOption = client.MatchingLabels{v1.ScheduledBackupLabel: sb.Name}
+	if indexed {
+		selector = client.MatchingFields{backupScheduleIndex: sb.Name}
+	}
+	if err := c.List(ctx, &list, client.InNamespace(sb.Namespace), selector); err != nil {
 		return nil, fmt.Errorf("listing the Backups of ScheduledBackup %s: %w", sb.Name, err)
 	}
 	return list.Items, nil

@@ -18,10 +18,14 @@ import (
 )
 
 const (
-	// defaultScheduledBackupWorkers is how many ScheduledBackups are reconciled in parallel.
-	defaultScheduledBackupWorkers = 4
+	// defaultScheduledBackupWorkers is how many ScheduledBackups are reconciled in parallel: the
+	// work is mostly waiting on the API server, and many schedules often share a slot.
+	defaultScheduledBackupWorkers = 10
 	// scheduledBackupClusterIndex indexes ScheduledBackups by spec.cluster.name.
 	scheduledBackupClusterIndex = "spec.cluster.name"
+	// backupScheduleIndex indexes cached Backups by their ScheduledBackup label, so listing one
+	// schedule's children does not scan every Backup of the namespace.
+	backupScheduleIndex = "metadata.labels.scheduled-backup"
 )
 
 // SetupWithManager registers the reconciler. A ScheduledBackup is reconciled when its spec
@@ -32,6 +36,16 @@ func (r *ScheduledBackupReconciler) SetupWithManager(mgr ctrl.Manager, opts ...f
 		func(o client.Object) []string { return []string{o.(*v1.ScheduledBackup).Spec.Cluster.Name} }); err != nil {
 		return fmt.Errorf("indexing ScheduledBackups by Cluster: %w", err)
 	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1.Backup{}, backupScheduleIndex,
+		func(o client.Object) []string {
+			if name := o.GetLabels()[v1.ScheduledBackupLabel]; name != "" {
+				return []string{name}
+			}
+			return nil
+		}); err != nil {
+		return fmt.Errorf("indexing Backups by ScheduledBackup: %w", err)
+	}
+	r.cacheIndexed = true
 	options := controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}
 	if options.MaxConcurrentReconciles == 0 {
 		options.MaxConcurrentReconciles = defaultScheduledBackupWorkers
