@@ -94,8 +94,9 @@ type ScheduledBackupStatus struct {
 	// +optional
 	NextScheduleTime *metav1.Time `json:"nextScheduleTime,omitempty"`
 
-	// LastSkipped is when a due run was last skipped by skipImmediately; the later of it and
-	// LastScheduleTime is the cron reference.
+	// LastSkipped is the last slot or moment deliberately not run (consumed skipImmediately, or a
+	// slot whose name a foreign Backup holds); the later of it and LastScheduleTime is the cron
+	// reference.
 	// +optional
 	LastSkipped *metav1.Time `json:"lastSkipped,omitempty"`
 
