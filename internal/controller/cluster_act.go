@@ -19,7 +19,7 @@ import (
 func (r *ClusterReconciler) act(ctx context.Context, o *clusterObservation, d clusterDecision) error {
 	c := o.Cluster
 	events, err := r.ensureSecrets(ctx, c, d.Instances, o.Now)
-	defer func() { emit(r.Recorder, c, events) }()
+	defer func() { emit(r.Recorder, c, mergeEvents(events)) }()
 	if err != nil {
 		return err
 	}

@@ -37,3 +37,20 @@ var (
 	evClusterDegraded = eventKind{corev1.EventTypeWarning, "Degraded",
 		"%s"}
 )
+
+// mergeEvents folds the records of one reconcile that share a reason into one Event, keeping the
+// first one's position: client-go drops Events beyond a small per-object burst, so a Cluster
+// creating ten Secrets must not spend ten of them.
+func mergeEvents(in []eventRecord) []eventRecord {
+	var out []eventRecord
+	index := map[string]int{}
+	for _, e := range in {
+		if i, ok := index[e.Kind.Reason]; ok {
+			out[i].Message += "; " + e.Message
+			continue
+		}
+		index[e.Kind.Reason] = len(out)
+		out = append(out, e)
+	}
+	return out
+}

@@ -215,3 +215,11 @@ func TestPlanCertificates(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeEvents(t *testing.T) {
+	got := mergeEvents([]eventRecord{evClusterSecretCreated.with("a"), evClusterInstanceCreated.with("db-1"),
+		evClusterSecretCreated.with("b")})
+	if len(got) != 2 || got[0].Message != "Created Secret a; Created Secret b" || got[1].Kind.Reason != "InstanceCreated" {
+		t.Errorf("Events of one reason fold into one, in first-seen order: %+v", got)
+	}
+}

@@ -1,0 +1,106 @@
+package clustercontroller
+
+import (
+	"context"
+	"crypto/x509"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+)
+
+func secretData(t *testing.T, ns, name string) map[string][]byte {
+	t.Helper()
+	var s corev1.Secret
+	if err := kc.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Data
+}
+
+func leaf(t *testing.T, ns, name string) *x509.Certificate {
+	t.Helper()
+	cert, err := certs.ParseCertificate(secretData(t, ns, name)[certs.CertKey])
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return cert
+}
+
+// TestCertificatesAndRenewal checks the SANs and usages of every certificate against the cluster
+// CA, then moves the clock close to expiry and into a new Service and watches them be reissued,
+// while user passwords never change.
+func TestCertificatesAndRenewal(t *testing.T) {
+	c := readyCluster(t, 2, func(c *v1.Cluster) {
+		c.Spec.Managed = &v1.ManagedConfiguration{Services: &v1.ManagedServices{
+			Additional: []v1.ManagedService{{Name: "lb", SelectorType: v1.ServiceSelectorTypeRW}}}}
+	})
+	ns := c.Namespace
+	roots := x509.NewCertPool()
+	ca, err := certs.ParseCertificate(secretData(t, ns, "db-ca")["ca.crt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots.AddCert(ca)
+	verify := func(cert *x509.Certificate, usage x509.ExtKeyUsage, name string) error {
+		_, err := cert.Verify(x509.VerifyOptions{Roots: roots, DNSName: name, CurrentTime: clk.Now(), KeyUsages: []x509.ExtKeyUsage{usage}})
+		return err
+	}
+	server := leaf(t, ns, "db-2-server-tls")
+	for _, name := range []string{"db-2.db-2." + ns + ".svc", "db-2", "db-2." + ns, "db-2." + ns + ".svc",
+		"db-2." + ns + ".svc.cluster.local", "db-rw." + ns + ".svc", "db-ro", "db-r." + ns, "db-lb." + ns + ".svc"} {
+		if err := verify(server, x509.ExtKeyUsageServerAuth, name); err != nil {
+			t.Errorf("the server certificate of db-2 is valid for %s: %v", name, err)
+		}
+	}
+	for secret, cn := range map[string]string{"db-operator-client-tls": certs.OperatorCommonName, "db-replication-client-tls": "replication"} {
+		cert := leaf(t, ns, secret)
+		if err := verify(cert, x509.ExtKeyUsageClientAuth, ""); err != nil || cert.Subject.CommonName != cn {
+			t.Errorf("%s is a client certificate for %s: %v, CN %s", secret, cn, err, cert.Subject.CommonName)
+		}
+	}
+	if string(secretData(t, ns, "db-2-server-tls")["ca.crt"]) != string(secretData(t, ns, "db-ca")["ca.crt"]) {
+		t.Error("server certificate Secrets carry the CA for Pods to trust")
+	}
+	passwords := map[string]string{}
+	for _, u := range []string{"root", "replication", "backup", "app"} {
+		passwords[u] = string(secretData(t, ns, "db-"+u)["password"])
+	}
+
+	t.Run("certificates are renewed within the threshold of expiry; the CA and passwords stay", func(t *testing.T) {
+		before := leaf(t, ns, "db-1-server-tls").SerialNumber
+		clk.SetTime(clk.Now().Add(certs.LeafValidity - certs.RenewBefore + time.Hour))
+		eventually(t, "db-1's certificate is reissued", func(context.Context) (bool, error) {
+			return leaf(t, ns, "db-1-server-tls").SerialNumber.Cmp(before) != 0, nil
+		})
+		for _, s := range []string{"db-2-server-tls", "db-operator-client-tls", "db-replication-client-tls"} {
+			eventually(t, s+" is renewed", func(context.Context) (bool, error) {
+				return leaf(t, ns, s).NotAfter.After(clk.Now().Add(certs.RenewBefore)), nil
+			})
+		}
+		if after, _ := certs.ParseCertificate(secretData(t, ns, "db-ca")["ca.crt"]); !after.Equal(ca) {
+			t.Error("the CA is not renewed with its leaves")
+		}
+		for u, p := range passwords {
+			if got := string(secretData(t, ns, "db-"+u)["password"]); got != p || len(p) != 32 {
+				t.Errorf("the %s password is never overwritten", u)
+			}
+		}
+		assertEvents(t, ns, "CertificateIssued")
+	})
+	t.Run("a new additional Service is added to every server certificate", func(t *testing.T) {
+		updateCluster(t, c, false, func(c *v1.Cluster) {
+			c.Spec.Managed.Services.Additional = append(c.Spec.Managed.Services.Additional,
+				v1.ManagedService{Name: "reads", SelectorType: v1.ServiceSelectorTypeRO})
+		})
+		eventually(t, "db-1 and db-2 carry db-reads", func(context.Context) (bool, error) {
+			return slices.Contains(leaf(t, ns, "db-1-server-tls").DNSNames, "db-reads."+ns+".svc") &&
+				slices.Contains(leaf(t, ns, "db-2-server-tls").DNSNames, "db-reads."+ns+".svc"), nil
+		})
+	})
+}

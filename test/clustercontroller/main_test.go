@@ -1,0 +1,193 @@
+package clustercontroller
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
+)
+
+var (
+	env *kubetest.Env
+	// kc is an uncached client without the default client-side rate limit, which the fake kubelet
+	// and the polling loops would otherwise exhaust.
+	kc      client.Client
+	clk     *clocktesting.FakePassiveClock
+	reports = &fakeReports{errs: map[string]error{}, gtids: map[string]string{}}
+)
+
+func TestMain(m *testing.M) {
+	code, err := run(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func run(m *testing.M) (int, error) {
+	var err error
+	if env, err = kubetest.Start(kubetest.Options{ControllerManager: true}); err != nil {
+		return 1, err
+	}
+	defer env.Stop()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = 1000, 2000
+	if kc, err = client.New(cfg, client.Options{Scheme: env.Scheme}); err != nil {
+		return 1, err
+	}
+	if err := env.EnsureNode(context.Background(), nodeName); err != nil {
+		return 1, err
+	}
+	if os.Getenv("CLUSTER_TEST_LOG") != "" {
+		ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
+	} else {
+		ctrl.SetLogger(logr.Discard())
+	}
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	if err != nil {
+		return 1, err
+	}
+	clk = clocktesting.NewFakePassiveClock(time.Now())
+	r := &controller.ClusterReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+		Recorder: mgr.GetEventRecorderFor("cluster-controller"), Clock: clk, OperatorImage: "operator:test",
+		Instances: reports, ReportInterval: 500 * time.Millisecond}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return 1, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	code := m.Run()
+	cancel()
+	return code, <-done
+}
+
+// fakeReports stands in for the instance managers: every running Pod answers with its role
+// label and the GTID set the test gave it, unless the test made it fail.
+type fakeReports struct {
+	mu    sync.Mutex
+	errs  map[string]error  // namespace/instance
+	gtids map[string]string // namespace/instance
+}
+
+func (f *fakeReports) set(ns, instance, gtid string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.gtids[ns+"/"+instance], f.errs[ns+"/"+instance] = gtid, err
+}
+
+func (f *fakeReports) InstanceStatuses(_ context.Context, _ *v1.Cluster, pods []corev1.Pod) (map[string]*instanceclient.Status, map[string]error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out, errs := map[string]*instanceclient.Status{}, map[string]error{}
+	for _, p := range pods {
+		if p.Status.Phase != corev1.PodRunning {
+			continue
+		}
+		key := p.Namespace + "/" + p.Name
+		if err := f.errs[key]; err != nil {
+			errs[p.Name] = err
+			continue
+		}
+		st := &instanceclient.Status{Instance: p.Name, Role: p.Labels[v1.RoleLabel], GTIDExecuted: f.gtids[key]}
+		if st.Role == v1.RolePrimary {
+			st.SemiSync = &instanceclient.SemiSyncStatus{Active: true, WaitForReplicaCount: 1, Clients: 1}
+		}
+		out[p.Name] = st
+	}
+	return out, errs
+}
+
+// newCluster creates a Cluster in a new namespace and starts a fake kubelet there.
+func newCluster(t *testing.T, instances int32, mutate func(*v1.Cluster)) *v1.Cluster {
+	t.Helper()
+	ns := env.NewNamespace(t)
+	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
+		Spec: v1.ClusterSpec{Instances: instances, MaxSwitchoverDelay: 3600, ImageName: "mysql:test",
+			Storage: v1.StorageConfiguration{Size: resource.MustParse("1Gi")}}}
+	if mutate != nil {
+		mutate(c)
+	}
+	if err := kc.Create(context.Background(), c); err != nil {
+		t.Fatalf("creating the Cluster: %v", err)
+	}
+	startKubelet(t, ns)
+	return c
+}
+
+// eventually polls cond until it holds, failing the test after 60 s.
+func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var last error
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		ok, err := cond(ctx)
+		last = err
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("%s: %v (last error: %v)", what, err, last)
+	}
+}
+
+// getCluster reads the Cluster again.
+func getCluster(t *testing.T, c *v1.Cluster) *v1.Cluster {
+	t.Helper()
+	var out v1.Cluster
+	if err := kc.Get(context.Background(), client.ObjectKeyFromObject(c), &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
+}
+
+// setPrimary plays the instance managers: the target promoted itself and wrote currentPrimary.
+func setPrimary(t *testing.T, c *v1.Cluster, name string) {
+	t.Helper()
+	eventually(t, "writing currentPrimary "+name, func(ctx context.Context) (bool, error) {
+		cur := getCluster(t, c)
+		old := cur.DeepCopy()
+		cur.Status.CurrentPrimary, cur.Status.TargetPrimary = name, name
+		err := kc.Status().Patch(ctx, cur, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{}))
+		return err == nil, err
+	})
+}
+
+// updateCluster changes the Cluster's spec or status with f, retrying on conflicts.
+func updateCluster(t *testing.T, c *v1.Cluster, status bool, f func(*v1.Cluster)) {
+	t.Helper()
+	eventually(t, "updating the Cluster", func(ctx context.Context) (bool, error) {
+		cur := getCluster(t, c)
+		old := cur.DeepCopy()
+		f(cur)
+		patch := client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})
+		var err error
+		if status {
+			err = kc.Status().Patch(ctx, cur, patch)
+		} else {
+			err = kc.Patch(ctx, cur, patch)
+		}
+		return err == nil, err
+	})
+}

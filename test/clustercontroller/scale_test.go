@@ -1,0 +1,73 @@
+package clustercontroller
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// TestScaleUpAndDown scales a Cluster up, down past its primary's serial, and up again.
+func TestScaleUpAndDown(t *testing.T) {
+	c := readyCluster(t, 2, nil)
+	ns := c.Namespace
+	scale := func(n int32) { updateCluster(t, c, false, func(c *v1.Cluster) { c.Spec.Instances = n }) }
+
+	t.Run("scale up adds the next serial", func(t *testing.T) {
+		scale(3)
+		waitInstances(t, c, "db-1", "db-2", "db-3")
+	})
+	t.Run("scale down removes the highest serial replica, never the primary, and keeps its PVC", func(t *testing.T) {
+		setPrimary(t, c, "db-3") // the highest serial is the primary now
+		scale(1)
+		waitInstances(t, c, "db-3")
+		if got := names(t, ns, &corev1.PersistentVolumeClaimList{}); !slices.Equal(got, []string{"db-1", "db-2", "db-3"}) {
+			t.Errorf("PVCs of removed instances are kept: %v", got)
+		}
+		for _, name := range []string{"db-1", "db-2"} {
+			var pvc corev1.PersistentVolumeClaim
+			if err := kc.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &pvc); err != nil ||
+				pvc.Annotations[specs.DetachedAnnotation] == "" {
+				t.Errorf("PVC %s is marked detached: %v %v", name, err, pvc.Annotations)
+			}
+		}
+		eventually(t, "the removed instances' headless Services go", func(context.Context) (bool, error) {
+			got := names(t, ns, &corev1.ServiceList{})
+			return slices.Equal(got, []string{"db-3", "db-r", "db-ro", "db-rw"}), nil
+		})
+		waitEndpoints(t, ns, map[string][]string{"db-rw": {"db-3"}, "db-ro": {}})
+		assertEvents(t, ns, "InstanceRemoved")
+	})
+	t.Run("scaling up again never reuses a serial", func(t *testing.T) {
+		scale(2)
+		waitInstances(t, c, "db-3", "db-4")
+		eventually(t, "latestGeneratedNode records serial 4", func(context.Context) (bool, error) {
+			return getCluster(t, c).Status.LatestGeneratedNode == 4, nil
+		})
+	})
+	t.Run("a deleted Pod is recreated on its retained PVC", func(t *testing.T) {
+		pod := &corev1.Pod{}
+		pod.Name, pod.Namespace = "db-4", ns
+		var before corev1.Pod
+		if err := kc.Get(context.Background(), client.ObjectKeyFromObject(pod), &before); err != nil {
+			t.Fatal(err)
+		}
+		if err := kc.Delete(context.Background(), pod); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "db-4 comes back as a new Pod", func(ctx context.Context) (bool, error) {
+			var after corev1.Pod
+			err := kc.Get(ctx, client.ObjectKeyFromObject(pod), &after)
+			return err == nil && after.UID != before.UID, client.IgnoreNotFound(err)
+		})
+		waitInstances(t, c, "db-3", "db-4")
+		if got := names(t, ns, &corev1.PersistentVolumeClaimList{}); len(got) != 4 {
+			t.Errorf("no new PVC: %v", got)
+		}
+	})
+}
