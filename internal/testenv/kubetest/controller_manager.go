@@ -20,6 +20,7 @@ var controllerManagerControllers = []string{
 	"ttl-after-finished-controller",
 	"endpointslice-controller",
 	"namespace-controller",
+	"persistentvolumeclaim-protection-controller",
 }
 
 // controllerManager is a running kube-controller-manager process.
