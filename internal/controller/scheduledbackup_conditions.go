@@ -59,7 +59,7 @@ func (p *sbPlanner) setDegraded() {
 			fmt.Sprintf("Cluster %s not found", p.sb.Spec.Cluster.Name))
 	case ok && last.backup.Status.Phase == v1.BackupPhaseFailed:
 		p.setCondition(v1.ConditionDegraded, true, reasonBackupFailed,
-			fmt.Sprintf("the most recent finished Backup %s failed: %s", last.backup.Name, last.backup.Status.Error))
+			fmt.Sprintf("the most recent finished Backup %s failed: %s", last.backup.Name, failure(last.backup)))
 	case ok:
 		p.setCondition(v1.ConditionDegraded, false, reasonBackupsSucceed,
 			fmt.Sprintf("the most recent finished Backup %s completed", last.backup.Name))
@@ -96,10 +96,18 @@ func (p *sbPlanner) transitionEvents() {
 	last, _ := p.kids.newestDone()
 	switch {
 	case newDeg.Reason == reasonBackupFailed:
-		p.d.Events = append(p.d.Events, evBackupFailed.with(last.backup.Name, last.backup.Status.Error))
+		p.d.Events = append(p.d.Events, evBackupFailed.with(last.backup.Name, failure(last.backup)))
 	case newDeg.Reason == reasonBackupsSucceed && oldDeg != nil && oldDeg.Status == metav1.ConditionTrue:
 		p.d.Events = append(p.d.Events, evRecovered.with(last.backup.Name))
 	}
+}
+
+// failure is a failed Backup's error, or a placeholder when it recorded none.
+func failure(b *v1.Backup) string {
+	if b.Status.Error == "" {
+		return "no error recorded"
+	}
+	return b.Status.Error
 }
 
 // statusEqual compares two statuses ignoring nothing: times, conditions and all.
