@@ -26,6 +26,7 @@ func (r *ClusterReconciler) act(ctx context.Context, o *clusterObservation, d cl
 	steps := []func() error{
 		func() error { return r.createInstances(ctx, d) },
 		func() error { return r.detach(ctx, o, d.Detach) },
+		func() error { return r.deletePods(ctx, o.Cluster.Namespace, d.DeletePods) },
 		func() error { return r.relabel(ctx, o, d.Relabel) },
 		func() error {
 			ev, err := r.applyServices(ctx, o.Services, d)
@@ -94,6 +95,19 @@ func (r *ClusterReconciler) detach(ctx context.Context, o *clusterObservation, i
 		return fmt.Errorf("deleting Pod %s: %w", instance, err)
 	}
 	log.FromContext(ctx).Info("removed instance, kept its PVC", "instance", instance)
+	return nil
+}
+
+// deletePods deletes the named Pods (never their PVCs).
+func (r *ClusterReconciler) deletePods(ctx context.Context, namespace string, names []string) error {
+	for _, name := range names {
+		pod := &corev1.Pod{}
+		pod.Name, pod.Namespace = name, namespace
+		if err := r.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting Pod %s: %w", name, err)
+		}
+		log.FromContext(ctx).Info("deleted Pod of a detached instance", "pod", name)
+	}
 	return nil
 }
 

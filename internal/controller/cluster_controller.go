@@ -50,6 +50,12 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, err
 	}
 	d := decideCluster(*o)
+	if d.needsFreshLook() {
+		if err := r.refresh(ctx, o); err != nil || o.Cluster == nil {
+			return ctrl.Result{}, err
+		}
+		d = decideCluster(*o)
+	}
 	if err := r.act(ctx, o, d); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -89,6 +95,27 @@ func (r *ClusterReconciler) gather(ctx context.Context, key client.ObjectKey) (*
 	o.Services = controlledBy(&c, svcs.Items)
 	o.Reports, o.ReportErrors = r.reports(ctx, &c, o.Pods)
 	return o, nil
+}
+
+// refresh re-reads the Cluster, its Pods and its PVCs from the API server, bypassing the cache;
+// o.Cluster is nil when the Cluster is gone or being deleted.
+func (r *ClusterReconciler) refresh(ctx context.Context, o *clusterObservation) error {
+	var c v1.Cluster
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o.Cluster), &c); err != nil || c.DeletionTimestamp != nil {
+		o.Cluster = nil
+		return client.IgnoreNotFound(err)
+	}
+	sel := []client.ListOption{client.InNamespace(c.Namespace), client.MatchingLabels{v1.ClusterLabel: c.Name}}
+	var pods corev1.PodList
+	var pvcs corev1.PersistentVolumeClaimList
+	if err := r.APIReader.List(ctx, &pods, sel...); err != nil {
+		return fmt.Errorf("listing the Pods of Cluster %s: %w", c.Name, err)
+	}
+	if err := r.APIReader.List(ctx, &pvcs, sel...); err != nil {
+		return fmt.Errorf("listing the PVCs of Cluster %s: %w", c.Name, err)
+	}
+	o.Cluster, o.Pods, o.PVCs = &c, controlledBy(&c, pods.Items), controlledBy(&c, pvcs.Items)
+	return nil
 }
 
 // reports asks the instances, logging each one that does not answer.

@@ -40,6 +40,8 @@ type clusterDecision struct {
 	CreatePods []*corev1.Pod
 	// Detach is the instance a scale-down removes: its PVC is marked detached, then its Pod deleted.
 	Detach string
+	// DeletePods are Pods left on detached PVCs (a scale-down interrupted between its two steps).
+	DeletePods []string
 	// Relabel lists label changes, the ones that take the primary role away first, so two Pods
 	// never both carry role=primary.
 	Relabel []podRelabel
@@ -68,6 +70,7 @@ func decideCluster(o clusterObservation) clusterDecision {
 		setPodRole(c, d.CreatePods[i])
 	}
 	active = d.planScaleDown(c, active)
+	d.DeletePods = podsOnDetachedPVCs(o.PVCs, o.Pods)
 	for _, in := range active {
 		d.Instances = append(d.Instances, in.Name)
 	}
@@ -141,7 +144,14 @@ func (d *clusterDecision) planScaleDown(c *v1.Cluster, active []clusterInstance)
 
 // pending reports whether this reconcile changes the set of instances.
 func (d *clusterDecision) pending() bool {
-	return len(d.CreatePods) > 0 || d.Detach != ""
+	return len(d.CreatePods) > 0 || d.Detach != "" || len(d.DeletePods) > 0
+}
+
+// needsFreshLook reports whether the decision creates or removes instances: those are decided
+// again on a live read, so a cache that has not yet seen the last serial or the last switchover
+// never makes the controller reuse a serial or remove the new primary.
+func (d *clusterDecision) needsFreshLook() bool {
+	return d.pending()
 }
 
 func setPodRole(c *v1.Cluster, pod *corev1.Pod) {

@@ -62,6 +62,12 @@ func (w *world) detached(name string) *world {
 	return w.withoutPod(name)
 }
 
+func (w *world) withPodBack(name string) *world {
+	serial, _ := specs.InstanceSerial("db", name)
+	w.o.Pods = append(w.o.Pods, *specs.BuildPod(w.o.Cluster, serial, specs.PodOptions{}))
+	return w
+}
+
 func (w *world) status(f func(*v1.ClusterStatus)) *world { f(&w.o.Cluster.Status); return w }
 
 func (w *world) decide() clusterDecision { return decideCluster(w.o) }
@@ -158,6 +164,19 @@ func TestDecideInstances(t *testing.T) {
 			func(t *testing.T, d clusterDecision) {
 				if len(d.CreatePods) != 0 || d.Detach != "" || !slices.Equal(d.Instances, []string{"db-1"}) {
 					t.Fatalf("pods %v detach %q instances %v", podNames(d), d.Detach, d.Instances)
+				}
+			}},
+		{"a Pod left on a detached PVC (an interrupted scale-down) is deleted", newWorld(1).instance(1, true).instance(2, true).
+			primary("db-1", "db-1").detached("db-2").withPodBack("db-2"),
+			func(t *testing.T, d clusterDecision) {
+				if !slices.Equal(d.DeletePods, []string{"db-2"}) || len(d.CreatePods) != 0 || !d.needsFreshLook() {
+					t.Fatalf("delete %v create %v", d.DeletePods, podNames(d))
+				}
+			}},
+		{"a converged Cluster needs no live re-read", newWorld(1).primary("db-1", "db-1").instance(1, true),
+			func(t *testing.T, d clusterDecision) {
+				if d.needsFreshLook() {
+					t.Fatal("fresh look asked")
 				}
 			}},
 		{"scale down removes the highest serial replica", newWorld(2).instance(1, true).instance(2, true).instance(3, true).

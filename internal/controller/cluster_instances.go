@@ -87,3 +87,19 @@ func scaleDownVictim(c *v1.Cluster, active []clusterInstance) (victim clusterIns
 	}
 	return clusterInstance{}, false
 }
+
+// podsOnDetachedPVCs lists the live Pods whose PVC carries the detached annotation.
+func podsOnDetachedPVCs(pvcs []corev1.PersistentVolumeClaim, pods []corev1.Pod) []string {
+	var out []string
+	for _, pvc := range pvcs {
+		if pvc.Annotations[specs.DetachedAnnotation] == "" {
+			continue
+		}
+		for _, p := range pods {
+			if p.Name == pvc.Name && p.DeletionTimestamp == nil {
+				out = append(out, p.Name)
+			}
+		}
+	}
+	return out
+}
