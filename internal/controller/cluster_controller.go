@@ -41,7 +41,13 @@ type ClusterReconciler struct {
 	Instances InstanceStatusSource
 	// ReportInterval is the periodic requeue; 0 means DefaultReportInterval.
 	ReportInterval time.Duration
+	// MaxReadLag is how far a replica may lag before it leaves the read Services; 0 means
+	// DefaultMaxReadLag.
+	MaxReadLag time.Duration
 }
+
+// DefaultMaxReadLag is the replica lag past which a replica stops serving reads.
+const DefaultMaxReadLag = 30 * time.Second
 
 // Reconcile gathers the Cluster and its children, decides, and acts.
 func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -80,7 +86,10 @@ func (r *ClusterReconciler) gather(ctx context.Context, key client.ObjectKey) (*
 	if image == "" {
 		image = DefaultOperatorImage
 	}
-	o := &clusterObservation{Now: r.Clock.Now(), Cluster: &c, OperatorImage: image}
+	o := &clusterObservation{Now: r.Clock.Now(), Cluster: &c, OperatorImage: image, MaxReadLag: r.MaxReadLag}
+	if o.MaxReadLag == 0 {
+		o.MaxReadLag = DefaultMaxReadLag
+	}
 	sel := []client.ListOption{client.InNamespace(c.Namespace), client.MatchingLabels{v1.ClusterLabel: c.Name}}
 	var pods corev1.PodList
 	var pvcs corev1.PersistentVolumeClaimList

@@ -24,6 +24,8 @@ type clusterObservation struct {
 	Reports map[string]*instanceclient.Status
 	// ReportErrors are the instances that were asked and did not answer, with the error.
 	ReportErrors map[string]string
+	// MaxReadLag is how far a replica may lag and still serve reads; 0 disables the check.
+	MaxReadLag time.Duration
 }
 
 // podRelabel sets the role and routable labels of one Pod.
@@ -74,7 +76,7 @@ func decideCluster(o clusterObservation) clusterDecision {
 	for _, in := range active {
 		d.Instances = append(d.Instances, in.Name)
 	}
-	d.planRelabel(c, active)
+	d.planRelabel(c, o, active)
 	d.planServices(c, o.Services, active)
 	d.PDB = specs.BuildPDB(c)
 	d.Status = aggregateStatus(c, o, active, d.pending())

@@ -2,25 +2,30 @@ package controller
 
 import (
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-// planRelabel brings the role and routable labels of existing Pods in line with the status.
-// Changes that take role=primary away come first, so rw never selects two Pods.
-func (d *clusterDecision) planRelabel(c *v1.Cluster, active []clusterInstance) {
+// planRelabel brings the role and routable labels of existing Pods in line with the status and
+// the replicas' reports. Changes that take role=primary away come first, so rw never selects two
+// Pods.
+func (d *clusterDecision) planRelabel(c *v1.Cluster, o clusterObservation, active []clusterInstance) {
 	var demote, rest []podRelabel
 	for _, in := range active {
 		p := in.Pod
 		if p == nil || p.DeletionTimestamp != nil {
 			continue
 		}
-		role, routable := specs.InstanceRole(c, p.Name), specs.InstanceRoutable(c, p.Name)
+		role := specs.InstanceRole(c, p.Name)
 		oldRole := p.Labels[v1.RoleLabel]
 		oldRoutable := p.Labels[v1.RoutableLabel] == specs.RoutableTrue
+		routable := specs.InstanceRoutable(c, p.Name) &&
+			(role != v1.RoleReplica || replicaServesReads(o.Reports[p.Name], oldRoutable, o.MaxReadLag))
 		if role == oldRole && routable == oldRoutable {
 			continue
 		}
@@ -33,6 +38,24 @@ func (d *clusterDecision) planRelabel(c *v1.Cluster, active []clusterInstance) {
 		d.Events = append(d.Events, evClusterRoleChanged.with(p.Name, oldRole, role, oldRoutable, routable))
 	}
 	d.Relabel = append(demote, rest...)
+}
+
+// replicaServesReads says whether a replica's reads are fresh enough to route: its applier runs
+// and its lag is within bound. Once excluded it returns only when the lag is within half the bound,
+// so a replica hovering at the bound does not flap. Without a report (or a bound) nothing changes.
+func replicaServesReads(report *instanceclient.Status, routableNow bool, bound time.Duration) bool {
+	if report == nil || report.Replication == nil || bound <= 0 {
+		return true
+	}
+	r := report.Replication
+	if !r.SQLRunning || r.LastError != "" || r.LagSeconds < 0 {
+		return false
+	}
+	lag := time.Duration(r.LagSeconds) * time.Second
+	if routableNow {
+		return lag <= bound
+	}
+	return lag <= bound/2
 }
 
 // planServices lists the desired Services (per-instance headless ones for the active instances,

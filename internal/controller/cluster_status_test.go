@@ -19,6 +19,8 @@ func (w *world) reports(r map[string]*instanceclient.Status, errs map[string]str
 	return w
 }
 
+func (w *world) lagBound(d time.Duration) *world { w.o.MaxReadLag = d; return w }
+
 func TestDecideRouting(t *testing.T) {
 	three := func() *world { return newWorld(3).instance(1, true).instance(2, true).instance(3, true) }
 	for _, tc := range []struct {
@@ -37,6 +39,10 @@ func TestDecideRouting(t *testing.T) {
 		{"a diverged instance loses routable", three().primary("db-1", "db-1").
 			status(func(s *v1.ClusterStatus) { s.DivergedInstances = []string{"db-3"} }),
 			[]podRelabel{{"db-3", "replica", false}}},
+		{"a replica lagging past the bound loses routable", three().primary("db-1", "db-1").lagBound(time.Minute).
+			reports(map[string]*instanceclient.Status{"db-2": {Replication: &instanceclient.ReplicationStatus{SQLRunning: true, LagSeconds: 61}},
+				"db-1": {Replication: &instanceclient.ReplicationStatus{LagSeconds: -1}}}, nil),
+			[]podRelabel{{"db-2", "replica", false}}},
 	} {
 		// The Pods were labelled for db-1 as primary.
 		for i := range tc.world.o.Pods {
@@ -221,5 +227,34 @@ func TestMergeEvents(t *testing.T) {
 		evClusterSecretCreated.with("b")})
 	if len(got) != 2 || got[0].Message != "Created Secret a; Created Secret b" || got[1].Kind.Reason != "InstanceCreated" {
 		t.Errorf("Events of one reason fold into one, in first-seen order: %+v", got)
+	}
+}
+
+func TestReplicaServesReads(t *testing.T) {
+	rep := func(lag int64, sql bool, lastErr string) *instanceclient.Status {
+		return &instanceclient.Status{Replication: &instanceclient.ReplicationStatus{LagSeconds: lag, SQLRunning: sql, LastError: lastErr}}
+	}
+	const bound = 30 * time.Second
+	for _, tc := range []struct {
+		rule     string
+		report   *instanceclient.Status
+		routable bool
+		want     bool
+	}{
+		{"no report changes nothing", nil, true, true},
+		{"a replica within the bound serves reads", rep(30, true, ""), true, true},
+		{"a replica lagging past the bound serves no reads", rep(31, true, ""), true, false},
+		{"a stopped applier serves no reads", rep(0, false, ""), true, false},
+		{"an applier error serves no reads", rep(0, true, "1062"), true, false},
+		{"an unknown lag serves no reads", rep(-1, true, ""), true, false},
+		{"an excluded replica stays out until within half the bound", rep(20, true, ""), false, false},
+		{"an excluded replica returns within half the bound", rep(15, true, ""), false, true},
+	} {
+		if got := replicaServesReads(tc.report, tc.routable, bound); got != tc.want {
+			t.Errorf("%s: %v", tc.rule, got)
+		}
+	}
+	if !replicaServesReads(rep(999, true, ""), true, 0) {
+		t.Error("a zero bound disables the check")
 	}
 }

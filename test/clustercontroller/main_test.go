@@ -32,7 +32,7 @@ var (
 	// and the polling loops would otherwise exhaust.
 	kc      client.Client
 	clk     *clocktesting.FakePassiveClock
-	reports = &fakeReports{errs: map[string]error{}, gtids: map[string]string{}}
+	reports = &fakeReports{errs: map[string]error{}, gtids: map[string]string{}, lags: map[string]int64{}}
 )
 
 func TestMain(m *testing.M) {
@@ -89,6 +89,13 @@ type fakeReports struct {
 	mu    sync.Mutex
 	errs  map[string]error  // namespace/instance
 	gtids map[string]string // namespace/instance
+	lags  map[string]int64  // namespace/instance: replica lag in seconds
+}
+
+func (f *fakeReports) setLag(ns, instance string, seconds int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lags[ns+"/"+instance] = seconds
 }
 
 func (f *fakeReports) set(ns, instance, gtid string, err error) {
@@ -113,6 +120,8 @@ func (f *fakeReports) InstanceStatuses(_ context.Context, _ *v1.Cluster, pods []
 		st := &instanceclient.Status{Instance: p.Name, Role: p.Labels[v1.RoleLabel], GTIDExecuted: f.gtids[key]}
 		if st.Role == v1.RolePrimary {
 			st.SemiSync = &instanceclient.SemiSyncStatus{Active: true, WaitForReplicaCount: 1, Clients: 1}
+		} else {
+			st.Replication = &instanceclient.ReplicationStatus{IORunning: true, SQLRunning: true, LagSeconds: f.lags[key]}
 		}
 		out[p.Name] = st
 	}

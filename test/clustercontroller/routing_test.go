@@ -51,8 +51,13 @@ func TestRoleServicesFollowLabels(t *testing.T) {
 			map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-1", "db-3"}, "db-r": {"db-1", "db-2", "db-3"}}},
 		{"a replica that is not ready serves no reads", func() { notReady.Store(ns+"/db-3", true) },
 			map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-1"}, "db-r": {"db-1", "db-2"}}},
+		{"a ready replica again serves reads", func() { notReady.Delete(ns + "/db-3") },
+			map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-1", "db-3"}, "db-r": {"db-1", "db-2", "db-3"}}},
+		{"a replica lagging past the bound serves no reads", func() { reports.setLag(ns, "db-3", 3600) },
+			map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-1"}, "db-r": {"db-1", "db-2"}}},
+		{"a replica that caught up serves reads again", func() { reports.setLag(ns, "db-3", 0) },
+			map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-1", "db-3"}, "db-r": {"db-1", "db-2", "db-3"}}},
 		{"a diverged instance is out of service", func() {
-			notReady.Delete(ns + "/db-3")
 			updateCluster(t, c, true, func(c *v1.Cluster) { c.Status.DivergedInstances = []string{"db-1"} })
 		}, map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-3"}, "db-r": {"db-2", "db-3"}}},
 	}
