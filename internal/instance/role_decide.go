@@ -37,7 +37,8 @@ type RoleInput struct {
 	ReplicatingFrom string
 	// Executed is this server's gtid_executed.
 	Executed gtid.Set
-	// PrimaryExecuted is the current primary's gtid_executed, nil when unknown. It must be read
+	// PrimaryExecuted is the current primary's gtid_executed, nil when unknown. On the target of a
+	// switchover it is the old primary's set, read once that one is read-only. It must be read
 	// after Executed: a primary's set only grows, so whatever this server received from it is then
 	// in PrimaryExecuted, and only transactions the primary never had count as errant.
 	PrimaryExecuted *gtid.Set
@@ -50,6 +51,9 @@ type RoleDecision struct {
 	Source string
 	// Errant are the transactions only this server has, for ActDiverged.
 	Errant gtid.Set
+	// CatchUp, for ActPrimary during a switchover, is the old primary's GTID set: the promotion
+	// waits until this server has executed all of it, so no acknowledged write is left behind.
+	CatchUp gtid.Set
 	// Reason explains the decision in a few words, for logs and events.
 	Reason string
 }
@@ -67,7 +71,11 @@ func DecideRole(in RoleInput) RoleDecision {
 	case st.TargetPrimary == "":
 		return RoleDecision{Action: ActHold, Reason: "no target primary yet"}
 	case st.TargetPrimary == in.Instance:
-		return RoleDecision{Action: ActPrimary, Reason: "target primary"}
+		d := RoleDecision{Action: ActPrimary, Reason: "target primary"}
+		if st.CurrentPrimary != "" && st.CurrentPrimary != in.Instance && in.PrimaryExecuted != nil {
+			d.CatchUp, d.Reason = *in.PrimaryExecuted, "switchover from "+st.CurrentPrimary
+		}
+		return d
 	case st.CurrentPrimary == "" || st.CurrentPrimary == in.Instance:
 		// A switchover away from this instance, or a primary not yet confirmed: read-only until
 		// the target has promoted itself and recorded it.

@@ -31,46 +31,53 @@ func TestDecideRole(t *testing.T) {
 		want       RoleAction
 		wantSource string
 		wantErrant string
+		wantCatch  string
 	}{
 		{"bootstrap: no target yet, everyone read-only",
-			RoleInput{Instance: "c-1", Status: status("", "")}, ActHold, "", ""},
+			RoleInput{Instance: "c-1", Status: status("", "")}, ActHold, "", "", ""},
 		{"the target primary promotes itself",
-			RoleInput{Instance: "c-1", Status: status("c-1", "")}, ActPrimary, "", ""},
+			RoleInput{Instance: "c-1", Status: status("c-1", "")}, ActPrimary, "", "", ""},
 		{"the current primary stays primary",
-			RoleInput{Instance: "c-1", Status: status("c-1", "c-1")}, ActPrimary, "", ""},
+			RoleInput{Instance: "c-1", Status: status("c-1", "c-1")}, ActPrimary, "", "", ""},
 		{"a switchover target promotes (after draining)",
-			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1"}, ActPrimary, "", ""},
+			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1"}, ActPrimary, "", "", ""},
+		{"a switchover target first catches up with the old primary",
+			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1",
+				PrimaryExecuted: setPtr(uP + ":1-9")}, ActPrimary, "", "", uP + ":1-9"},
 		{"the old primary of a switchover turns read-only and waits",
-			RoleInput{Instance: "c-1", Status: status("c-2", "c-1")}, ActHold, "", ""},
+			RoleInput{Instance: "c-1", Status: status("c-2", "c-1")}, ActHold, "", "", ""},
 		{"a replica waits while no primary is confirmed",
-			RoleInput{Instance: "c-3", Status: status("c-2", "")}, ActHold, "", ""},
+			RoleInput{Instance: "c-3", Status: status("c-2", "")}, ActHold, "", "", ""},
 		{"a fenced replica holds",
-			RoleInput{Instance: "c-2", Status: fenced, PrimaryExecuted: setPtr(uP + ":1-5")}, ActHold, "", ""},
+			RoleInput{Instance: "c-2", Status: fenced, PrimaryExecuted: setPtr(uP + ":1-5")}, ActHold, "", "", ""},
 		{"a fenced primary holds read-only, even as target",
-			RoleInput{Instance: "c-1", Status: fenced}, ActHold, "", ""},
+			RoleInput{Instance: "c-1", Status: fenced}, ActHold, "", "", ""},
 		{"an instance listed as diverged is never promoted",
-			RoleInput{Instance: "c-2", Status: diverged}, ActDiverged, "", ""},
+			RoleInput{Instance: "c-2", Status: diverged}, ActDiverged, "", "", ""},
 		{"a replica contained in the primary follows it",
 			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), Executed: gtid.MustParse(uP + ":1-3"),
-				PrimaryExecuted: setPtr(uP + ":1-5")}, ActFollow, "c-1", ""},
+				PrimaryExecuted: setPtr(uP + ":1-5")}, ActFollow, "c-1", "", ""},
 		{"an empty new replica follows",
-			RoleInput{Instance: "c-3", Status: status("c-1", "c-1"), PrimaryExecuted: setPtr(uP + ":1-5")}, ActFollow, "c-1", ""},
+			RoleInput{Instance: "c-3", Status: status("c-1", "c-1"), PrimaryExecuted: setPtr(uP + ":1-5")}, ActFollow, "c-1", "", ""},
 		{"an errant transaction makes a replica diverged",
 			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), Executed: gtid.MustParse(uP + ":1-3," + uR + ":1"),
-				PrimaryExecuted: setPtr(uP + ":1-5")}, ActDiverged, "", uR + ":1"},
+				PrimaryExecuted: setPtr(uP + ":1-5")}, ActDiverged, "", uR + ":1", ""},
 		{"a former primary with an unreplicated tail is diverged",
 			RoleInput{Instance: "c-1", Status: status("c-2", "c-2"), Executed: gtid.MustParse(uP + ":1-7"),
-				PrimaryExecuted: setPtr(uP + ":1-5," + uR + ":1-2")}, ActDiverged, "", uP + ":6-7"},
+				PrimaryExecuted: setPtr(uP + ":1-5," + uR + ":1-2")}, ActDiverged, "", uP + ":6-7", ""},
 		{"a former primary fully replicated rejoins as a replica",
 			RoleInput{Instance: "c-1", Status: status("c-2", "c-2"), Executed: gtid.MustParse(uP + ":1-5"),
-				PrimaryExecuted: setPtr(uP + ":1-5," + uR + ":1-2")}, ActFollow, "c-2", ""},
+				PrimaryExecuted: setPtr(uP + ":1-5," + uR + ":1-2")}, ActFollow, "c-2", "", ""},
 		{"primary's set unknown: a replica already following it keeps following",
-			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-1"}, ActFollow, "c-1", ""},
+			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-1"}, ActFollow, "c-1", "", ""},
 		{"primary's set unknown: a replica not yet following it holds",
-			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-3"}, ActHold, "", ""},
+			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-3"}, ActHold, "", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := DecideRole(tc.in)
+			if !got.CatchUp.Equal(gtid.MustParse(tc.wantCatch)) {
+				t.Errorf("CatchUp = %q, want %q", got.CatchUp, tc.wantCatch)
+			}
 			if got.Action != tc.want || got.Source != tc.wantSource || !got.Errant.Equal(gtid.MustParse(tc.wantErrant)) {
 				t.Errorf("DecideRole = %s from %q, errant %q (%s); want %s from %q, errant %q",
 					got.Action, got.Source, got.Errant, got.Reason, tc.want, tc.wantSource, tc.wantErrant)

@@ -30,6 +30,11 @@ type Operator interface {
 	StartReplication(ctx context.Context) error
 	// StopReplication stops the replication threads; a server that does not replicate is fine.
 	StopReplication(ctx context.Context) error
+	// StartApplier starts the applier (SQL) thread only.
+	StartApplier(ctx context.Context) error
+	// StopReceiver stops the receiver (IO) thread only, so that the applier can drain what was
+	// received while nothing new arrives.
+	StopReceiver(ctx context.Context) error
 	// ResetReplication stops replication and forgets its configuration (RESET REPLICA ALL).
 	ResetReplication(ctx context.Context) error
 	// WaitForGTIDSet waits until the server has executed set, or returns ErrTimeout.

@@ -54,6 +54,14 @@ func (o *operator) StopReplication(ctx context.Context) error {
 	return o.exec(ctx, "stopping replication", "STOP REPLICA")
 }
 
+func (o *operator) StartApplier(ctx context.Context) error {
+	return o.exec(ctx, "starting the applier thread", "START REPLICA SQL_THREAD")
+}
+
+func (o *operator) StopReceiver(ctx context.Context) error {
+	return o.exec(ctx, "stopping the receiver thread", "STOP REPLICA IO_THREAD")
+}
+
 func (o *operator) ResetReplication(ctx context.Context) error {
 	if err := o.StopReplication(ctx); err != nil {
 		return err

@@ -99,6 +99,7 @@ func testReplication(t *testing.T, primary, r1, r2 *node) {
 // testErrant writes on a replica behind the operator's back; the GTID comparison flags it.
 func testErrant(t *testing.T, primary, r2 *node) {
 	ctx := t.Context()
+	must(t, r2.op.WaitForGTIDSet(ctx, primary.status(t).GTIDExecuted, 10*time.Second))
 	must(t, r2.op.StopReplication(ctx))
 	must(t, r2.op.SetReadOnly(ctx, false))
 	r2.exec(t, "INSERT INTO app.t VALUES (100, 'errant')")

@@ -28,7 +28,7 @@ func testSemiSync(t *testing.T, primary, r1, r2 *node) {
 		t.Fatalf("primary semi-sync variables: %+v", st)
 	}
 	yes := st.YesTx
-	if took := timedInsert(t, primary, 10); took > semiSyncTimeout/2 {
+	if took := timedInsert(t, primary, 10); took > semiSyncTimeout*9/10 {
 		t.Errorf("an acknowledged commit took %s", took)
 	}
 	if st := primary.status(t).SemiSync; st.YesTx != yes+1 {
@@ -46,7 +46,7 @@ func testSemiSync(t *testing.T, primary, r1, r2 *node) {
 	if st.SourceActive || st.NoTx == 0 {
 		t.Errorf("after the timeout: %+v, want fallen back to async (status OFF, no_tx > 0)", st)
 	}
-	if took := timedInsert(t, primary, 12); took > semiSyncTimeout/2 {
+	if took := timedInsert(t, primary, 12); took > semiSyncTimeout*9/10 {
 		t.Errorf("a commit in async fallback took %s", took)
 	}
 
@@ -59,7 +59,7 @@ func testSemiSync(t *testing.T, primary, r1, r2 *node) {
 	})
 	t.Logf("semi-sync active again %s after the replica restarted", time.Since(begin).Round(time.Millisecond))
 	yes = primary.status(t).SemiSync.YesTx
-	if took := timedInsert(t, primary, 13); took > semiSyncTimeout/2 {
+	if took := timedInsert(t, primary, 13); took > semiSyncTimeout*9/10 {
 		t.Errorf("an acknowledged commit after recovery took %s", took)
 	}
 	if st := primary.status(t).SemiSync; st.YesTx != yes+1 {

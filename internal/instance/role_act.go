@@ -1,0 +1,141 @@
+package instance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+)
+
+// RoleActor performs a RoleDecision on the local mysqld.
+type RoleActor struct {
+	Op mysql.Operator
+	// SourceFor returns how to replicate from an instance (address, account, TLS files).
+	SourceFor func(instance string) (mysql.Source, error)
+	// DrainTimeout bounds the wait for the applier before a promotion.
+	DrainTimeout time.Duration
+	Log          logr.Logger
+}
+
+// RoleOutcome is what the caller reports after Apply.
+type RoleOutcome struct {
+	// Primary: the server is now writable as the primary; the caller records currentPrimary.
+	Primary bool
+	// Diverged: the caller reports the instance in status.divergedInstances.
+	Diverged bool
+}
+
+// ErrNotDrained is returned when a promotion is abandoned because the applier did not execute
+// what was received within DrainTimeout; the server stays read-only.
+var ErrNotDrained = errors.New("replication not drained")
+
+// Apply performs d given the server's current status st. Every path that does not promote
+// first makes sure the server is read-only.
+func (a *RoleActor) Apply(ctx context.Context, d RoleDecision, st *mysql.Status) (RoleOutcome, error) {
+	if d.Action != ActPrimary && st.Writable() {
+		a.Log.Info("turning read-only", "reason", d.Reason)
+		if err := a.Op.SetReadOnly(ctx, true); err != nil {
+			return RoleOutcome{}, err
+		}
+	}
+	switch d.Action {
+	case ActPrimary:
+		if err := a.promote(ctx, d.CatchUp, st); err != nil {
+			return RoleOutcome{}, err
+		}
+		return RoleOutcome{Primary: true}, nil
+	case ActFollow:
+		return RoleOutcome{}, a.follow(ctx, d.Source, st)
+	case ActDiverged:
+		a.Log.Info("instance diverged; holding read-only", "errant", d.Errant.String(), "reason", d.Reason)
+		if st.Replication != nil && (st.Replication.IORunning != "No" || st.Replication.SQLRunning != "No") {
+			if err := a.Op.StopReplication(ctx); err != nil {
+				return RoleOutcome{}, err
+			}
+		}
+		return RoleOutcome{Diverged: true}, nil
+	}
+	return RoleOutcome{}, nil
+}
+
+// promote catches up with the old primary (during a switchover), drains and drops replication,
+// then clears read-only.
+func (a *RoleActor) promote(ctx context.Context, catchUp gtid.Set, st *mysql.Status) error {
+	if !st.GTIDExecuted.Contains(catchUp) {
+		missing := catchUp.Subtract(st.GTIDExecuted)
+		a.Log.Info("catching up with the old primary", "missing", missing.Count())
+		if r := st.Replication; r != nil && (r.IORunning == "No" || r.SQLRunning == "No") {
+			if err := a.Op.StartReplication(ctx); err != nil {
+				return err
+			}
+		}
+		if err := a.Op.WaitForGTIDSet(ctx, catchUp, a.DrainTimeout); err != nil {
+			return fmt.Errorf("%w: %d transactions of the old primary missing: %w", ErrNotDrained, missing.Count(), err)
+		}
+	}
+	if st.Replication != nil {
+		if err := a.drain(ctx); err != nil {
+			return err
+		}
+		if err := a.Op.ResetReplication(ctx); err != nil {
+			return err
+		}
+	}
+	if st.Writable() {
+		return nil
+	}
+	a.Log.Info("promoting to primary")
+	return a.Op.SetReadOnly(ctx, false)
+}
+
+// drain stops the receiver, then waits until the applier has executed all it received.
+func (a *RoleActor) drain(ctx context.Context) error {
+	if err := a.Op.StopReceiver(ctx); err != nil {
+		return err
+	}
+	st, err := a.Op.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Replication == nil || Drained(st.Replication.RetrievedGTIDSet, st.GTIDExecuted) {
+		return nil
+	}
+	if st.Replication.SQLRunning != "Yes" {
+		// A stopped applier would never drain; it is restarted (an error in it stays an error).
+		if err := a.Op.StartApplier(ctx); err != nil {
+			return err
+		}
+	}
+	err = a.Op.WaitForGTIDSet(ctx, st.Replication.RetrievedGTIDSet, a.DrainTimeout)
+	if errors.Is(err, mysql.ErrTimeout) {
+		missing := gtid.Errant(st.Replication.RetrievedGTIDSet, st.GTIDExecuted)
+		return fmt.Errorf("%w: %d received transactions not applied: %w", ErrNotDrained, missing.Count(), err)
+	}
+	return err
+}
+
+// follow points replication at source if it points elsewhere, and starts stopped threads.
+func (a *RoleActor) follow(ctx context.Context, source string, st *mysql.Status) error {
+	src, err := a.SourceFor(source)
+	if err != nil {
+		return fmt.Errorf("resolving replication source %s: %w", source, err)
+	}
+	r := st.Replication
+	if r == nil || r.SourceHost != src.Host || r.SourcePort != src.Port || !r.AutoPosition {
+		a.Log.Info("replicating from a new source", "source", source)
+		if err := a.Op.ConfigureReplication(ctx, src); err != nil {
+			return err
+		}
+		return a.Op.StartReplication(ctx)
+	}
+	if r.IORunning == "No" || r.SQLRunning == "No" {
+		a.Log.Info("starting stopped replication threads", "source", source, "io", r.IORunning, "sql", r.SQLRunning)
+		return a.Op.StartReplication(ctx)
+	}
+	return nil
+}

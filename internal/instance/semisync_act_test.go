@@ -1,0 +1,116 @@
+package instance
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+)
+
+const planTimeout = 500 * time.Millisecond
+
+// testSemiSyncPlan: with minSyncReplicas 2 and a replica stopped, preferred lowers the count so
+// commits stay fast and acknowledged; required keeps it, so a commit waits the timeout and the
+// primary reports the fallback to async; the replica's return brings semi-sync back.
+func testSemiSyncPlan(t *testing.T, m map[string]*member, primary string, replicas []string) {
+	spec := &v1alpha1.ClusterSpec{Instances: 3, MinSyncReplicas: 2, MaxSyncReplicas: 2,
+		MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
+			Enabled: true, TimeoutMillis: planTimeout.Milliseconds(), DataDurability: v1alpha1.DataDurabilityPreferred}}}
+	p := m[primary]
+	plan := applyPlan(t, m, spec, primary, replicas)
+	if plan.WaitForReplicaCount != 2 || plan.Lowered {
+		t.Fatalf("all healthy: plan %+v", plan)
+	}
+	waitSemiSync(t, p, func(s mysql.SemiSyncStatus) bool { return s.SourceActive && s.Clients == 2 })
+	expectCommit(t, p, true, false)
+
+	stopped := m[replicas[1]]
+	if err := stopped.op.StopReplication(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	plan = applyPlan(t, m, spec, primary, replicas)
+	if plan.WaitForReplicaCount != 1 || !plan.Lowered {
+		t.Fatalf("preferred with a replica down: plan %+v", plan)
+	}
+	expectCommit(t, p, true, false) // one acknowledgement is enough now: no wait
+
+	spec.MySQL.SemiSync.DataDurability = v1alpha1.DataDurabilityRequired
+	plan = applyPlan(t, m, spec, primary, replicas)
+	if plan.WaitForReplicaCount != 2 || !plan.Short {
+		t.Fatalf("required with a replica down: plan %+v", plan)
+	}
+	expectCommit(t, p, false, true) // waits the timeout, then async
+	if st := semiSync(t, p); st.SourceActive || st.WaitForReplicaCount != 2 {
+		t.Errorf("after the timeout: %+v, want the fallback reported (active false, count 2)", st)
+	}
+
+	if err := stopped.op.StartReplication(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	waitSemiSync(t, p, func(s mysql.SemiSyncStatus) bool {
+		_, _ = p.db.ExecContext(t.Context(), "INSERT INTO app.t VALUES (0) ON DUPLICATE KEY UPDATE id = 0")
+		return s.SourceActive && s.Clients == 2
+	})
+	if plan = applyPlan(t, m, spec, primary, replicas); plan.Short {
+		t.Errorf("replica back: plan %+v", plan)
+	}
+	expectCommit(t, p, true, false)
+}
+
+// applyPlan gathers the replicas' health, plans, and applies the plan to every instance.
+func applyPlan(t *testing.T, m map[string]*member, spec *v1alpha1.ClusterSpec, primary string, replicas []string) SemiSyncPlan {
+	t.Helper()
+	var health []ReplicaHealth
+	for _, r := range replicas {
+		st, err := m[r].op.Status(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		health = append(health, HealthOf(r, st))
+	}
+	plan := PlanSemiSync(spec, health)
+	for name, mem := range m {
+		if err := ApplySemiSyncPlan(t.Context(), mem.op, plan, name, name == primary); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	return plan
+}
+
+func semiSync(t *testing.T, p *member) mysql.SemiSyncStatus {
+	t.Helper()
+	st, err := p.op.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.SemiSync
+}
+
+func waitSemiSync(t *testing.T, p *member, cond func(mysql.SemiSyncStatus) bool) {
+	t.Helper()
+	eventually(t, 15*time.Second, func() bool { return cond(semiSync(t, p)) })
+}
+
+// nextID numbers the rows expectCommit inserts.
+var nextID = 1000
+
+// expectCommit commits one row and checks whether it was acknowledged and whether it waited
+// about the semi-sync timeout.
+func expectCommit(t *testing.T, p *member, acked, waited bool) {
+	t.Helper()
+	before := semiSync(t, p)
+	nextID++
+	begin := time.Now()
+	p.exec(t, "INSERT INTO app.t VALUES ("+strconv.Itoa(nextID)+")")
+	took := time.Since(begin)
+	after := semiSync(t, p)
+	if gotAcked := after.YesTx > before.YesTx; gotAcked != acked {
+		t.Errorf("commit acknowledged = %v (yes_tx %d -> %d), want %v", gotAcked, before.YesTx, after.YesTx, acked)
+	}
+	if gotWaited := took >= planTimeout*9/10; gotWaited != waited {
+		t.Errorf("commit took %s (timeout %s), waited = %v, want %v", took, planTimeout, gotWaited, waited)
+	}
+	t.Logf("commit took %s, acknowledged %v", took.Round(time.Millisecond), after.YesTx > before.YesTx)
+}
