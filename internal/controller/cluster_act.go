@@ -24,6 +24,7 @@ func (r *ClusterReconciler) act(ctx context.Context, o *clusterObservation, d cl
 		return err
 	}
 	steps := []func() error{
+		func() error { return r.applyOwned(ctx, d) },
 		func() error { return r.createInstances(ctx, d) },
 		func() error { return r.detach(ctx, o, d.Detach) },
 		func() error { return r.deletePods(ctx, o.Cluster.Namespace, d.DeletePods) },
@@ -33,7 +34,6 @@ func (r *ClusterReconciler) act(ctx context.Context, o *clusterObservation, d cl
 			events = append(events, ev...)
 			return err
 		},
-		func() error { return r.applyPDB(ctx, d.PDB) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

@@ -10,6 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 )
@@ -55,20 +57,31 @@ func (r *ClusterReconciler) applyServices(ctx context.Context, live []corev1.Ser
 	return events, nil
 }
 
-// applyPDB applies the PodDisruptionBudget unless the live one carries the same hash.
-func (r *ClusterReconciler) applyPDB(ctx context.Context, want *policyv1.PodDisruptionBudget) error {
-	want.SetGroupVersionKind(policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"))
-	hash := stampHash(want)
-	var cur policyv1.PodDisruptionBudget
-	err := r.Client.Get(ctx, client.ObjectKeyFromObject(want), &cur)
-	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("reading PodDisruptionBudget %s: %w", want.Name, err)
-	}
-	if err == nil && cur.Annotations[appliedHashAnnotation] == hash {
-		return nil
-	}
-	if err := r.Client.Patch(ctx, want, client.Apply, clusterFieldOwner, client.ForceOwnership); err != nil {
-		return fmt.Errorf("applying PodDisruptionBudget %s: %w", want.Name, err)
+// applyOwned applies each object (the PDB, the instances' ServiceAccount, Role and RoleBinding)
+// unless the live one carries the same applied hash.
+func (r *ClusterReconciler) applyOwned(ctx context.Context, d clusterDecision) error {
+	for _, o := range []struct {
+		want, cur client.Object
+		gvk       schema.GroupVersionKind
+	}{
+		{d.ServiceAccount, &corev1.ServiceAccount{}, corev1.SchemeGroupVersion.WithKind("ServiceAccount")},
+		{d.Role, &rbacv1.Role{}, rbacv1.SchemeGroupVersion.WithKind("Role")},
+		{d.RoleBinding, &rbacv1.RoleBinding{}, rbacv1.SchemeGroupVersion.WithKind("RoleBinding")},
+		{d.PDB, &policyv1.PodDisruptionBudget{}, policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget")},
+	} {
+		o.want.GetObjectKind().SetGroupVersionKind(o.gvk)
+		hash := stampHash(o.want)
+		err := r.Client.Get(ctx, client.ObjectKeyFromObject(o.want), o.cur)
+		if client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("reading %s %s: %w", o.gvk.Kind, o.want.GetName(), err)
+		}
+		if err == nil && o.cur.GetAnnotations()[appliedHashAnnotation] == hash {
+			continue
+		}
+		if err := r.Client.Patch(ctx, o.want, client.Apply, clusterFieldOwner, client.ForceOwnership); err != nil {
+			return fmt.Errorf("applying %s %s: %w", o.gvk.Kind, o.want.GetName(), err)
+		}
+		log.FromContext(ctx).Info("applied object", "kind", o.gvk.Kind, "name", o.want.GetName())
 	}
 	return nil
 }

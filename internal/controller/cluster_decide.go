@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -52,6 +53,11 @@ type clusterDecision struct {
 	Services       []*corev1.Service
 	DeleteServices []string
 	PDB            *policyv1.PodDisruptionBudget
+	// ServiceAccount, Role and RoleBinding let the instance managers watch the Cluster, write its
+	// status and hold the primary Lease.
+	ServiceAccount *corev1.ServiceAccount
+	Role           *rbacv1.Role
+	RoleBinding    *rbacv1.RoleBinding
 	// Instances are the instances after this reconcile (their certificates must exist).
 	Instances []string
 	// Status is the new status; act patches it when it differs.
@@ -79,6 +85,7 @@ func decideCluster(o clusterObservation) clusterDecision {
 	d.planRelabel(c, o, active)
 	d.planServices(c, o.Services, active)
 	d.PDB = specs.BuildPDB(c)
+	d.ServiceAccount, d.Role, d.RoleBinding = specs.BuildServiceAccount(c), specs.BuildRole(c), specs.BuildRoleBinding(c)
 	d.Status = aggregateStatus(c, o, active, d.pending())
 	d.Events = append(d.Events, conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances)...)
 	return d

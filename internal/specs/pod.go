@@ -64,12 +64,13 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 	return &corev1.Pod{
 		ObjectMeta: meta,
 		Spec: corev1.PodSpec{
-			Hostname:       name,
-			Subdomain:      name,
-			InitContainers: []corev1.Container{bootstrapContainer(opts.OperatorImage)},
-			Containers:     []corev1.Container{mysqlContainer(c, name)},
-			Volumes:        instanceVolumes(c.Name, name),
-			Affinity:       defaultAffinity(c.Name),
+			Hostname:           name,
+			ServiceAccountName: ServiceAccountName(c.Name),
+			Subdomain:          name,
+			InitContainers:     []corev1.Container{bootstrapContainer(opts.OperatorImage)},
+			Containers:         []corev1.Container{mysqlContainer(c, name)},
+			Volumes:            instanceVolumes(c.Name, name),
+			Affinity:           defaultAffinity(c.Name),
 		},
 	}
 }

@@ -53,6 +53,7 @@ func TestBuildPod(t *testing.T) {
 		{"startup probe on the manager port", probeOn(mysql.StartupProbe, StartupPath)},
 		{"readiness probe on the manager port", probeOn(mysql.ReadinessProbe, ReadinessPath)},
 		{"liveness probe on the manager port", probeOn(mysql.LivenessProbe, LivenessPath)},
+		{"the Pod runs as the Cluster's ServiceAccount", pod.Spec.ServiceAccountName == "db"},
 		{"hostname and subdomain give the Pod a DNS name under its headless Service",
 			pod.Spec.Hostname == "db-2" && pod.Spec.Subdomain == "db-2"},
 		{"anti-affinity on hostname is preferred, not required", pod.Spec.Affinity.PodAntiAffinity != nil &&

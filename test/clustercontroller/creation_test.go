@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,6 +46,14 @@ func TestCreationProducesTheSeedObjects(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.rule, got, tc.want)
 		}
 	}
+	var sa corev1.ServiceAccount
+	var role rbacv1.Role
+	var binding rbacv1.RoleBinding
+	for _, o := range []client.Object{&sa, &role, &binding} {
+		if err := kc.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db"}, o); err != nil {
+			t.Errorf("the instances' ServiceAccount, Role and RoleBinding exist: %T: %v", o, err)
+		}
+	}
 	var pdb policyv1.PodDisruptionBudget
 	if err := kc.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db"}, &pdb); err != nil || pdb.Spec.MaxUnavailable.IntValue() != 1 {
 		t.Errorf("a PodDisruptionBudget allows one disruption: %v %+v", err, pdb.Spec)
@@ -67,7 +76,7 @@ func assertAllOwned(t *testing.T, c *v1.Cluster) {
 	t.Helper()
 	uid := getCluster(t, c).UID
 	lists := []client.ObjectList{&corev1.PodList{}, &corev1.PersistentVolumeClaimList{}, &corev1.ServiceList{},
-		&corev1.SecretList{}, &policyv1.PodDisruptionBudgetList{}}
+		&corev1.SecretList{}, &policyv1.PodDisruptionBudgetList{}, &rbacv1.RoleList{}, &rbacv1.RoleBindingList{}}
 	for _, l := range lists {
 		if err := kc.List(context.Background(), l, client.InNamespace(c.Namespace)); err != nil {
 			t.Fatal(err)

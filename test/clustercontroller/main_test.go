@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -63,7 +64,10 @@ func run(m *testing.M) (int, error) {
 	} else {
 		ctrl.SetLogger(logr.Discard())
 	}
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme,
+	// client-go drops Normal Events of one object beyond a burst of 25 (then one per 5 minutes);
+	// a test walking one Cluster through many transitions needs a larger burst to see them all.
+	broadcaster := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 500})
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, EventBroadcaster: broadcaster,
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
 	if err != nil {
 		return 1, err
