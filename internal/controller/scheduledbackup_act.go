@@ -23,6 +23,7 @@ func (r *ScheduledBackupReconciler) create(ctx context.Context, sb *v1.Scheduled
 		}
 		return false, fmt.Errorf("creating Backup %s: %w", d.Create.Name, err)
 	}
+	r.expect.created(sb, d.Create.Name)
 	log.FromContext(ctx).Info("created backup", "backup", d.Create.Name)
 	emit(r.Recorder, sb, []eventRecord{d.CreateEvent})
 	return true, nil
@@ -37,6 +38,7 @@ func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBac
 		if err := patchStatus(ctx, r.Client, updated, sb); err != nil {
 			return conflictOr(err)
 		}
+		r.expect.wrote(updated)
 	}
 	if d.ResetSkipImmediately {
 		base := updated.DeepCopy()
@@ -44,6 +46,7 @@ func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBac
 		if err := patchSpec(ctx, r.Client, updated, base); err != nil {
 			return conflictOr(err)
 		}
+		r.expect.wrote(updated)
 	}
 	if err := r.prune(ctx, d.Prune); err != nil {
 		return ctrl.Result{}, err

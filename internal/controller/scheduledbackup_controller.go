@@ -30,17 +30,22 @@ type ScheduledBackupReconciler struct {
 
 	// cacheIndexed says Client is the manager's cache with the Backup index of SetupWithManager.
 	cacheIndexed bool
+	// expect tracks this process's writes the cache may not show yet.
+	expect sbExpectations
 }
 
 // Reconcile gathers, decides and acts for one ScheduledBackup. A decision to create a Backup is
 // taken again on a fresh read, and once more if the name turns out to be taken.
 func (r *ScheduledBackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	o, err := r.gather(ctx, req.NamespacedName)
+	if o == nil && err == nil {
+		r.expect.forget(req.NamespacedName)
+	}
 	if err != nil || o == nil {
 		return ctrl.Result{}, err
 	}
 	d := decideScheduledBackup(*o)
-	if d.needsFreshLook(*o) {
+	if d.needsFreshLook(*o) && !r.expect.satisfied(o.Schedule, o.Children) {
 		if alive, err := r.refresh(ctx, o); err != nil || !alive {
 			return ctrl.Result{}, err
 		}
@@ -66,6 +71,7 @@ func (r *ScheduledBackupReconciler) nameTaken(ctx context.Context, o *sbObservat
 		return ctrl.Result{}, err
 	}
 	if occ == nil {
+		r.expect.created(o.Schedule, name) // the cache lags: re-read before deciding again
 		return ctrl.Result{RequeueAfter: conflictRetry}, nil
 	}
 	o.Occupant = occ

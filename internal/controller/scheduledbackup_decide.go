@@ -45,8 +45,9 @@ type sbDecision struct {
 	RequeueAfter         time.Duration
 }
 
-// needsFreshLook says the decision creates a Backup from a cached view: the schedule and its
-// children must be re-read from the API server and the decision taken again.
+// needsFreshLook says the decision creates a Backup from a cached view: unless the cache shows
+// every write of this process, the schedule and its children are re-read from the API server and
+// the decision taken again.
 func (d sbDecision) needsFreshLook(o sbObservation) bool {
 	return d.Create != nil && !o.Fresh
 }

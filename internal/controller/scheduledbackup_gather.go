@@ -52,6 +52,8 @@ func (r *ScheduledBackupReconciler) refresh(ctx context.Context, o *sbObservatio
 		return false, err
 	}
 	o.Schedule, o.Children, o.Fresh = &sb, children, true
+	r.expect.wrote(&sb)
+	r.expect.satisfied(&sb, children)
 	return true, nil
 }
 

@@ -1,0 +1,69 @@
+package controller
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// sbExpectations remembers, per ScheduledBackup, this process's own writes the cache may not show
+// yet: the resourceVersion its last write produced and the Backups it created. While the cache
+// shows all of them, a decision to create a Backup can be trusted without re-reading the API
+// server; otherwise the reconciler re-reads. A process that just started has none: its cache was
+// filled by a list taken after every write of any earlier process.
+type sbExpectations struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]*sbExpectation
+}
+
+type sbExpectation struct {
+	resourceVersion string
+	created         map[string]bool
+}
+
+func (e *sbExpectations) get(key types.NamespacedName) *sbExpectation {
+	if e.m == nil {
+		e.m = map[types.NamespacedName]*sbExpectation{}
+	}
+	x := e.m[key]
+	if x == nil {
+		x = &sbExpectation{created: map[string]bool{}}
+		e.m[key] = x
+	}
+	return x
+}
+
+// satisfied reports whether the cached sb and children show every write expected for sb, and
+// drops the created Backups the cache now shows.
+func (e *sbExpectations) satisfied(sb *v1.ScheduledBackup, children []v1.Backup) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	x := e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name})
+	for i := range children {
+		delete(x.created, children[i].Name)
+	}
+	return len(x.created) == 0 && (x.resourceVersion == "" || x.resourceVersion == sb.ResourceVersion)
+}
+
+// wrote records the resourceVersion sb has after this process wrote or freshly read it.
+func (e *sbExpectations) wrote(sb *v1.ScheduledBackup) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).resourceVersion = sb.ResourceVersion
+}
+
+// created records a Backup this process created for sb.
+func (e *sbExpectations) created(sb *v1.ScheduledBackup, backup string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).created[backup] = true
+}
+
+// forget drops what is remembered about a ScheduledBackup that is gone.
+func (e *sbExpectations) forget(key types.NamespacedName) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.m, key)
+}
