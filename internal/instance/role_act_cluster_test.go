@@ -19,6 +19,9 @@ func TestInstances(t *testing.T) {
 	ok = ok && t.Run("the semi-sync plan follows replica health", func(t *testing.T) {
 		testSemiSyncPlan(t, m, "c-2", []string{"c-1", "c-3"})
 	})
+	ok = ok && t.Run("the control API reports status and applies the semi-sync count", func(t *testing.T) {
+		testControlAPI(t, m, "c-2", "c-1")
+	})
 	ok = ok && t.Run("an errant write makes a replica diverged", func(t *testing.T) {
 		testDiverged(t, m, status)
 	})

@@ -1,0 +1,137 @@
+package instance
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/go-logr/logr"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+)
+
+// ControlAPI serves the operator: GET /status and POST /semisync, over mutual TLS.
+type ControlAPI struct {
+	Instance string
+	Op       mysql.Operator
+	// AllowedClients are the certificate common names allowed to call; the CA alone is not
+	// enough, since instances' own client certificates come from the same CA.
+	AllowedClients []string
+	Log            logr.Logger
+}
+
+// ServerTLSConfig requires a client certificate signed by the cluster CA and presents the
+// instance's server certificate.
+func ServerTLSConfig(caPEM, certPEM, keyPEM []byte) (*tls.Config, error) {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, errors.New("no CA certificate in the cluster CA data")
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("loading the instance server certificate: %w", err)
+	}
+	return &tls.Config{
+		ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert,
+		Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
+	}, nil
+}
+
+// Handler returns the API's routes, each checking the client certificate's common name.
+func (c *ControlAPI) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+instanceclient.StatusPath, c.status)
+	mux.HandleFunc("POST "+instanceclient.SemiSyncPath, c.semiSync)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 ||
+			!slices.Contains(c.AllowedClients, r.TLS.PeerCertificates[0].Subject.CommonName) {
+			http.Error(w, "client certificate not allowed", http.StatusForbidden)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+func (c *ControlAPI) status(w http.ResponseWriter, r *http.Request) {
+	st, err := c.Op.Status(r.Context())
+	if err != nil {
+		c.Log.Error(err, "reading the local status")
+		http.Error(w, "mysqld status unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	writeJSON(w, StatusReport(c.Instance, st))
+}
+
+// StatusReport converts the local status to the control API's form.
+func StatusReport(instance string, st *mysql.Status) instanceclient.Status {
+	out := instanceclient.Status{
+		Instance: instance, Role: "replica", ReadOnly: st.SuperReadOnly || st.ReadOnly,
+		GTIDExecuted: st.GTIDExecuted.String(),
+	}
+	if st.Writable() {
+		out.Role = "primary"
+	}
+	if r := st.Replication; r != nil {
+		rep := &instanceclient.ReplicationStatus{
+			Source:    net.JoinHostPort(r.SourceHost, strconv.Itoa(r.SourcePort)),
+			IORunning: r.IORunning == "Yes", SQLRunning: r.SQLRunning == "Yes", LagSeconds: -1,
+			LastError: r.LastIOError,
+		}
+		if r.LastSQLError != "" {
+			rep.LastError = r.LastSQLError
+		}
+		if r.SecondsBehindSource != nil {
+			rep.LagSeconds = *r.SecondsBehindSource
+		}
+		out.Replication = rep
+	}
+	if s := st.SemiSync; s.SourceEnabled {
+		out.SemiSync = &instanceclient.SemiSyncStatus{
+			Active: s.SourceActive, WaitForReplicaCount: int32(s.WaitForReplicaCount), Clients: int32(s.Clients),
+		}
+	}
+	return out
+}
+
+// semiSync applies a new acknowledgement count on the primary, keeping the other settings.
+func (c *ControlAPI) semiSync(w http.ResponseWriter, r *http.Request) {
+	var req instanceclient.SemiSyncRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil || req.WaitForReplicaCount < 1 {
+		http.Error(w, "want a JSON body with waitForReplicaCount >= 1", http.StatusBadRequest)
+		return
+	}
+	st, err := c.Op.Status(r.Context())
+	if err != nil {
+		c.Log.Error(err, "reading the local status")
+		http.Error(w, "mysqld status unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	if !st.Writable() || !st.SemiSync.SourceEnabled {
+		http.Error(w, "not a primary with semi-sync enabled", http.StatusConflict)
+		return
+	}
+	s := st.SemiSync
+	err = c.Op.ApplySemiSync(r.Context(), mysql.SemiSyncSettings{
+		SourceEnabled: s.SourceEnabled, ReplicaEnabled: s.ReplicaEnabled,
+		WaitForReplicaCount: int(req.WaitForReplicaCount), Timeout: s.Timeout,
+	})
+	if err != nil {
+		c.Log.Error(err, "applying the semi-sync count", "waitForReplicaCount", req.WaitForReplicaCount)
+		http.Error(w, "applying the semi-sync count failed", http.StatusInternalServerError)
+		return
+	}
+	c.Log.Info("applied the semi-sync count", "waitForReplicaCount", req.WaitForReplicaCount)
+	writeJSON(w, struct{}{})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
