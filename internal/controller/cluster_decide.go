@@ -43,8 +43,11 @@ type clusterDecision struct {
 	CreatePods []*corev1.Pod
 	// Detach is the instance a scale-down removes: its PVC is marked detached, then its Pod deleted.
 	Detach string
-	// DeletePods are Pods left on detached PVCs (a scale-down interrupted between its two steps).
+	// DeletePods are Pods left on detached PVCs (a scale-down interrupted between its two steps)
+	// or one Pod replaced by a rolling update; their PVCs stay.
 	DeletePods []string
+	// Rollout, when not empty, says why a rolling update waits.
+	Rollout string
 	// Relabel lists label changes, the ones that take the primary role away first, so two Pods
 	// never both carry role=primary.
 	Relabel []podRelabel
@@ -79,6 +82,7 @@ func decideCluster(o clusterObservation) clusterDecision {
 	}
 	active = d.planScaleDown(c, active)
 	d.DeletePods = podsOnDetachedPVCs(o.PVCs, o.Pods)
+	d.planRollout(c, o, active)
 	for _, in := range active {
 		d.Instances = append(d.Instances, in.Name)
 	}
@@ -86,7 +90,7 @@ func decideCluster(o clusterObservation) clusterDecision {
 	d.planServices(c, o.Services, active)
 	d.PDB = specs.BuildPDB(c)
 	d.ServiceAccount, d.Role, d.RoleBinding = specs.BuildServiceAccount(c), specs.BuildRole(c), specs.BuildRoleBinding(c)
-	d.Status = aggregateStatus(c, o, active, d.pending())
+	d.Status = aggregateStatus(c, o, active, &d)
 	d.Events = append(d.Events, conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances)...)
 	return d
 }

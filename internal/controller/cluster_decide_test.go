@@ -34,7 +34,8 @@ func newWorld(instances int32) *world {
 func (w *world) instance(serial int32, ready bool) *world {
 	c := w.o.Cluster
 	w.o.PVCs = append(w.o.PVCs, *specs.BuildPVC(c, serial))
-	pod := specs.BuildPod(c, serial, specs.PodOptions{Role: specs.InstanceRole(c, specs.InstanceName("db", serial)), Routable: true})
+	pod := specs.BuildPod(c, serial, specs.PodOptions{OperatorImage: w.o.OperatorImage,
+		Role: specs.InstanceRole(c, specs.InstanceName("db", serial)), Routable: true})
 	if ready {
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1",
 			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
@@ -64,7 +65,7 @@ func (w *world) detached(name string) *world {
 
 func (w *world) withPodBack(name string) *world {
 	serial, _ := specs.InstanceSerial("db", name)
-	w.o.Pods = append(w.o.Pods, *specs.BuildPod(w.o.Cluster, serial, specs.PodOptions{}))
+	w.o.Pods = append(w.o.Pods, *specs.BuildPod(w.o.Cluster, serial, specs.PodOptions{OperatorImage: w.o.OperatorImage}))
 	return w
 }
 
@@ -216,5 +217,41 @@ func TestDecideInstances(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.rule, func(t *testing.T) { tc.check(t, tc.world.decide()) })
+	}
+}
+
+func (w *world) newImage() *world { w.o.Cluster.Spec.ImageName = "mysql:9.0"; return w }
+
+func TestDecideRollout(t *testing.T) {
+	three := func() *world {
+		return newWorld(3).primary("db-1", "db-1").instance(1, true).instance(2, true).instance(3, true)
+	}
+	for _, tc := range []struct {
+		rule          string
+		world         *world
+		wantDelete    []string
+		wantCondition string
+	}{
+		{"an unchanged spec replaces nothing", three(), nil, reasonConverged},
+		{"a new image replaces the highest serial replica first, one at a time", three().newImage(), []string{"db-3"}, reasonRollingUpdate},
+		{"nothing is replaced while an instance is not ready", newWorld(2).primary("db-1", "db-1").instance(1, true).
+			instance(2, false).newImage(), nil, reasonInstancesNotReady},
+		{"nothing is replaced while a primary change is pending", three().newImage().primary("db-1", "db-2"), nil, reasonPrimaryPending},
+		{"the primary of several instances waits for a switchover", func() *world {
+			w := three().newImage() // the replicas already run it
+			for i := range w.o.Pods {
+				if w.o.Pods[i].Name != "db-1" {
+					serial, _ := specs.InstanceSerial("db", w.o.Pods[i].Name)
+					w.o.Pods[i].Annotations = specs.BuildPod(w.o.Cluster, serial, specs.PodOptions{OperatorImage: "op:1"}).Annotations
+				}
+			}
+			return w
+		}(), nil, reasonPrimaryUpdatePending},
+		{"a single instance is restarted", newWorld(1).primary("db-1", "db-1").instance(1, true).newImage(), []string{"db-1"}, reasonRollingUpdate},
+	} {
+		d := tc.world.decide()
+		if !slices.Equal(d.DeletePods, tc.wantDelete) || cond(d, v1.ConditionProgressing).Reason != tc.wantCondition {
+			t.Errorf("%s: delete %v, Progressing %+v", tc.rule, d.DeletePods, cond(d, v1.ConditionProgressing))
+		}
 	}
 }

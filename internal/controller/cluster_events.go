@@ -11,6 +11,8 @@ var (
 		"Recreated the Pod of instance %s on its retained PVC"}
 	evClusterInstanceRemoved = eventKind{corev1.EventTypeNormal, "InstanceRemoved",
 		"Scaled down: deleted the Pod of instance %s; its PVC is kept and marked detached"}
+	evClusterInstanceUpdating = eventKind{corev1.EventTypeNormal, "InstanceUpdating",
+		"Deleting the Pod of instance %s to apply the new spec; it is recreated on its PVC"}
 	evClusterTargetPrimarySet = eventKind{corev1.EventTypeNormal, "TargetPrimarySet",
 		"Set targetPrimary to %s"}
 	evClusterRoleChanged = eventKind{corev1.EventTypeNormal, "RoleChanged",

@@ -16,21 +16,23 @@ import (
 
 // Condition reasons of the Cluster.
 const (
-	reasonClusterReady       = "ClusterReady"
-	reasonInstancesNotReady  = "InstancesNotReady"
-	reasonPrimaryPending     = "PrimaryPending"
-	reasonScaling            = "Scaling"
-	reasonConverged          = "Converged"
-	reasonHealthy            = "Healthy"
-	reasonInstanceUnanswered = "InstanceUnreachable"
-	reasonScaleDownBlocked   = "ScaleDownBlocked"
-	reasonDivergedInstances  = "DivergedInstances"
+	reasonClusterReady         = "ClusterReady"
+	reasonInstancesNotReady    = "InstancesNotReady"
+	reasonPrimaryPending       = "PrimaryPending"
+	reasonScaling              = "Scaling"
+	reasonRollingUpdate        = "RollingUpdate"
+	reasonPrimaryUpdatePending = "PrimaryUpdatePending"
+	reasonConverged            = "Converged"
+	reasonHealthy              = "Healthy"
+	reasonInstanceUnanswered   = "InstanceUnreachable"
+	reasonScaleDownBlocked     = "ScaleDownBlocked"
+	reasonDivergedInstances    = "DivergedInstances"
 )
 
 // aggregateStatus returns c's new status: counts from the Pods, the last reported GTID set of each
 // instance, the primary's semi-sync state and the three conditions. c.Status already carries this
-// reconcile's targetPrimary and latestGeneratedNode; pending says instances are being changed.
-func aggregateStatus(c *v1.Cluster, o clusterObservation, active []clusterInstance, pending bool) v1.ClusterStatus {
+// reconcile's targetPrimary and latestGeneratedNode; d says what this reconcile changes.
+func aggregateStatus(c *v1.Cluster, o clusterObservation, active []clusterInstance, d *clusterDecision) v1.ClusterStatus {
 	st := *c.Status.DeepCopy()
 	st.ObservedGeneration = c.Generation
 	st.Instances, st.ReadyInstances = 0, 0
@@ -50,7 +52,7 @@ func aggregateStatus(c *v1.Cluster, o clusterObservation, active []clusterInstan
 	}
 	st.GTIDExecutedByInstance = aggregateGTIDs(st.GTIDExecutedByInstance, names, o.Reports)
 	st.SemiSync = aggregateSemiSync(st.SemiSync, o.Reports[st.CurrentPrimary], o.Now)
-	setClusterConditions(&st, c, o, pending)
+	setClusterConditions(&st, c, o, d)
 	return st
 }
 
@@ -89,7 +91,7 @@ func aggregateSemiSync(prev *v1.SemiSyncStatus, primary *instanceclient.Status, 
 }
 
 // setClusterConditions computes Ready, Progressing and Degraded.
-func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservation, pending bool) {
+func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservation, d *clusterDecision) {
 	now := metav1.NewTime(o.Now)
 	set := func(t string, ok bool, reason, msg string) {
 		status := metav1.ConditionFalse
@@ -110,8 +112,12 @@ func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservat
 		set(v1.ConditionReady, true, reasonClusterReady, fmt.Sprintf("%d instances ready, primary %s", want, st.CurrentPrimary))
 	}
 	switch {
-	case pending || st.Instances != want:
+	case len(d.CreatePods) > 0 || d.Detach != "" || st.Instances != want:
 		set(v1.ConditionProgressing, true, reasonScaling, fmt.Sprintf("%d of %d instances exist", st.Instances, want))
+	case len(d.DeletePods) > 0:
+		set(v1.ConditionProgressing, true, reasonRollingUpdate, "replacing "+strings.Join(d.DeletePods, ", "))
+	case d.Rollout != "":
+		set(v1.ConditionProgressing, true, reasonPrimaryUpdatePending, d.Rollout)
 	case !primaryOK:
 		set(v1.ConditionProgressing, true, reasonPrimaryPending, fmt.Sprintf("waiting for %s to become primary", st.TargetPrimary))
 	case st.ReadyInstances != want:

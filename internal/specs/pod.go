@@ -1,6 +1,10 @@
 package specs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -61,7 +65,7 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 	name := InstanceName(c.Name, serial)
 	meta := objectMeta(c, name)
 	meta.Labels = InstanceLabels(c.Name, name, opts.Role, opts.Routable)
-	return &corev1.Pod{
+	pod := &corev1.Pod{
 		ObjectMeta: meta,
 		Spec: corev1.PodSpec{
 			Hostname:           name,
@@ -73,6 +77,19 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 			Affinity:           defaultAffinity(c.Name),
 		},
 	}
+	pod.Annotations = map[string]string{PodSpecHashAnnotation: PodSpecHash(&pod.Spec)}
+	return pod
+}
+
+// PodSpecHashAnnotation records the hash of the spec a Pod was built with; a Pod whose hash
+// differs from what BuildPod returns now runs an outdated spec (image, resources, operator).
+const PodSpecHashAnnotation = "mysql.cloudnative-mysql.io/pod-spec-hash"
+
+// PodSpecHash hashes a Pod spec as built.
+func PodSpecHash(spec *corev1.PodSpec) string {
+	data, _ := json.Marshal(spec) // a built spec always marshals
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
 }
 
 func bootstrapContainer(image string) corev1.Container {

@@ -68,6 +68,34 @@ func TestBuildPod(t *testing.T) {
 	}
 }
 
+func TestPodSpecHash(t *testing.T) {
+	c := testCluster()
+	base := BuildPod(c, 1, PodOptions{OperatorImage: "op:1"}).Annotations[PodSpecHashAnnotation]
+	changed := func(f func(*mysqlv1alpha1.Cluster), image string) string {
+		cc := testCluster()
+		if f != nil {
+			f(cc)
+		}
+		return BuildPod(cc, 1, PodOptions{OperatorImage: image, Role: "primary", Routable: true}).Annotations[PodSpecHashAnnotation]
+	}
+	for _, tc := range []struct {
+		rule string
+		ok   bool
+	}{
+		{"the hash is recorded", len(base) == 16},
+		{"labels do not change the hash", changed(nil, "op:1") == base},
+		{"a new image changes it", changed(func(c *mysqlv1alpha1.Cluster) { c.Spec.ImageName = "mysql:9" }, "op:1") != base},
+		{"new resources change it", changed(func(c *mysqlv1alpha1.Cluster) {
+			c.Spec.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}
+		}, "op:1") != base},
+		{"a new operator image changes it", changed(nil, "op:2") != base},
+	} {
+		if !tc.ok {
+			t.Errorf("rule broken: %s", tc.rule)
+		}
+	}
+}
+
 func probeOn(p *corev1.Probe, path string) bool {
 	return p != nil && p.HTTPGet != nil && p.HTTPGet.Path == path &&
 		p.HTTPGet.Port.StrVal == ManagerPortName && p.HTTPGet.Scheme == corev1.URISchemeHTTPS
