@@ -1,0 +1,134 @@
+package restore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/archive"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+)
+
+var (
+	// ErrNotEmpty: the target data directory holds something.
+	ErrNotEmpty = errors.New("the data directory is not empty")
+	// ErrGTIDMismatch: the restored server's gtid_executed is not the one metadata.json records.
+	ErrGTIDMismatch = errors.New("restored gtid_executed differs from the backup's")
+	// ErrUnsupported: the archive's format cannot be restored by this build.
+	ErrUnsupported = errors.New("unsupported archive")
+)
+
+// Config is one restore.
+type Config struct {
+	Store objectstore.Store
+	Ref   objectstore.BackupRef
+	// DataDir is the host path to restore into: absent or empty.
+	DataDir string
+	// RunDir is a scratch host directory for the verification server's socket and logs.
+	RunDir string
+	// Mysqld runs the verification server.
+	Mysqld localmysqld.Command
+	// MysqldArgs are the options the data directory needs to start (e.g. the instance's
+	// innodb settings); never secrets.
+	MysqldArgs []string
+}
+
+// Restore downloads, verifies and unpacks the backup into cfg.DataDir, then checks it starts with
+// the recorded gtid_executed. On error the data directory is left empty.
+func Restore(ctx context.Context, cfg Config) (*objectstore.Metadata, error) {
+	if err := prepareEmpty(cfg.DataDir); err != nil {
+		return nil, err
+	}
+	md, err := unpackVerified(ctx, cfg)
+	if err == nil {
+		err = verifyGTID(ctx, cfg, md)
+	}
+	if err != nil {
+		if cerr := emptyDir(cfg.DataDir); cerr != nil {
+			err = fmt.Errorf("%w; and emptying %s failed: %w", err, cfg.DataDir, cerr)
+		}
+		return nil, err
+	}
+	return md, nil
+}
+
+func unpackVerified(ctx context.Context, cfg Config) (*objectstore.Metadata, error) {
+	r, md, err := cfg.Store.OpenBackup(ctx, cfg.Ref)
+	if err != nil {
+		return nil, fmt.Errorf("opening the backup: %w", err)
+	}
+	defer r.Close()
+	if md.Format != objectstore.FormatTar || md.Compression != objectstore.CompressionZstd {
+		return nil, fmt.Errorf("%w: %s archive compressed with %s (method %s); only clone backups (tar, zstd) restore here",
+			ErrUnsupported, md.Format, md.Compression, md.Method)
+	}
+	if err := archive.Unpack(r, cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("unpacking the backup into %s: %w", cfg.DataDir, err)
+	}
+	return md, nil
+}
+
+// verifyGTID starts mysqld on the restored directory and compares its gtid_executed.
+func verifyGTID(ctx context.Context, cfg Config, md *objectstore.Metadata) error {
+	want, err := gtid.Parse(md.GTIDExecuted)
+	if err != nil {
+		return fmt.Errorf("gtidExecuted in metadata.json: %w", err)
+	}
+	args := append([]string{"--skip-grant-tables", "--skip-log-bin"}, cfg.MysqldArgs...)
+	srv, err := localmysqld.Start(ctx, cfg.Mysqld, localmysqld.Options{DataDir: cfg.DataDir, RunDir: cfg.RunDir, Args: args})
+	if err != nil {
+		return fmt.Errorf("starting mysqld on the restored data: %w", err)
+	}
+	var text string
+	qerr := srv.DB().QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&text)
+	if err := srv.Shutdown(); err != nil {
+		return fmt.Errorf("stopping mysqld on the restored data: %w", err)
+	}
+	if qerr != nil {
+		return fmt.Errorf("reading gtid_executed of the restored data: %w", qerr)
+	}
+	got, err := gtid.Parse(text)
+	if err != nil {
+		return fmt.Errorf("gtid_executed of the restored data: %w", err)
+	}
+	if !got.Equal(want) {
+		return fmt.Errorf("%w: restored %q, metadata.json records %q", ErrGTIDMismatch, got, want)
+	}
+	return nil
+}
+
+// prepareEmpty creates dir if missing and refuses it if it holds anything.
+func prepareEmpty(dir string) error {
+	if dir == "" {
+		return errors.New("no data directory given")
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", dir, err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("%w: %s holds %d entries (first %q); restore only into an empty directory",
+			ErrNotEmpty, dir, len(entries), entries[0].Name())
+	}
+	return nil
+}
+
+// emptyDir removes what a failed restore put in dir; dir was empty before.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
+	}
+	return errors.Join(errs...)
+}
