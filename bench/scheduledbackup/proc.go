@@ -101,7 +101,7 @@ func scrape(ctx context.Context, url string) (map[string]float64, error) {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("scraping the operator's metrics: %w", err)
+		return nil, fmt.Errorf("scraping %s: %w", url, err)
 	}
 	defer resp.Body.Close()
 	out := map[string]float64{}
@@ -136,4 +136,28 @@ func metricDelta(start, end map[string]float64, name string, match ...string) fl
 		}
 	}
 	return sum
+}
+
+// operatorRequests counts, from the operator's rest_client_requests_total, the API requests it
+// sent in the window by HTTP method (Events included).
+func operatorRequests(m0, m1 map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range m1 {
+		if strings.HasPrefix(k, "rest_client_requests_total{") {
+			if d := v - m0[k]; d > 0 {
+				out[label(k, "method")] += d
+			}
+		}
+	}
+	return out
+}
+
+// label extracts a label's value from a series name.
+func label(series, name string) string {
+	i := strings.Index(series, name+`="`)
+	if i < 0 {
+		return ""
+	}
+	rest := series[i+len(name)+2:]
+	return rest[:strings.IndexByte(rest, '"')]
 }

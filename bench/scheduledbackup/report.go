@@ -29,6 +29,7 @@ type result struct {
 	operatorCPU                        time.Duration
 	operatorRSS                        int64
 	machineBusy                        time.Duration
+	requests                           map[string]float64
 	load                               [2]string
 	observerErrors                     []string
 }
@@ -66,6 +67,7 @@ func (r *result) tally(seen []creation, schedules []client.ObjectKey, t0, end ti
 func (r *result) metrics(m0, m1 map[string]float64) {
 	ctrlLabel := `controller="scheduledbackup"`
 	r.reconciles = metricDelta(m0, m1, "controller_runtime_reconcile_total", ctrlLabel)
+	r.requests = operatorRequests(m0, m1)
 	mean := func(name string, match ...string) time.Duration {
 		n := metricDelta(m0, m1, name+"_count", match...)
 		if n == 0 {
@@ -111,6 +113,18 @@ func (r *result) print(w io.Writer, o options) {
 	fmt.Fprintf(w, "kube-apiserver + etcd CPU:   %.1f s in the window\n", r.serverWindowCPU.Seconds())
 	fmt.Fprintf(w, "machine:                     %d CPUs, %.1f CPU-s busy in the window (all processes), load average %s -> %s\n",
 		runtime.NumCPU(), r.machineBusy.Seconds(), r.load[0], r.load[1])
+	keys := make([]string, 0, len(r.requests))
+	for k := range r.requests {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		if per := r.requests[k] / float64(max(expected, 1)); per >= 0.05 {
+			parts = append(parts, fmt.Sprintf("%s %.2f", k, per))
+		}
+	}
+	fmt.Fprintf(w, "operator requests per slot:  %s\n", strings.Join(parts, ", "))
 	if len(r.observerErrors) > 0 {
 		fmt.Fprintf(w, "observer errors:             %d, first: %s\n", len(r.observerErrors), r.observerErrors[0])
 	}

@@ -40,6 +40,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 	c0, _ := cpuTime(b.op.Process.Pid)
+
 	busy0, load0 := machineBusy(), loadAverage()
 	s0 := totalCPU(servers)
 	sleepUntil(end.Add(-time.Second))
@@ -48,6 +49,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 	c1, _ := cpuTime(b.op.Process.Pid)
+
 	s1 := totalCPU(servers)
 	res.machineBusy, res.load = machineBusy()-busy0, [2]string{load0, loadAverage()}
 	sleepUntil(end.Add(b.o.grace))
