@@ -14,18 +14,18 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-func (w *world) reports(r map[string]*instanceclient.Status, errs map[string]string) *world {
+func (w *clusterWorld) reports(r map[string]*instanceclient.Status, errs map[string]string) *clusterWorld {
 	w.o.Reports, w.o.ReportErrors = r, errs
 	return w
 }
 
-func (w *world) lagBound(d time.Duration) *world { w.o.MaxReadLag = d; return w }
+func (w *clusterWorld) lagBound(d time.Duration) *clusterWorld { w.o.MaxReadLag = d; return w }
 
 func TestDecideRouting(t *testing.T) {
-	three := func() *world { return newWorld(3).instance(1, true).instance(2, true).instance(3, true) }
+	three := func() *clusterWorld { return newClusterWorld(3).instance(1, true).instance(2, true).instance(3, true) }
 	for _, tc := range []struct {
 		rule  string
-		world *world
+		world *clusterWorld
 		want  []podRelabel
 	}{
 		{"labels that match the status are left alone", three().primary("db-1", "db-1"), nil},
@@ -57,7 +57,7 @@ func TestDecideRouting(t *testing.T) {
 }
 
 func TestDecideServices(t *testing.T) {
-	w := newWorld(1).instance(1, true).primary("db-1", "db-1")
+	w := newClusterWorld(1).instance(1, true).primary("db-1", "db-1")
 	w.o.Cluster.Spec.Managed = &v1.ManagedConfiguration{Services: &v1.ManagedServices{
 		DisabledDefaultServices: []v1.ServiceSelectorType{v1.ServiceSelectorTypeRO},
 		Additional:              []v1.ManagedService{{Name: "lb", SelectorType: v1.ServiceSelectorTypeRW}},
@@ -67,7 +67,7 @@ func TestDecideServices(t *testing.T) {
 		w.o.Services = append(w.o.Services, corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: n}})
 	}
 	d := w.decide()
-	got := names(d.Services, func(s *corev1.Service) string { return s.Name })
+	got := clusterNames(d.Services, func(s *corev1.Service) string { return s.Name })
 	if !slices.Equal(got, []string{"db-1", "db-rw", "db-r", "db-lb"}) {
 		t.Errorf("desired Services: per-instance, enabled defaults, additional: %v", got)
 	}
@@ -81,19 +81,15 @@ func TestDecideStatus(t *testing.T) {
 		return func(s *v1.ClusterStatus) { s.GTIDExecutedByInstance = g }
 	}
 	rep := func(gtid string) *instanceclient.Status { return &instanceclient.Status{GTIDExecuted: gtid} }
-	for _, tc := range []struct {
-		rule  string
-		world *world
-		check func(t *testing.T, d clusterDecision)
-	}{
-		{"instances and readyInstances count the Pods", newWorld(3).instance(1, true).instance(2, false).primary("db-1", "db-1"),
+	runClusterCases(t, []clusterCase{
+		{"instances and readyInstances count the Pods", newClusterWorld(3).instance(1, true).instance(2, false).primary("db-1", "db-1"),
 			func(t *testing.T, d clusterDecision) {
 				if d.Status.Instances != 2 || d.Status.ReadyInstances != 1 {
 					t.Fatalf("%d/%d", d.Status.ReadyInstances, d.Status.Instances)
 				}
 			}},
 		{"gtidExecutedByInstance: new reports replace, silent instances keep theirs, removed ones go",
-			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
+			newClusterWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
 				status(gtids(map[string]string{"db-1": "a:1-3", "db-2": "a:1-2", "db-9": "a:1"})).
 				reports(map[string]*instanceclient.Status{"db-1": rep("a:1-5")}, map[string]string{"db-2": "timeout"}),
 			func(t *testing.T, d clusterDecision) {
@@ -103,7 +99,7 @@ func TestDecideStatus(t *testing.T) {
 				}
 			}},
 		{"semi-sync state mirrors the current primary's report",
-			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
+			newClusterWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
 				reports(map[string]*instanceclient.Status{"db-1": {SemiSync: &instanceclient.SemiSyncStatus{Active: false, WaitForReplicaCount: 1}},
 					"db-2": {SemiSync: &instanceclient.SemiSyncStatus{Active: true}}}, nil),
 			func(t *testing.T, d clusterDecision) {
@@ -112,55 +108,53 @@ func TestDecideStatus(t *testing.T) {
 					t.Fatalf("%+v", s)
 				}
 			}},
-		{"currentPrimaryTimestamp is stamped when a primary is first seen", newWorld(1).instance(1, true).primary("db-1", "db-1"),
+		{"currentPrimaryTimestamp is stamped when a primary is first seen", newClusterWorld(1).instance(1, true).primary("db-1", "db-1"),
 			func(t *testing.T, d clusterDecision) {
 				if d.Status.CurrentPrimaryTimestamp == nil || !d.Status.CurrentPrimaryTimestamp.Time.Equal(clusterNow) {
 					t.Fatalf("%v", d.Status.CurrentPrimaryTimestamp)
 				}
 			}},
 		{"Ready when every instance is ready and the target is the current primary",
-			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1"),
+			newClusterWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1"),
 			func(t *testing.T, d clusterDecision) {
-				if cond(d, v1.ConditionReady).Status != metav1.ConditionTrue || cond(d, v1.ConditionProgressing).Status != metav1.ConditionFalse ||
-					cond(d, v1.ConditionDegraded).Status != metav1.ConditionFalse || !slices.Contains(reasons(d), "ClusterReady") {
-					t.Fatalf("%+v events %v", d.Status.Conditions, reasons(d))
+				if clusterCond(d, v1.ConditionReady).Status != metav1.ConditionTrue || clusterCond(d, v1.ConditionProgressing).Status != metav1.ConditionFalse ||
+					clusterCond(d, v1.ConditionDegraded).Status != metav1.ConditionFalse || !slices.Contains(eventReasons(d), "ClusterReady") {
+					t.Fatalf("%+v events %v", d.Status.Conditions, eventReasons(d))
 				}
 			}},
 		{"not Ready and Progressing while the target primary has not reported",
-			newWorld(1).instance(1, true).primary("", "db-1"),
+			newClusterWorld(1).instance(1, true).primary("", "db-1"),
 			func(t *testing.T, d clusterDecision) {
-				if cond(d, v1.ConditionReady).Reason != reasonPrimaryPending || cond(d, v1.ConditionProgressing).Status != metav1.ConditionTrue {
+				if clusterCond(d, v1.ConditionReady).Reason != reasonPrimaryPending || clusterCond(d, v1.ConditionProgressing).Status != metav1.ConditionTrue {
 					t.Fatalf("%+v", d.Status.Conditions)
 				}
 			}},
-		{"Progressing while scaling", newWorld(2).instance(1, true).primary("db-1", "db-1"),
+		{"Progressing while scaling", newClusterWorld(2).instance(1, true).primary("db-1", "db-1"),
 			func(t *testing.T, d clusterDecision) {
-				if c := cond(d, v1.ConditionProgressing); c.Status != metav1.ConditionTrue || c.Reason != reasonScaling {
+				if c := clusterCond(d, v1.ConditionProgressing); c.Status != metav1.ConditionTrue || c.Reason != reasonScaling {
 					t.Fatalf("%+v", c)
 				}
 			}},
-		{"Degraded when an instance does not answer", newWorld(1).instance(1, true).primary("db-1", "db-1").
+		{"Degraded when an instance does not answer", newClusterWorld(1).instance(1, true).primary("db-1", "db-1").
 			reports(nil, map[string]string{"db-1": "timeout"}),
 			func(t *testing.T, d clusterDecision) {
-				if c := cond(d, v1.ConditionDegraded); c.Status != metav1.ConditionTrue || c.Reason != reasonInstanceUnanswered ||
-					!slices.Contains(reasons(d), "Degraded") {
+				if c := clusterCond(d, v1.ConditionDegraded); c.Status != metav1.ConditionTrue || c.Reason != reasonInstanceUnanswered ||
+					!slices.Contains(eventReasons(d), "Degraded") {
 					t.Fatalf("%+v", c)
 				}
 			}},
-		{"Degraded while instances are diverged", newWorld(1).instance(1, true).primary("db-1", "db-1").
+		{"Degraded while instances are diverged", newClusterWorld(1).instance(1, true).primary("db-1", "db-1").
 			status(func(s *v1.ClusterStatus) { s.DivergedInstances = []string{"db-1"} }),
 			func(t *testing.T, d clusterDecision) {
-				if cond(d, v1.ConditionDegraded).Reason != reasonDivergedInstances {
+				if clusterCond(d, v1.ConditionDegraded).Reason != reasonDivergedInstances {
 					t.Fatalf("%+v", d.Status.Conditions)
 				}
 			}},
-	} {
-		t.Run(tc.rule, func(t *testing.T) { tc.check(t, tc.world.decide()) })
-	}
+	})
 }
 
 func TestDecideIsStable(t *testing.T) {
-	w := newWorld(2).primary("db-1", "db-1").instance(1, true).instance(2, true)
+	w := newClusterWorld(2).primary("db-1", "db-1").instance(1, true).instance(2, true)
 	first := w.decide()
 	w.o.Cluster.Status = first.Status
 	w.o.Now = w.o.Now.Add(time.Minute)
@@ -169,12 +163,12 @@ func TestDecideIsStable(t *testing.T) {
 		t.Errorf("a converged Cluster needs no status write:\n%+v\n%+v", first.Status, second.Status)
 	}
 	if len(second.Events) != 0 {
-		t.Errorf("no Events without a transition: %v", reasons(second))
+		t.Errorf("no Events without a transition: %v", eventReasons(second))
 	}
 }
 
 func TestPlanCertificates(t *testing.T) {
-	c := newWorld(2).o.Cluster
+	c := newClusterWorld(2).o.Cluster
 	ca, err := certs.NewCA("db-ca", clusterNow)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +182,7 @@ func TestPlanCertificates(t *testing.T) {
 		issued[w.Secret] = kp.CertPEM
 	}
 	secrets := func(work []certWork) []string {
-		return names(work, func(w certWork) string { return w.Secret + ":" + w.Reason })
+		return clusterNames(work, func(w certWork) string { return w.Secret + ":" + w.Reason })
 	}
 	for _, tc := range []struct {
 		rule      string
