@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
@@ -20,6 +21,9 @@ import (
 // DefaultReportInterval is how often a Cluster is reconciled to collect instance reports when
 // nothing else triggers it.
 const DefaultReportInterval = 10 * time.Second
+
+// clusterConflictRetry is how soon a reconcile that lost an optimistic-lock race runs again.
+const clusterConflictRetry = 100 * time.Millisecond
 
 // DefaultOperatorImage runs the bootstrap init container when OperatorImage is empty.
 const DefaultOperatorImage = "cloudnative-mysql/operator:dev"
@@ -63,6 +67,12 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		d = decideCluster(*o)
 	}
 	if err := r.act(ctx, o, d); err != nil {
+		if apierrors.IsConflict(err) {
+			// Someone (an instance writing currentPrimary, a user) changed an object since it was
+			// read: decide again on the new state, soon, without reporting an error.
+			log.FromContext(ctx).V(1).Info("retrying after a conflict", "error", err.Error())
+			return ctrl.Result{RequeueAfter: clusterConflictRetry}, nil
+		}
 		return ctrl.Result{}, err
 	}
 	interval := r.ReportInterval
