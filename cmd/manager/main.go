@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	cmdbackup "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/bootstrap"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/controller"
+	cmdrestore "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/restore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/stubs"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/version"
 )
@@ -24,8 +26,8 @@ func main() {
 	root.AddCommand(
 		controller.NewCommand(),
 		stubs.NewInstanceCommand(),
-		stubs.NewBackupCommand(),
-		stubs.NewRestoreCommand(),
+		cmdbackup.NewCommand(),
+		cmdrestore.NewCommand(),
 		bootstrap.NewCommand(),
 	)
 	if err := root.Execute(); err != nil {

@@ -27,23 +27,3 @@ func NewInstanceCommand() *cobra.Command {
 	})
 	return instance
 }
-
-// NewBackupCommand returns `manager backup`, the data path of a backup Job.
-func NewBackupCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "backup",
-		Short: "Take a physical backup and stream it to the object store (backup Job)",
-		Args:  cobra.NoArgs,
-		RunE:  notAvailable("backup"),
-	}
-}
-
-// NewRestoreCommand returns `manager restore`, which bootstraps a data directory from a backup.
-func NewRestoreCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "restore",
-		Short: "Restore a data directory from a backup in the object store",
-		Args:  cobra.NoArgs,
-		RunE:  notAvailable("restore"),
-	}
-}

@@ -1,0 +1,103 @@
+package backup_test
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/backuptest"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
+	cmdbackup "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/backup"
+	cmdrestore "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/restore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3test"
+)
+
+const password = "cmd-S3cret\"'pw"
+
+// TestBackupThenRestoreCommands runs `manager backup` and `manager restore` against a real mysqld
+// and a real S3 server, with every secret in a file, and checks the termination message.
+func TestBackupThenRestoreCommands(t *testing.T) {
+	srv := mysqldtest.Start(t, mysqldtest.Options{})[0]
+	op, err := mysql.NewFactory().New(srv.MySQLConfig("root", "", ""))
+	must(t, err)
+	defer op.Close()
+	must(t, op.CreateUsers(t.Context(), mysql.Users{
+		Replication: mysql.Account{Name: "repl", Password: "r"}, Backup: mysql.Account{Name: "backup", Password: password}}))
+	db := srv.RootDB(t)
+	for _, st := range []string{"CREATE DATABASE app", "CREATE TABLE app.a (id INT PRIMARY KEY, v TEXT)",
+		"CREATE TABLE app.b (id INT PRIMARY KEY, d DATE)", "INSERT INTO app.a VALUES (1, 'x'), (2, 'y')",
+		"INSERT INTO app.b VALUES (1, '2026-01-01')"} {
+		_, err := db.ExecContext(t.Context(), st)
+		must(t, err)
+	}
+	wantSums, wantGTID, err := backuptest.Checksums(t.Context(), db)
+	must(t, err)
+
+	s3 := s3test.Start(t)
+	m := backuptest.MysqldT(t)
+	secrets := t.TempDir()
+	file := func(name, content string) string {
+		p := filepath.Join(secrets, name)
+		must(t, os.WriteFile(p, []byte(content+"\n"), 0o600))
+		return p
+	}
+	store := cmdbackup.StoreFlags{Bucket: s3.Bucket, Path: "cmd", Endpoint: s3.Endpoint, Region: s3.Region,
+		ForcePathStyle: true, AccessKeyIDFile: file("id", s3.AccessKey), SecretAccessKeyFile: file("secret", s3.SecretKey)}
+	termLog := filepath.Join(secrets, "termination-log")
+	o := &cmdbackup.Options{Cluster: "pc1", BackupName: "b1", BackupID: "20260101T000000Z", Method: "clone",
+		TargetHost: srv.Host, TargetPort: srv.Port, User: "backup", PasswordFile: file("password", password),
+		CAFile: srv.TLS.CAFile, CertFile: srv.TLS.ClientCertFile, KeyFile: srv.TLS.ClientKeyFile,
+		ScratchDir: backuptest.Scratch(t, m), Mysqld: m, TerminationLog: termLog, Store: store}
+	must(t, cmdbackup.Run(t.Context(), o))
+	var res cmdbackup.Result
+	b, err := os.ReadFile(termLog)
+	must(t, err)
+	must(t, json.Unmarshal(b, &res))
+	if !strings.HasPrefix(res.Checksum, "sha256:") || res.Size == 0 || res.GTIDExecuted != wantGTID || res.Error != "" {
+		t.Errorf("termination message %s", b)
+	}
+
+	t.Run("a second run of the same backup id is refused", func(t *testing.T) {
+		o2 := *o
+		o2.ScratchDir = backuptest.Scratch(t, m)
+		if err := cmdbackup.Run(t.Context(), &o2); err == nil {
+			t.Fatal("the same backup ran twice")
+		}
+		b, _ := os.ReadFile(termLog)
+		if !strings.Contains(string(b), `"error"`) || strings.Contains(string(b), "S3cret") {
+			t.Errorf("termination message %s", b)
+		}
+	})
+	t.Run("restore gives the same tables and GTIDs", func(t *testing.T) {
+		dataDir := filepath.Join(backuptest.Scratch(t, m), "data")
+		ro := &cmdrestore.Options{Ref: objectstore.BackupRef{Cluster: "pc1", Name: "b1", ID: o.BackupID},
+			DataDir: dataDir, Mysqld: m, Store: store}
+		md, err := cmdrestore.Run(t.Context(), ro)
+		must(t, err)
+		if md.Checksum() != res.Checksum {
+			t.Errorf("restored %s, backed up %s", md.Checksum(), res.Checksum)
+		}
+		srv, err := localmysqld.Start(t.Context(), m, localmysqld.Options{DataDir: dataDir,
+			RunDir: filepath.Join(filepath.Dir(dataDir), "check"), Args: []string{"--skip-grant-tables"}})
+		must(t, err)
+		sums, executed, err := backuptest.Checksums(t.Context(), srv.DB())
+		must(t, srv.Shutdown())
+		must(t, err)
+		if !maps.Equal(sums, wantSums) || executed != wantGTID {
+			t.Errorf("restored %v %s, want %v %s", sums, executed, wantSums, wantGTID)
+		}
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
