@@ -89,8 +89,14 @@ show() {
 	pods=$(k get pods -n "$DEMO_NS" -l mysql.cloudnative-mysql.io/cluster -o name)
 	if [ -n "$backups" ]; then echo "Backups created by ScheduledBackups:"; echo "$backups"
 	else echo "Scheduled Backups: none yet (the ScheduledBackup controller is not available in this build)"; fi
-	if [ -n "$pods" ]; then echo "Instance Pods:"; echo "$pods"
-	else echo "Instances: none (the Cluster controller and instance manager are not available yet)"; fi
+	if [ -n "$pods" ]; then
+		echo "Instance Pods, PVCs, Services and Secrets:"
+		k get pods,pvc,services,secrets -n "$DEMO_NS" -l mysql.cloudnative-mysql.io/cluster -o wide 2>/dev/null || true
+		if [ -z "$(k get nodes -o name)" ]; then
+			echo "(This demo's control plane has no node, so instance Pods stay Pending and the Cluster controller"
+			echo " adds the next instance only when the previous one is ready: a local kubelet is not available yet.)"
+		fi
+	else echo "Instances: none (the Cluster controller is not available in this build)"; fi
 	if [ -z "$(k get backups -n "$DEMO_NS" -o jsonpath='{.items[*].status.phase}')" ]; then
 		echo "Backup phases: none (the Backup controller is not available yet)"
 	fi
