@@ -1,0 +1,170 @@
+package specs
+
+import (
+	"fmt"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+)
+
+// Paths inside a backup Job's container. Every secret is a mounted file.
+const (
+	BackupContainerName = "backup"
+	BackupScratchDir    = "/scratch"
+	backupSecretsDir    = "/etc/backup"
+	backupPasswordFile  = backupSecretsDir + "/password/" + corev1.BasicAuthPasswordKey
+	backupTLSDir        = backupSecretsDir + "/tls"
+	storeSecretsDir     = backupSecretsDir + "/object-store"
+	scratchVolume       = "scratch"
+	backupTLSVolume     = "backup-tls"
+	backupPassVolume    = "backup-password"
+)
+
+// BackupJobParams are the inputs of a backup Job that are not in the Backup or its Cluster.
+type BackupJobParams struct {
+	// OperatorImage runs the init container that copies the manager binary.
+	OperatorImage string
+	// BackupID is the backup's directory in the object store.
+	BackupID string
+	// Instance is the target instance.
+	Instance string
+}
+
+// BackupJobName is the name of a Backup's Job: the Backup's own name (at most 63 characters).
+func BackupJobName(backup string) string { return backup }
+
+// BackupTargetHost is the DNS name the backup Job reaches an instance at: its headless Service.
+func BackupTargetHost(instance, namespace string) string { return instance + "." + namespace + ".svc" }
+
+// BuildBackupJob returns the Job that runs `manager backup` for b in the Cluster's MySQL image
+// (which holds mysqld, needed by the clone recipient). The Job is owned by the Backup, runs one
+// Pod once (no retries, so a finished Backup's data path never runs again), is bounded by the
+// Backup's timeout, mounts no service account token, and reads every secret from a file. The
+// clone presents the replication client certificate: the backup account requires a certificate
+// from the cluster CA (REQUIRE X509), not a particular subject.
+func BuildBackupJob(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJobParams) *batchv1.Job {
+	labels := map[string]string{mysqlv1alpha1.ClusterLabel: c.Name, mysqlv1alpha1.BackupLabel: b.Name}
+	volumes, mounts := backupVolumes(c)
+	container := corev1.Container{
+		Name:                     BackupContainerName,
+		Image:                    c.Spec.ImageName,
+		ImagePullPolicy:          corev1.PullIfNotPresent,
+		Command:                  []string{ManagerPath, "backup"},
+		Args:                     backupArgs(b, c, p),
+		VolumeMounts:             mounts,
+		TerminationMessagePath:   corev1.TerminationMessagePathDefault,
+		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+	}
+	noToken, zero := false, int32(0)
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: BackupJobName(b.Name), Namespace: b.Namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{backupOwnerReference(b)},
+		},
+		Spec: batchv1.JobSpec{
+			BackoffLimit: &zero,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:                corev1.RestartPolicyNever,
+					AutomountServiceAccountToken: &noToken,
+					InitContainers:               []corev1.Container{bootstrapContainer(p.OperatorImage)},
+					Containers:                   []corev1.Container{container},
+					Volumes:                      volumes,
+				},
+			},
+		},
+	}
+	if b.Spec.Timeout != nil && b.Spec.Timeout.Duration > 0 {
+		secs := int64(b.Spec.Timeout.Duration.Seconds())
+		job.Spec.ActiveDeadlineSeconds = &secs
+	}
+	return job
+}
+
+func backupArgs(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJobParams) []string {
+	method := b.Spec.Method
+	if method == "" {
+		method = mysqlv1alpha1.BackupMethodClone
+	}
+	args := []string{
+		"--cluster=" + c.Name,
+		"--backup-name=" + b.Name,
+		"--backup-id=" + p.BackupID,
+		"--method=" + string(method),
+		"--target-host=" + BackupTargetHost(p.Instance, c.Namespace),
+		"--target-port=" + strconv.Itoa(MySQLPort),
+		"--user=" + UserBackup,
+		"--password-file=" + backupPasswordFile,
+		"--tls-ca-file=" + backupTLSDir + "/" + certs.CAKey,
+		"--tls-cert-file=" + backupTLSDir + "/" + certs.CertKey,
+		"--tls-key-file=" + backupTLSDir + "/" + certs.KeyKey,
+		"--scratch-dir=" + BackupScratchDir,
+	}
+	store := c.Spec.Backup.ObjectStore
+	args = append(args, "--bucket="+store.Bucket, "--path="+store.Path, "--endpoint="+store.Endpoint,
+		"--region="+store.Region, fmt.Sprintf("--force-path-style=%t", store.ForcePathStyle))
+	for _, f := range storeSecretFiles(store) {
+		args = append(args, "--"+f.flag+"="+storeSecretsDir+"/"+f.volume+"/value")
+	}
+	return args
+}
+
+// storeSecretFile is one object store secret mounted as a file.
+type storeSecretFile struct {
+	flag, volume string
+	sel          mysqlv1alpha1.SecretKeySelector
+}
+
+func storeSecretFiles(store *mysqlv1alpha1.ObjectStoreConfiguration) []storeSecretFile {
+	out := []storeSecretFile{
+		{"access-key-id-file", "s3-access-key-id", store.Credentials.AccessKeyID},
+		{"secret-access-key-file", "s3-secret-access-key", store.Credentials.SecretAccessKey},
+	}
+	if store.Credentials.SessionToken != nil {
+		out = append(out, storeSecretFile{"session-token-file", "s3-session-token", *store.Credentials.SessionToken})
+	}
+	if store.EndpointCA != nil {
+		out = append(out, storeSecretFile{"endpoint-ca-file", "s3-endpoint-ca", *store.EndpointCA})
+	}
+	return out
+}
+
+func backupVolumes(c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMount) {
+	secretVolume := func(name, secret string, items ...corev1.KeyToPath) corev1.Volume {
+		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+			Secret: &corev1.SecretVolumeSource{SecretName: secret, Items: items}}}
+	}
+	volumes := []corev1.Volume{
+		{Name: controllerVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: scratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		secretVolume(backupPassVolume, UserSecretName(c.Name, UserBackup),
+			corev1.KeyToPath{Key: corev1.BasicAuthPasswordKey, Path: corev1.BasicAuthPasswordKey}),
+		secretVolume(backupTLSVolume, ReplicationClientSecretName(c.Name)),
+	}
+	mounts := []corev1.VolumeMount{
+		{Name: controllerVolume, MountPath: ControllerDir},
+		{Name: scratchVolume, MountPath: BackupScratchDir},
+		{Name: backupPassVolume, MountPath: backupSecretsDir + "/password", ReadOnly: true},
+		{Name: backupTLSVolume, MountPath: backupTLSDir, ReadOnly: true},
+	}
+	for _, f := range storeSecretFiles(c.Spec.Backup.ObjectStore) {
+		volumes = append(volumes, secretVolume(f.volume, f.sel.Name, corev1.KeyToPath{Key: f.sel.Key, Path: "value"}))
+		mounts = append(mounts, corev1.VolumeMount{Name: f.volume, MountPath: storeSecretsDir + "/" + f.volume, ReadOnly: true})
+	}
+	return volumes, mounts
+}
+
+// backupOwnerReference makes the Backup the controller owner of its Job.
+func backupOwnerReference(b *mysqlv1alpha1.Backup) metav1.OwnerReference {
+	t := true
+	return metav1.OwnerReference{
+		APIVersion: mysqlv1alpha1.GroupVersion.String(), Kind: "Backup", Name: b.Name, UID: b.UID,
+		Controller: &t, BlockOwnerDeletion: &t,
+	}
+}
