@@ -46,6 +46,9 @@ type clusterDecision struct {
 	// DeletePods are Pods left on detached PVCs (a scale-down interrupted between its two steps)
 	// or one Pod replaced by a rolling update; their PVCs stay.
 	DeletePods []string
+	// PrimaryUnknown says targetPrimary is empty on a Cluster with instances and no single
+	// instance reports itself primary: nothing is promoted or added until a human sets it.
+	PrimaryUnknown bool
 	// Rollout, when not empty, says why a rolling update waits.
 	Rollout string
 	// Relabel lists label changes, the ones that take the primary role away first, so two Pods
@@ -75,8 +78,9 @@ func decideCluster(o clusterObservation) clusterDecision {
 	c.Status.LatestGeneratedNode = max(c.Status.LatestGeneratedNode, maxSerial)
 	d := clusterDecision{}
 
+	created := maxSerial == 0 && c.Status.LatestGeneratedNode == 0
 	active = d.planScaleUp(c, o, active)
-	d.planTargetPrimary(c, o.Now, active)
+	d.planTargetPrimary(c, o, active, created)
 	for i := range d.CreatePods {
 		setPodRole(c, d.CreatePods[i])
 	}
@@ -106,7 +110,8 @@ func (d *clusterDecision) planScaleUp(c *v1.Cluster, o clusterObservation, activ
 			missing = true
 		}
 	}
-	if missing || int32(len(active)) >= c.Spec.Instances || !allPodsReady(active) {
+	noPrimary := len(active) > 0 && c.Status.TargetPrimary == ""
+	if missing || noPrimary || int32(len(active)) >= c.Spec.Instances || !allPodsReady(active) {
 		return active
 	}
 	serial := c.Status.LatestGeneratedNode + 1
@@ -118,19 +123,35 @@ func (d *clusterDecision) planScaleUp(c *v1.Cluster, o clusterObservation, activ
 	return append(active, clusterInstance{Name: pvc.Name, Serial: serial, PVC: pvc})
 }
 
-// planTargetPrimary sets targetPrimary when it is empty: the current primary if there is one,
-// else the first instance (on creation, the one just planned).
-func (d *clusterDecision) planTargetPrimary(c *v1.Cluster, now time.Time, active []clusterInstance) {
+// planTargetPrimary sets targetPrimary when it is empty: on creation (no instance existed before
+// this reconcile) the first instance; otherwise the current primary, or the one instance that
+// reports itself primary. When none or several do (a status lost in a restore, say), it sets
+// nothing rather than guess: promoting a stale replica could lose writes. PrimaryUnknown is set.
+func (d *clusterDecision) planTargetPrimary(c *v1.Cluster, o clusterObservation, active []clusterInstance, created bool) {
 	if c.Status.TargetPrimary != "" || len(active) == 0 {
 		return
 	}
-	c.Status.TargetPrimary = c.Status.CurrentPrimary
-	if c.Status.TargetPrimary == "" {
-		c.Status.TargetPrimary = active[0].Name
+	target := c.Status.CurrentPrimary
+	if target == "" && created {
+		target = active[0].Name
 	}
-	t := metav1.NewTime(now)
+	if target == "" {
+		var reporting []string
+		for _, in := range active {
+			if r := o.Reports[in.Name]; r != nil && r.Role == v1.RolePrimary {
+				reporting = append(reporting, in.Name)
+			}
+		}
+		if len(reporting) != 1 {
+			d.PrimaryUnknown = true
+			return
+		}
+		target = reporting[0]
+	}
+	c.Status.TargetPrimary = target
+	t := metav1.NewTime(o.Now)
 	c.Status.TargetPrimaryTimestamp = &t
-	d.Events = append(d.Events, evClusterTargetPrimarySet.with(c.Status.TargetPrimary))
+	d.Events = append(d.Events, evClusterTargetPrimarySet.with(target))
 }
 
 // planScaleDown removes one instance per reconcile while more exist than asked, never the current

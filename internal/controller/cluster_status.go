@@ -27,6 +27,7 @@ const (
 	reasonInstanceUnanswered   = "InstanceUnreachable"
 	reasonScaleDownBlocked     = "ScaleDownBlocked"
 	reasonDivergedInstances    = "DivergedInstances"
+	reasonPrimaryUnknown       = "PrimaryUnknown"
 )
 
 // aggregateStatus returns c's new status: counts from the Pods, the last reported GTID set of each
@@ -125,12 +126,15 @@ func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservat
 	default:
 		set(v1.ConditionProgressing, false, reasonConverged, "the cluster matches its spec")
 	}
-	reason, msg := degradation(st, c, o)
+	reason, msg := degradation(st, c, o, d)
 	set(v1.ConditionDegraded, reason != "", orDefault(reason, reasonHealthy), orDefault(msg, "nothing needs attention"))
 }
 
 // degradation names what needs a user's attention, most serious first; empty when nothing does.
-func degradation(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservation) (reason, msg string) {
+func degradation(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservation, d *clusterDecision) (reason, msg string) {
+	if d.PrimaryUnknown {
+		return reasonPrimaryUnknown, "targetPrimary is empty and not exactly one instance reports itself primary: set status.targetPrimary"
+	}
 	if len(st.DivergedInstances) > 0 {
 		return reasonDivergedInstances, "diverged instances kept out of service: " + strings.Join(st.DivergedInstances, ", ")
 	}
