@@ -67,16 +67,17 @@ func RenderMyCnf(in MyCnfInput) (MyCnf, error) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if len(keys) > 0 {
-		b.WriteString("\n# spec.mysql.parameters\n")
-	}
+	var lines []string
 	for _, k := range keys {
 		line, reason := userLine(k, in.Parameters[k])
 		if reason != "" {
 			out.Refused = append(out.Refused, RefusedParameter{Key: k, Reason: reason})
 			continue
 		}
-		b.WriteString(line)
+		lines = append(lines, line)
+	}
+	if len(lines) > 0 {
+		b.WriteString("\n# spec.mysql.parameters\n" + strings.Join(lines, ""))
 	}
 	b.WriteString("\n# operator-owned\n")
 	for _, kv := range in.owned() {
@@ -144,6 +145,7 @@ func (in MyCnfInput) owned() [][2]string {
 		{"ssl_cert", in.TLS.CertFile},
 		{"ssl_key", in.TLS.KeyFile},
 		{"plugin_load_add", "mysql_clone.so"},
+		{"skip_name_resolve", "ON"},
 	}...)
 }
 

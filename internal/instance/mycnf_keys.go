@@ -42,6 +42,7 @@ var ownedKeys = map[string]string{
 	"plugin_load":                    "plugins are managed",
 	"plugin_load_add":                "plugins are managed",
 	"skip_grant_tables":              "security: authentication cannot be turned off",
+	"skip_name_resolve":              "security: root@localhost must match the local socket only",
 	"rpl_semi_sync_source_enabled":   "semi-sync is applied at runtime from the spec",
 	"rpl_semi_sync_replica_enabled":  "semi-sync is applied at runtime from the spec",
 	"rpl_semi_sync_source_timeout":   "semi-sync is applied at runtime from the spec",

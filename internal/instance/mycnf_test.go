@@ -66,6 +66,7 @@ func TestRenderMyCnfParameters(t *testing.T) {
 		{"TLS files are owned", "ssl-key", "/tmp/k", "", "TLS"},
 		{"semi-sync is runtime-only", "rpl_semi_sync_source_timeout", "10", "", "runtime"},
 		{"authentication cannot be turned off", "skip-grant-tables", "", "", "security"},
+		{"name resolution stays off", "skip_name_resolve", "OFF", "", "security"},
 		{"a line break cannot inject options", "init_connect", "x\nserver_id=1", "", "line break"},
 		{"a double quote is refused", "init_connect", `say "hi"`, "", "double quote"},
 		{"a key that is not an option name", "a b", "1", "", "not an option name"},

@@ -49,10 +49,7 @@ func testSemiSyncPlan(t *testing.T, m map[string]*member, primary string, replic
 	if err := stopped.op.StartReplication(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	waitSemiSync(t, p, func(s mysql.SemiSyncStatus) bool {
-		_, _ = p.db.ExecContext(t.Context(), "INSERT INTO app.t VALUES (0) ON DUPLICATE KEY UPDATE id = 0")
-		return s.SourceActive && s.Clients == 2
-	})
+	waitSemiSync(t, p, func(s mysql.SemiSyncStatus) bool { return s.SourceActive && s.Clients == 2 })
 	if plan = applyPlan(t, m, spec, primary, replicas); plan.Short {
 		t.Errorf("replica back: plan %+v", plan)
 	}
@@ -71,8 +68,9 @@ func applyPlan(t *testing.T, m map[string]*member, spec *v1alpha1.ClusterSpec, p
 		health = append(health, HealthOf(r, st))
 	}
 	plan := PlanSemiSync(spec, health)
-	for name, mem := range m {
-		if err := ApplySemiSyncPlan(t.Context(), mem.op, plan, name, name == primary); err != nil {
+	// The primary first: replicas register as semi-sync clients when their receiver reconnects.
+	for _, name := range append([]string{primary}, replicas...) {
+		if err := ApplySemiSyncPlan(t.Context(), m[name].op, plan, name, name == primary); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
@@ -88,9 +86,22 @@ func semiSync(t *testing.T, p *member) mysql.SemiSyncStatus {
 	return st.SemiSync
 }
 
+// waitSemiSync waits for cond on the primary's semi-sync status, committing a heartbeat row at
+// each poll: the source turns semi-sync on when an acknowledgement shows a replica caught up.
 func waitSemiSync(t *testing.T, p *member, cond func(mysql.SemiSyncStatus) bool) {
 	t.Helper()
-	eventually(t, 15*time.Second, func() bool { return cond(semiSync(t, p)) })
+	var last mysql.SemiSyncStatus
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		p.exec(t, "INSERT INTO app.t VALUES (0) ON DUPLICATE KEY UPDATE id = 0")
+		if last = semiSync(t, p); cond(last) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("semi-sync condition not reached within 15s; last status %+v", last)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // nextID numbers the rows expectCommit inserts.

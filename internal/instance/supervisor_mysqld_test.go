@@ -1,63 +1,70 @@
 package instance
 
 import (
+	"crypto/x509"
 	"database/sql"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	driver "github.com/go-sql-driver/mysql"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 )
 
-// TestSupervisorRunsMysqld supervises a real mysqld started from a rendered my.cnf: it starts
-// read-only with the configured identity, comes back after a SIGKILL, and shuts down cleanly
-// when the context ends. The data directory and TLS material come from a mysqldtest server,
-// stopped first, to skip a data directory initialization.
-func TestSupervisorRunsMysqld(t *testing.T) {
-	srv := mysqldtest.Start(t, mysqldtest.Options{})[0]
-	if err := srv.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	rootfs, err := mysqldtest.RootFS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := freePort(t, srv.Host)
-	dir := srv.InChroot(srv.Dir)
+// TestBootstrapAndSupervise initializes a data directory with a rendered my.cnf, as the first
+// instance of a cluster does, then supervises that mysqld: it starts read-only with the
+// configured identity, comes back after a SIGKILL, and shuts down cleanly when the context ends.
+func TestBootstrapAndSupervise(t *testing.T) {
+	rootfs, host, inside := chrootDir(t)
+	writeServerTLS(t, filepath.Join(host, "tls"))
 	cnf, err := RenderMyCnf(MyCnfInput{
-		Serial: 42, Port: port, BindAddress: srv.Host, ReportHost: srv.Host,
-		DataDir: srv.InChroot(srv.DataDir), RunDir: dir, ErrorLog: dir + "/supervised.log", User: "root",
-		TLS: TLSPaths{CAFile: srv.InChroot(srv.TLS.CAFile), CertFile: srv.InChroot(srv.TLS.CertFile),
-			KeyFile: srv.InChroot(srv.TLS.KeyFile)},
+		Serial: 42, Port: freePort(t, "127.0.0.1"), BindAddress: "127.0.0.1", ReportHost: "c-42", DataDir: inside + "/data",
+		RunDir: inside, ErrorLog: inside + "/error.log", User: "root",
+		TLS: TLSPaths{CAFile: inside + "/tls/ca.pem", CertFile: inside + "/tls/cert.pem", KeyFile: inside + "/tls/key.pem"},
 		Parameters: map[string]string{
 			"innodb_buffer_pool_size": "32M", "innodb_redo_log_capacity": "32M", "performance_schema": "OFF",
-			"mysqlx": "OFF", "secure_file_priv": "", "skip_name_resolve": "ON", "max_connections": "20",
+			"mysqlx": "OFF", "secure_file_priv": "",
 		},
 	})
-	if err != nil || len(cnf.Refused) > 0 {
+	if err != nil || len(cnf.Refused) != 0 {
 		t.Fatalf("render: %v, refused %v", err, cnf.Refused)
 	}
-	if err := os.WriteFile(filepath.Join(srv.Dir, "my.cnf"), []byte(cnf.Text), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(host, "my.cnf"), []byte(cnf.Text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	mysqld := func(extra ...string) *exec.Cmd {
+		return chrootMysqld(rootfs, append([]string{"--defaults-file=" + inside + "/my.cnf"}, extra...)...)
+	}
+	if has, err := HasData(filepath.Join(host, "data")); has || err != nil {
+		t.Fatalf("HasData before initialization = %v, %v", has, err)
+	}
+	begin := time.Now()
+	if err := InitializeDataDir(t.Context(), mysqld); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("data directory initialized in %s", time.Since(begin).Round(time.Millisecond))
+	if has, err := HasData(filepath.Join(host, "data")); !has || err != nil {
+		t.Fatalf("HasData after initialization = %v, %v", has, err)
+	}
+
 	sup := &Supervisor{
-		Command:     func() *exec.Cmd { return chrootMysqld(rootfs, "--defaults-file="+dir+"/my.cnf") },
+		Command:     func() *exec.Cmd { return mysqld() },
 		GracePeriod: 30 * time.Second,
 		Backoff:     Backoff{Initial: 100 * time.Millisecond, Max: time.Second, Stable: 10 * time.Second},
 		Log:         testr.New(t),
 	}
-	begin := time.Now()
+	begin = time.Now()
 	cancel, wait := runSupervisor(t, sup)
-	cfg := srv.MySQLConfig("root", "", "")
-	cfg.Addr = net.JoinHostPort(srv.Host, strconv.Itoa(port))
+	// root@localhost, over the socket, as the instance manager connects.
+	cfg := driver.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr = "root", "unix", filepath.Join(host, "mysqld.sock")
 	db, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		t.Fatal(err)
@@ -66,12 +73,13 @@ func TestSupervisorRunsMysqld(t *testing.T) {
 	eventually(t, 60*time.Second, func() bool { return db.PingContext(t.Context()) == nil })
 	t.Logf("mysqld accepting connections %s after the supervisor started", time.Since(begin).Round(time.Millisecond))
 	var serverID int
-	var superReadOnly bool
-	if err := db.QueryRowContext(t.Context(), "SELECT @@server_id, @@super_read_only").Scan(&serverID, &superReadOnly); err != nil {
+	var superReadOnly, gtidMode string
+	if err := db.QueryRowContext(t.Context(), "SELECT @@server_id, @@super_read_only, @@gtid_mode").
+		Scan(&serverID, &superReadOnly, &gtidMode); err != nil {
 		t.Fatal(err)
 	}
-	if serverID != 42 || !superReadOnly {
-		t.Errorf("server_id %d, super_read_only %v; want 42 and read-only at start", serverID, superReadOnly)
+	if serverID != 42 || superReadOnly != "1" || gtidMode != "ON" {
+		t.Errorf("server_id %d, super_read_only %s, gtid_mode %s; want 42, read-only, GTIDs", serverID, superReadOnly, gtidMode)
 	}
 
 	pid := sup.PID()
@@ -88,12 +96,33 @@ func TestSupervisorRunsMysqld(t *testing.T) {
 		t.Errorf("Run after cancel = %v, want a clean shutdown", err)
 	}
 	t.Logf("clean shutdown took %s", time.Since(begin).Round(time.Millisecond))
-	log, _ := os.ReadFile(filepath.Join(srv.Dir, "supervised.log"))
+	log, _ := os.ReadFile(filepath.Join(host, "error.log"))
 	if n := strings.Count(string(log), "Shutdown complete"); n != 1 {
 		t.Errorf("error log shows %d clean shutdowns, want 1 (the crash is not one)", n)
 	}
 	if sup.Starts() != 2 {
 		t.Errorf("mysqld started %d times, want 2", sup.Starts())
+	}
+}
+
+// writeServerTLS writes a CA and a server certificate for mysqld into dir.
+func writeServerTLS(t *testing.T, dir string) {
+	t.Helper()
+	ca, err := mysqldtest.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key, err := ca.Issue("mysqld", x509.ExtKeyUsageServerAuth, "127.0.0.1", "localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"ca.pem": ca.CertPEM, "cert.pem": cert, "key.pem": key} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

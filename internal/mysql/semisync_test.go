@@ -20,6 +20,7 @@ func testSemiSync(t *testing.T, primary, r1, r2 *node) {
 	}
 	must(t, primary.op.ApplySemiSync(ctx, mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 2, Timeout: semiSyncTimeout}))
 	eventually(t, 10*time.Second, "two semi-sync clients", func() bool {
+		timedInsert(t, primary, 0) // the source turns semi-sync on at an acknowledgement
 		st := primary.status(t).SemiSync
 		return st.Clients == 2 && st.SourceActive
 	})
