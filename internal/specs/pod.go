@@ -18,11 +18,16 @@ const (
 	MySQLPort = 3306
 	// MySQLPortName names MySQLPort on containers and Services.
 	MySQLPortName = "mysql"
-	// ManagerPort is the instance manager's HTTPS port: probes (no client certificate needed) and
-	// the control API (client certificate signed by the cluster CA required).
+	// ManagerPort is the instance manager's control API: HTTPS requiring a client certificate
+	// signed by the cluster CA.
 	ManagerPort = 8000
 	// ManagerPortName names ManagerPort.
 	ManagerPortName = "manager"
+	// ProbePort is the instance manager's plain-HTTP probe port: the kubelet has no client
+	// certificate, and the control API's TLS handshake refuses callers without one.
+	ProbePort = 8001
+	// ProbePortName names ProbePort.
+	ProbePortName = "probes"
 
 	// ControllerDir is the emptyDir the init container copies the manager binary into.
 	ControllerDir = "/controller"
@@ -116,6 +121,7 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 		Ports: []corev1.ContainerPort{
 			{Name: MySQLPortName, ContainerPort: MySQLPort, Protocol: corev1.ProtocolTCP},
 			{Name: ManagerPortName, ContainerPort: ManagerPort, Protocol: corev1.ProtocolTCP},
+			{Name: ProbePortName, ContainerPort: ProbePort, Protocol: corev1.ProtocolTCP},
 		},
 		Resources:      *c.Spec.Resources.DeepCopy(),
 		StartupProbe:   managerProbe(StartupPath, 10, 360),
@@ -130,12 +136,11 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 	}
 }
 
-// managerProbe is an HTTPS probe on the instance manager. The kubelet presents no client
-// certificate; the probe endpoints do not ask for one.
+// managerProbe is an HTTP probe on the instance manager's probe port.
 func managerProbe(path string, period, failures int32) *corev1.Probe {
 	return &corev1.Probe{
 		ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-			Path: path, Port: intstr.FromString(ManagerPortName), Scheme: corev1.URISchemeHTTPS,
+			Path: path, Port: intstr.FromString(ProbePortName), Scheme: corev1.URISchemeHTTP,
 		}},
 		PeriodSeconds:    period,
 		FailureThreshold: failures,

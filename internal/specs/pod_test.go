@@ -48,11 +48,11 @@ func TestBuildPod(t *testing.T) {
 			volumes[serverTLSVolume].Secret.SecretName == "db-2-server-tls" && mounts[serverTLSVolume] == ServerTLSDir},
 		{"the replication client certificate is mounted", volumes[replicationTLSVolume].Secret != nil &&
 			volumes[replicationTLSVolume].Secret.SecretName == "db-replication-client-tls"},
-		{"mysql and manager ports", len(mysql.Ports) == 2 && mysql.Ports[0].ContainerPort == 3306 &&
-			mysql.Ports[1].ContainerPort == ManagerPort},
-		{"startup probe on the manager port", probeOn(mysql.StartupProbe, StartupPath)},
-		{"readiness probe on the manager port", probeOn(mysql.ReadinessProbe, ReadinessPath)},
-		{"liveness probe on the manager port", probeOn(mysql.LivenessProbe, LivenessPath)},
+		{"mysql, manager and probe ports", len(mysql.Ports) == 3 && mysql.Ports[0].ContainerPort == 3306 &&
+			mysql.Ports[1].ContainerPort == ManagerPort && mysql.Ports[2].ContainerPort == ProbePort},
+		{"startup probe on the instance manager's probe port", probeOn(mysql.StartupProbe, StartupPath)},
+		{"readiness probe on the instance manager's probe port", probeOn(mysql.ReadinessProbe, ReadinessPath)},
+		{"liveness probe on the instance manager's probe port", probeOn(mysql.LivenessProbe, LivenessPath)},
 		{"the Pod runs as the Cluster's ServiceAccount", pod.Spec.ServiceAccountName == "db"},
 		{"hostname and subdomain give the Pod a DNS name under its headless Service",
 			pod.Spec.Hostname == "db-2" && pod.Spec.Subdomain == "db-2"},
@@ -98,7 +98,7 @@ func TestPodSpecHash(t *testing.T) {
 
 func probeOn(p *corev1.Probe, path string) bool {
 	return p != nil && p.HTTPGet != nil && p.HTTPGet.Path == path &&
-		p.HTTPGet.Port.StrVal == ManagerPortName && p.HTTPGet.Scheme == corev1.URISchemeHTTPS
+		p.HTTPGet.Port.StrVal == ProbePortName && p.HTTPGet.Scheme == corev1.URISchemeHTTP
 }
 
 func TestBuildPodLabelsFollowOptions(t *testing.T) {
