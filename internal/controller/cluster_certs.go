@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"slices"
 	"time"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -40,7 +41,7 @@ func planCertificates(c *v1.Cluster, instances []string, ca *certs.KeyPair, exis
 	for n := range reqs {
 		names = append(names, n)
 	}
-	sortStrings(names)
+	slices.Sort(names)
 	var out []certWork
 	for _, n := range names {
 		if reason := certs.NeedsRenewal(existing[n], ca, reqs[n], now); reason != "" {

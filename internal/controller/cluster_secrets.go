@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -126,5 +125,3 @@ func (r *ClusterReconciler) writeSecret(ctx context.Context, s *corev1.Secret, e
 	}
 	return nil
 }
-
-func sortStrings(s []string) { slices.Sort(s) }
