@@ -18,14 +18,16 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 )
 
-// TestBootstrapAndSupervise initializes a data directory with a rendered my.cnf, as the first
-// instance of a cluster does, then supervises that mysqld: it starts read-only with the
-// configured identity, comes back after a SIGKILL, and shuts down cleanly when the context ends.
+// TestBootstrapAndSupervise initializes a data directory with a rendered my.cnf, then supervises
+// that mysqld: it starts read-only with the configured identity, comes back after a SIGKILL, is
+// bootstrapped by clone from a donor and started again by the supervisor, and shuts down cleanly
+// when the context ends.
 func TestBootstrapAndSupervise(t *testing.T) {
 	rootfs, host, inside := chrootDir(t)
 	writeServerTLS(t, filepath.Join(host, "tls"))
 	cnf, err := RenderMyCnf(MyCnfInput{
-		Serial: 42, Port: freePort(t, "127.0.0.1"), BindAddress: "127.0.0.1", ReportHost: "c-42", DataDir: inside + "/data",
+		Serial: 42, Port: freePort(t, "127.0.0.1"), BindAddress: "127.0.0.1",
+		ReportHost: "c-42", DataDir: inside + "/data",
 		RunDir: inside, ErrorLog: inside + "/error.log", User: "root",
 		TLS: TLSPaths{CAFile: inside + "/tls/ca.pem", CertFile: inside + "/tls/cert.pem", KeyFile: inside + "/tls/key.pem"},
 		Parameters: map[string]string{
@@ -90,6 +92,8 @@ func TestBootstrapAndSupervise(t *testing.T) {
 	eventually(t, 60*time.Second, func() bool { return sup.PID() != 0 && sup.PID() != pid && db.PingContext(t.Context()) == nil })
 	t.Logf("mysqld back %s after SIGKILL (pid %d -> %d)", time.Since(begin).Round(time.Millisecond), pid, sup.PID())
 
+	testCloneBootstrap(t, host, inside, cfg)
+
 	begin = time.Now()
 	cancel()
 	if err := wait(); err != nil {
@@ -97,11 +101,11 @@ func TestBootstrapAndSupervise(t *testing.T) {
 	}
 	t.Logf("clean shutdown took %s", time.Since(begin).Round(time.Millisecond))
 	log, _ := os.ReadFile(filepath.Join(host, "error.log"))
-	if n := strings.Count(string(log), "Shutdown complete"); n != 1 {
-		t.Errorf("error log shows %d clean shutdowns, want 1 (the crash is not one)", n)
+	if n := strings.Count(string(log), "Shutdown complete"); n != 2 {
+		t.Errorf("error log shows %d clean shutdowns, want 2: after the clone and at the end (the crash is not one)", n)
 	}
-	if sup.Starts() != 2 {
-		t.Errorf("mysqld started %d times, want 2", sup.Starts())
+	if sup.Starts() != 3 {
+		t.Errorf("mysqld started %d times, want 3 (first start, after the crash, after the clone)", sup.Starts())
 	}
 }
 
