@@ -77,6 +77,9 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	if err := controller.NewClusterReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if err := controller.NewBackupReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -1,0 +1,147 @@
+package controller
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+)
+
+var bkT0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func bkBackup(phase v1.BackupPhase, job string) *v1.Backup {
+	b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: "b1", Namespace: "ns", CreationTimestamp: metav1.NewTime(bkT0)},
+		Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: "db"}, Method: v1.BackupMethodClone,
+			Target: v1.BackupTargetPreferStandby, Timeout: &metav1.Duration{Duration: time.Hour}},
+		Status: v1.BackupStatus{Phase: phase, JobName: job, DestinationPath: "p/db/b1/X/"}}
+	if phase == v1.BackupPhaseRunning {
+		s := metav1.NewTime(bkT0.Add(time.Minute))
+		b.Status.StartedAt = &s
+	}
+	return b
+}
+
+func bkJob(cond batchv1.JobConditionType) *batchv1.Job {
+	j := &batchv1.Job{}
+	if cond != "" {
+		j.Status.Conditions = []batchv1.JobCondition{{Type: cond, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"}}
+	}
+	return j
+}
+
+func bkMeta() *objectstore.Metadata {
+	return &objectstore.Metadata{SHA256: "aa", Size: 10, GTIDExecuted: "u:1-5", BinlogFile: "binlog.000001", ServerVersion: "9.7"}
+}
+
+func TestDecideBackup(t *testing.T) {
+	now := bkT0.Add(5 * time.Minute)
+	late := bkT0.Add(2 * time.Hour)
+	for _, tc := range []struct {
+		rule      string
+		o         backupObservation
+		action    backupAction
+		phase     v1.BackupPhase
+		event     string
+		deleteJob bool
+	}{
+		{rule: "a completed Backup is never acted on, even with its Job gone",
+			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseCompleted, "b1")}, action: backupNothing},
+		{rule: "a failed Backup is never acted on, even past its timeout",
+			o: backupObservation{Now: late, Backup: bkBackup(v1.BackupPhaseFailed, "b1")}, action: backupNothing},
+		{rule: "a missing Cluster fails fast",
+			o:      backupObservation{Now: now, Backup: bkBackup("", ""), ClusterMissing: true},
+			action: backupPatch, phase: v1.BackupPhaseFailed, event: "ClusterNotFound"},
+		{rule: "a Cluster without an object store fails fast",
+			o:      backupObservation{Now: now, Backup: bkBackup("", ""), StoreErr: errors.New("spec.backup.objectStore is not set")},
+			action: backupPatch, phase: v1.BackupPhaseFailed, event: "NoObjectStore"},
+		{rule: "no target yet: pending and retried",
+			o:      backupObservation{Now: now, Backup: bkBackup("", ""), Why: "no primary"},
+			action: backupPatch, phase: v1.BackupPhasePending, event: "WaitingForTarget"},
+		{rule: "no target within the timeout: failed",
+			o:      backupObservation{Now: late, Backup: bkBackup(v1.BackupPhasePending, ""), Why: "no primary"},
+			action: backupPatch, phase: v1.BackupPhaseFailed, event: "TimedOut"},
+		{rule: "a target: pending with the Job name, backup id and destination",
+			o:      backupObservation{Now: now, Backup: bkBackup("", ""), Target: "db-2"},
+			action: backupPatch, phase: v1.BackupPhasePending, event: "BackupPending"},
+		{rule: "pending without its Job: create it and run",
+			o:      backupObservation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1")},
+			action: backupCreateJob, phase: v1.BackupPhaseRunning, event: "BackupStarted"},
+		{rule: "pending with its Job already created: running",
+			o:      backupObservation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1"), Job: bkJob("")},
+			action: backupPatch, phase: v1.BackupPhaseRunning},
+		{rule: "a Job of that name that is not this Backup's fails it",
+			o:      backupObservation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1"), Job: bkJob(""), JobForeign: true},
+			action: backupPatch, phase: v1.BackupPhaseFailed, event: "JobFailed"},
+		{rule: "running with its Job gone: failed, never recreated",
+			o:      backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1")},
+			action: backupPatch, phase: v1.BackupPhaseFailed, event: "JobGone"},
+		{rule: "running with its Job failed: failed with the Job's reason",
+			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobFailed),
+				PodMessage: `{"error":"clone: connection refused"}`},
+			action: backupPatch, phase: v1.BackupPhaseFailed, event: "JobFailed"},
+		{rule: "running past the timeout: failed and the Job deleted",
+			o:      backupObservation{Now: late, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob("")},
+			action: backupPatch, phase: v1.BackupPhaseFailed, event: "TimedOut", deleteJob: true},
+		{rule: "running within the timeout: wait",
+			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob("")}, action: backupNothing},
+		{rule: "the Job succeeded and metadata.json exists: completed",
+			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
+				Metadata: bkMeta(), PodMessage: `{"checksum":"sha256:aa"}`},
+			action: backupPatch, phase: v1.BackupPhaseCompleted, event: "BackupCompleted"},
+		{rule: "the Job succeeded without metadata.json: failed",
+			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
+				MetadataErr: objectstore.ErrNotFound},
+			action: backupPatch, phase: v1.BackupPhaseFailed, event: "MetadataMissing"},
+		{rule: "the Job reported another checksum than metadata.json: failed",
+			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
+				Metadata: bkMeta(), PodMessage: `{"checksum":"sha256:bb"}`},
+			action: backupPatch, phase: v1.BackupPhaseFailed, event: "MetadataMissing"},
+		{rule: "the store cannot be read: retried",
+			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
+				MetadataErr: errors.New("connection refused")}, action: backupNothing},
+		{rule: "xtrabackup is refused by this build",
+			o: backupObservation{Now: now, Backup: func() *v1.Backup {
+				b := bkBackup("", "")
+				b.Spec.Method = v1.BackupMethodXtraBackup
+				return b
+			}(), Target: "db-2"}, action: backupPatch, phase: v1.BackupPhaseFailed, event: "Unsupported"},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			d := decideBackup(tc.o)
+			if d.Action != tc.action || d.DeleteJob != tc.deleteJob {
+				t.Fatalf("action %v delete %v, want %v %v", d.Action, d.DeleteJob, tc.action, tc.deleteJob)
+			}
+			if tc.action != backupNothing && d.Status.Phase != tc.phase {
+				t.Errorf("phase %q, want %q (%s)", d.Status.Phase, tc.phase, d.Status.Error)
+			}
+			if tc.event != "" && (len(d.Events) != 1 || d.Events[0].Kind.Reason != tc.event) {
+				t.Errorf("events %+v, want %s", d.Events, tc.event)
+			}
+			if d.Status.Phase == v1.BackupPhaseFailed && (d.Status.Error == "" || d.Status.CompletedAt == nil) {
+				t.Errorf("failed without a reason or time: %+v", d.Status)
+			}
+		})
+	}
+}
+
+func TestDecideBackupRecordsWhereAndWhat(t *testing.T) {
+	d := decideBackup(backupObservation{Now: bkT0.Add(time.Minute), Backup: bkBackup("", ""), Target: "db-2",
+		Store: objectstore.Config{Endpoint: "s3:9000", Bucket: "bk", Path: "prod"}})
+	st := d.Status
+	if st.InstanceName != "db-2" || st.JobName != "b1" || st.BackupID != "20260101T000100Z" ||
+		st.DestinationPath != "prod/db/b1/20260101T000100Z/" || st.Endpoint != "http://s3:9000" || st.Bucket != "bk" {
+		t.Errorf("status %+v", st)
+	}
+	c := decideBackup(backupObservation{Now: bkT0.Add(time.Minute), Backup: bkBackup(v1.BackupPhaseRunning, "b1"),
+		Job: bkJob(batchv1.JobComplete), Metadata: bkMeta()})
+	if s := c.Status; s.Checksum != "sha256:aa" || s.Size != 10 || s.GTIDExecuted != "u:1-5" || s.BinlogFile != "binlog.000001" ||
+		s.ServerVersion != "9.7" || s.CompletedAt == nil {
+		t.Errorf("completed status %+v", s)
+	}
+}
