@@ -77,7 +77,7 @@ func (m *member) reconcile(t *testing.T, status *v1alpha1.ClusterStatus, members
 		if err != nil {
 			t.Fatal(err)
 		}
-		in.PrimaryExecuted = &pst.GTIDExecuted
+		in.PrimaryExecuted, in.PrimaryWritable = &pst.GTIDExecuted, pst.Writable()
 	}
 	d := DecideRole(in)
 	out, err := m.actor.Apply(t.Context(), d, st)

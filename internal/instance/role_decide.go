@@ -42,6 +42,10 @@ type RoleInput struct {
 	// after Executed: a primary's set only grows, so whatever this server received from it is then
 	// in PrimaryExecuted, and only transactions the primary never had count as errant.
 	PrimaryExecuted *gtid.Set
+	// PrimaryWritable: the current primary, read with PrimaryExecuted, still accepts writes. The
+	// target of a switchover waits for it to turn read-only, so that two instances never accept
+	// writes at once.
+	PrimaryWritable bool
 }
 
 // RoleDecision is the outcome of DecideRole.
@@ -73,6 +77,9 @@ func DecideRole(in RoleInput) RoleDecision {
 	case st.TargetPrimary == in.Instance:
 		d := RoleDecision{Action: ActPrimary, Reason: "target primary"}
 		if st.CurrentPrimary != "" && st.CurrentPrimary != in.Instance && in.PrimaryExecuted != nil {
+			if in.PrimaryWritable {
+				return RoleDecision{Action: ActHold, Reason: "waiting for " + st.CurrentPrimary + " to turn read-only"}
+			}
 			d.CatchUp, d.Reason = *in.PrimaryExecuted, "switchover from "+st.CurrentPrimary
 		}
 		return d

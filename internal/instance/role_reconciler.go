@@ -1,0 +1,114 @@
+package instance
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+)
+
+// Peers is what an instance knows of the others.
+type Peers interface {
+	// InstanceAt names the instance a replication source address belongs to, "" if none.
+	InstanceAt(host string, port int) string
+	// State reads an instance's gtid_executed and whether it accepts writes, now.
+	State(ctx context.Context, instance string) (PeerState, error)
+}
+
+// PeerState is another instance's state as the role decision needs it.
+type PeerState struct {
+	Executed gtid.Set
+	Writable bool
+}
+
+// RoleReconciler converges the local mysqld to its Cluster's status.targetPrimary: gather (the
+// Cluster, the local status, the primary's GTID set), DecideRole, RoleActor.Apply, and record
+// status.currentPrimary once this instance has become the primary.
+type RoleReconciler struct {
+	Client   client.Client
+	Cluster  types.NamespacedName
+	Instance string
+	Actor    *RoleActor
+	Peers    Peers
+	Clock    clock.PassiveClock
+	Log      logr.Logger
+}
+
+// ReconcileOnce performs one pass and returns the decision it applied.
+func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error) {
+	var cluster v1alpha1.Cluster
+	if err := r.Client.Get(ctx, r.Cluster, &cluster); err != nil {
+		return RoleDecision{}, fmt.Errorf("reading Cluster %s: %w", r.Cluster, err)
+	}
+	local, err := r.Actor.Op.Status(ctx)
+	if err != nil {
+		return RoleDecision{}, err
+	}
+	in := RoleInput{Instance: r.Instance, Status: &cluster.Status, Executed: local.GTIDExecuted}
+	if local.Replication != nil {
+		in.ReplicatingFrom = r.Peers.InstanceAt(local.Replication.SourceHost, local.Replication.SourcePort)
+	}
+	if p := cluster.Status.CurrentPrimary; p != "" && p != r.Instance {
+		// Read after the local status: see RoleInput.PrimaryExecuted.
+		ps, err := r.Peers.State(ctx, p)
+		if err != nil {
+			r.Log.Info("primary's state unavailable", "primary", p, "error", err.Error())
+		} else {
+			in.PrimaryExecuted, in.PrimaryWritable = &ps.Executed, ps.Writable
+		}
+	}
+	d := DecideRole(in)
+	out, err := r.Actor.Apply(ctx, d, local)
+	if err != nil {
+		return d, err
+	}
+	if out.Primary && cluster.Status.CurrentPrimary != r.Instance {
+		if err := r.recordPrimary(ctx, &cluster); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// recordPrimary writes status.currentPrimary with an optimistic lock, so that a concurrent change
+// of targetPrimary makes the write fail rather than be overwritten.
+func (r *RoleReconciler) recordPrimary(ctx context.Context, cluster *v1alpha1.Cluster) error {
+	patch := client.MergeFromWithOptions(cluster.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	now := metav1.NewTime(r.Clock.Now())
+	cluster.Status.CurrentPrimary, cluster.Status.CurrentPrimaryTimestamp = r.Instance, &now
+	if err := r.Client.Status().Patch(ctx, cluster, patch); err != nil {
+		return fmt.Errorf("recording %s as the current primary: %w", r.Instance, err)
+	}
+	r.Log.Info("recorded as the current primary")
+	return nil
+}
+
+// Run reconciles every interval until ctx ends, logging failed passes.
+func (r *RoleReconciler) Run(ctx context.Context, interval time.Duration) {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	var last RoleAction = -1
+	for {
+		d, err := r.ReconcileOnce(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			r.Log.Error(err, "role reconciliation failed", "action", d.Action.String())
+		case err == nil && d.Action != last:
+			r.Log.Info("role decision", "action", d.Action.String(), "source", d.Source, "reason", d.Reason)
+			last = d.Action
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package instance
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
+)
+
+// memberPeers resolves the test members for the reconcilers.
+type memberPeers map[string]*member
+
+func (p memberPeers) InstanceAt(host string, port int) string {
+	for name, m := range p {
+		if m.srv.Host == host && m.srv.Port == port {
+			return name
+		}
+	}
+	return ""
+}
+
+func (p memberPeers) State(ctx context.Context, instance string) (PeerState, error) {
+	st, err := p[instance].op.Status(ctx)
+	if err != nil {
+		return PeerState{}, err
+	}
+	return PeerState{Executed: st.GTIDExecuted, Writable: st.Writable()}, nil
+}
+
+// TestRoleReconcilerFollowsTheCluster runs two role reconcilers against the real API server and
+// two real servers: the instance named by status.targetPrimary promotes itself and records
+// status.currentPrimary, the other follows it; editing targetPrimary switches the roles over.
+func TestRoleReconcilerFollowsTheCluster(t *testing.T) {
+	env := kubetest.StartT(t, kubetest.Options{})
+	m := startMembers(t, "c-1", "c-2")
+	ns := env.NewNamespace(t)
+	cluster := &v1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
+		Spec: v1alpha1.ClusterSpec{Instances: 2, MaxSwitchoverDelay: 60,
+			Storage: v1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")}},
+	}
+	must(t, env.Client.Create(t.Context(), cluster))
+	setTarget(t, env, cluster, "c-1")
+	for _, mem := range m {
+		must(t, mem.op.SetReadOnly(t.Context(), true))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	for name, mem := range m {
+		r := &RoleReconciler{Client: env.Client, Cluster: types.NamespacedName{Namespace: ns, Name: "db"}, Instance: name,
+			Actor: mem.actor, Peers: memberPeers(m), Clock: clock.RealClock{}, Log: testr.New(t).WithValues("instance", name)}
+		wg.Go(func() { r.Run(ctx, 200*time.Millisecond) })
+	}
+
+	waitPrimary(t, env, cluster, m, "c-1")
+	must(t, m["c-1"].op.CreateUsers(t.Context(), roleTestUsers)) // bootstrap's job, once primary
+	m["c-1"].exec(t, "CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)")
+	waitFollowing(t, m, "c-1", "c-2")
+
+	begin := time.Now()
+	setTarget(t, env, cluster, "c-2")
+	waitPrimary(t, env, cluster, m, "c-2")
+	waitFollowing(t, m, "c-2", "c-1")
+	t.Logf("switchover converged in %s after targetPrimary changed", time.Since(begin).Round(time.Millisecond))
+	m["c-2"].exec(t, "INSERT INTO app.t VALUES (2)")
+	waitFollowing(t, m, "c-2", "c-1")
+}
+
+// setTarget writes status.targetPrimary as the operator would.
+func setTarget(t *testing.T, env *kubetest.Env, cluster *v1alpha1.Cluster, target string) {
+	t.Helper()
+	eventually(t, 10*time.Second, func() bool {
+		if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: cluster.Namespace, Name: cluster.Name}, cluster); err != nil {
+			return false
+		}
+		now := metav1.Now()
+		cluster.Status.TargetPrimary, cluster.Status.TargetPrimaryTimestamp = target, &now
+		return env.Client.Status().Update(t.Context(), cluster) == nil
+	})
+}
+
+// waitPrimary waits until primary is recorded as currentPrimary and writable, and every other
+// member is read-only.
+func waitPrimary(t *testing.T, env *kubetest.Env, cluster *v1alpha1.Cluster, m map[string]*member, primary string) {
+	t.Helper()
+	eventually(t, 30*time.Second, func() bool {
+		var c v1alpha1.Cluster
+		if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: cluster.Namespace, Name: cluster.Name}, &c); err != nil {
+			return false
+		}
+		if c.Status.CurrentPrimary != primary || c.Status.CurrentPrimaryTimestamp == nil || !m[primary].writable(t) {
+			return false
+		}
+		for name, mem := range m {
+			if name != primary && mem.writable(t) {
+				t.Fatalf("%s writable while %s is the primary", name, primary)
+			}
+		}
+		return true
+	})
+}
+
+// waitFollowing waits until the replica replicates healthily from primary and has applied all
+// the primary executed.
+func waitFollowing(t *testing.T, m map[string]*member, primary, replica string) {
+	t.Helper()
+	eventually(t, 30*time.Second, func() bool {
+		st, err := m[replica].op.Status(t.Context())
+		return err == nil && st.Replication != nil && st.Replication.Healthy() &&
+			st.Replication.SourcePort == m[primary].srv.Port && st.GTIDExecuted.Contains(m[primary].gtidSet(t))
+	})
+}
