@@ -40,6 +40,8 @@ type RoleReconciler struct {
 	Peers    Peers
 	Clock    clock.PassiveClock
 	Log      logr.Logger
+	// Isolation, if set, is told of every successful read of the Cluster.
+	Isolation *IsolationDetector
 }
 
 // ReconcileOnce performs one pass and returns the decision it applied.
@@ -47,6 +49,9 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	var cluster v1alpha1.Cluster
 	if err := r.Client.Get(ctx, r.Cluster, &cluster); err != nil {
 		return RoleDecision{}, fmt.Errorf("reading Cluster %s: %w", r.Cluster, err)
+	}
+	if r.Isolation != nil {
+		r.Isolation.Contact()
 	}
 	local, err := r.Actor.Op.Status(ctx)
 	if err != nil {

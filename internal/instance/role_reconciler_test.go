@@ -56,9 +56,11 @@ func TestRoleReconcilerFollowsTheCluster(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
+	isolation := NewIsolationDetector(clock.RealClock{}, 5*time.Second)
 	for name, mem := range m {
 		r := &RoleReconciler{Client: env.Client, Cluster: types.NamespacedName{Namespace: ns, Name: "db"}, Instance: name,
-			Actor: mem.actor, Peers: memberPeers(m), Clock: clock.RealClock{}, Log: testr.New(t).WithValues("instance", name)}
+			Actor: mem.actor, Peers: memberPeers(m), Clock: clock.RealClock{}, Log: testr.New(t).WithValues("instance", name),
+			Isolation: isolation}
 		wg.Go(func() { r.Run(ctx, 200*time.Millisecond) })
 	}
 
@@ -74,6 +76,9 @@ func TestRoleReconcilerFollowsTheCluster(t *testing.T) {
 	t.Logf("switchover converged in %s after targetPrimary changed", time.Since(begin).Round(time.Millisecond))
 	m["c-2"].exec(t, "INSERT INTO app.t VALUES (2)")
 	waitFollowing(t, m, "c-2", "c-1")
+	if isolation.Isolated() {
+		t.Error("isolated although the reconcilers read the Cluster")
+	}
 }
 
 // setTarget writes status.targetPrimary as the operator would.
