@@ -3,7 +3,6 @@ package admission_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,21 +12,9 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
-var env *kubetest.Env
+var shared = kubetest.NewShared(kubetest.Options{})
 
-func TestMain(m *testing.M) {
-	var err error
-	if env, err = kubetest.Start(kubetest.Options{}); err != nil {
-		println(err.Error())
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		println(err.Error())
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { shared.Main(m) }
 
 // admissionCase is one object sent to the real API server; wantErr is a substring of the expected
 // rejection message, empty when the object must be accepted. update, when set, is applied to the
@@ -77,6 +64,7 @@ spec:
 
 func runAdmissionCases(t *testing.T, cases []admissionCase) {
 	t.Helper()
+	env := shared.Get(t)
 	ns := env.NewNamespace(t)
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

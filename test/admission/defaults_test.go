@@ -15,6 +15,7 @@ import (
 // the schema defaults the server applied are visible.
 func create(t *testing.T, manifest string, obj client.Object) {
 	t.Helper()
+	env := shared.Get(t)
 	ns := env.NewNamespace(t)
 	u := decode(t, strings.ReplaceAll(manifest, "%NAME%", "defaults"))
 	u.SetNamespace(ns)

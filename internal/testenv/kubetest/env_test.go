@@ -2,7 +2,6 @@ package kubetest
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -19,23 +18,11 @@ import (
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
-var env *Env
+var shared = NewShared(Options{ControllerManager: true})
 
-func TestMain(m *testing.M) {
-	var err error
-	if env, err = Start(Options{ControllerManager: true}); err != nil {
-		println(err.Error())
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		println(err.Error())
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { shared.Main(m) }
 
-func eventually(t *testing.T, what string, cond func(context.Context) (bool, error)) {
+func eventually(t *testing.T, env *Env, what string, cond func(context.Context) (bool, error)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -45,6 +32,7 @@ func eventually(t *testing.T, what string, cond func(context.Context) (bool, err
 }
 
 func TestCRDsAreInstalled(t *testing.T) {
+	env := shared.Get(t)
 	ns := env.NewNamespace(t)
 	var list mysqlv1alpha1.ClusterList
 	if err := env.Client.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
@@ -58,6 +46,7 @@ func TestCRDsAreInstalled(t *testing.T) {
 }
 
 func TestGarbageCollectorRemovesDependents(t *testing.T) {
+	env := shared.Get(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
 	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: ns}}
@@ -72,13 +61,14 @@ func TestGarbageCollectorRemovesDependents(t *testing.T) {
 	if err := env.Client.Delete(ctx, owner); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the garbage collector deletes the dependent", func(ctx context.Context) (bool, error) {
+	eventually(t, env, "the garbage collector deletes the dependent", func(ctx context.Context) (bool, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(dependent), &corev1.ConfigMap{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
 }
 
 func TestJobControllerCreatesPods(t *testing.T) {
+	env := shared.Get(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
 	job := &batchv1.Job{
@@ -91,7 +81,7 @@ func TestJobControllerCreatesPods(t *testing.T) {
 	if err := env.Client.Create(ctx, job); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the Job controller creates the Job's Pod", func(ctx context.Context) (bool, error) {
+	eventually(t, env, "the Job controller creates the Job's Pod", func(ctx context.Context) (bool, error) {
 		var pods corev1.PodList
 		err := env.Client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"job-name": "job"})
 		return len(pods.Items) == 1, err
@@ -99,6 +89,7 @@ func TestJobControllerCreatesPods(t *testing.T) {
 }
 
 func TestEndpointSliceFollowsReadyPods(t *testing.T) {
+	env := shared.Get(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
 	svc := &corev1.Service{
@@ -123,7 +114,7 @@ func TestEndpointSliceFollowsReadyPods(t *testing.T) {
 	if err := env.Client.Status().Update(ctx, pod); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "an EndpointSlice lists the ready Pod", func(ctx context.Context) (bool, error) {
+	eventually(t, env, "an EndpointSlice lists the ready Pod", func(ctx context.Context) (bool, error) {
 		var slices discoveryv1.EndpointSliceList
 		if err := env.Client.List(ctx, &slices, client.InNamespace(ns), client.MatchingLabels{discoveryv1.LabelServiceName: "svc"}); err != nil {
 			return false, err
