@@ -84,13 +84,7 @@ func TestBootstrapAndSupervise(t *testing.T) {
 		t.Errorf("server_id %d, super_read_only %s, gtid_mode %s; want 42, read-only, GTIDs", serverID, superReadOnly, gtidMode)
 	}
 
-	pid := sup.PID()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	begin = time.Now()
-	eventually(t, 60*time.Second, func() bool { return sup.PID() != 0 && sup.PID() != pid && db.PingContext(t.Context()) == nil })
-	t.Logf("mysqld back %s after SIGKILL (pid %d -> %d)", time.Since(begin).Round(time.Millisecond), pid, sup.PID())
+	crashAndWait(t, sup, db)
 
 	testCloneBootstrap(t, host, inside, cfg)
 
@@ -138,4 +132,16 @@ func freePort(t *testing.T, host string) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// crashAndWait kills mysqld as a crash would and waits until the supervisor has it answering again.
+func crashAndWait(t *testing.T, sup *Supervisor, db *sql.DB) {
+	t.Helper()
+	pid := sup.PID()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	eventually(t, 60*time.Second, func() bool { return sup.PID() != 0 && sup.PID() != pid && db.PingContext(t.Context()) == nil })
+	t.Logf("mysqld back %s after SIGKILL (pid %d -> %d)", time.Since(begin).Round(time.Millisecond), pid, sup.PID())
 }
