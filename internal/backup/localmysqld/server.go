@@ -41,6 +41,7 @@ type Server struct {
 	cmd  Command
 	proc *process
 	db   *sql.DB
+	link string // a short symlink to RunDir, when the socket path is too long to connect to
 }
 
 // Initialize creates a data directory with `mysqld --initialize-insecure`: root@localhost has no
@@ -120,9 +121,40 @@ func (s *Server) Done() <-chan struct{} { return s.proc.done }
 // ExitErr is mysqld's exit error once Done is closed.
 func (s *Server) ExitErr() error { return s.proc.err }
 
+// maxSocketPath is below the 108 bytes of sun_path, NUL included.
+const maxSocketPath = 100
+
+// dialPath returns a path to the socket short enough to connect to: the socket itself, or the
+// same file through a symlink to RunDir in the temporary directory.
+func (s *Server) dialPath() (string, error) {
+	if len(s.SocketPath()) < maxSocketPath {
+		return s.SocketPath(), nil
+	}
+	dir, err := os.MkdirTemp("", "cnm-sock-")
+	if err != nil {
+		return "", fmt.Errorf("creating a short path to the socket: %w", err)
+	}
+	s.link = dir
+	if err := os.Symlink(s.opts.RunDir, filepath.Join(dir, "r")); err != nil {
+		return "", fmt.Errorf("creating a short path to the socket: %w", err)
+	}
+	return filepath.Join(dir, "r", socketName), nil
+}
+
+func (s *Server) closeDB() {
+	s.db.Close()
+	if s.link != "" {
+		_ = os.RemoveAll(s.link)
+	}
+}
+
 func (s *Server) waitReady(ctx context.Context) error {
+	addr, err := s.dialPath()
+	if err != nil {
+		return err
+	}
 	cfg := mysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr = "root", "unix", s.SocketPath()
+	cfg.User, cfg.Net, cfg.Addr = "root", "unix", addr
 	cfg.Timeout = 5 * time.Second
 	cfg.InterpolateParams = true
 	connector, err := mysql.NewConnector(cfg)
@@ -139,10 +171,10 @@ func (s *Server) waitReady(ctx context.Context) error {
 		}
 		select {
 		case <-s.proc.done:
-			s.db.Close()
+			s.closeDB()
 			return fmt.Errorf("mysqld exited before accepting connections (%v)", s.proc.err)
 		case <-ctx.Done():
-			s.db.Close()
+			s.closeDB()
 			return fmt.Errorf("not accepting connections: %w (last attempt: %w)", ctx.Err(), err)
 		case <-time.After(pollInterval):
 		}
@@ -153,7 +185,7 @@ func (s *Server) waitReady(ctx context.Context) error {
 func (s *Server) WaitExit(ctx context.Context) error {
 	select {
 	case <-s.proc.done:
-		s.db.Close()
+		s.closeDB()
 		return s.proc.err
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for mysqld to exit: %w", context.Cause(ctx))
@@ -164,19 +196,19 @@ func (s *Server) WaitExit(ctx context.Context) error {
 // exit as an error.
 func (s *Server) Shutdown() error {
 	if s.proc.exited() {
-		s.db.Close()
+		s.closeDB()
 		return s.proc.err
 	}
-	s.db.Close() // before mysqld closes its end of idle connections
+	s.closeDB() // before mysqld closes its end of idle connections
 	s.proc.signal(syscall.SIGTERM)
 	select {
 	case <-s.proc.done:
 	case <-time.After(shutdownTimeout):
 		s.proc.kill()
-		s.db.Close()
+		s.closeDB()
 		return errors.New("mysqld did not shut down in time and was killed")
 	}
-	s.db.Close()
+	s.closeDB()
 	if s.proc.err != nil {
 		return fmt.Errorf("mysqld exited with %w", s.proc.err)
 	}
@@ -186,7 +218,7 @@ func (s *Server) Shutdown() error {
 // Kill stops mysqld at once; for cleanup after a failure.
 func (s *Server) Kill() {
 	s.proc.kill()
-	s.db.Close()
+	s.closeDB()
 }
 
 // Tail returns the last n lines of text.
