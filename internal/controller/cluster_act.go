@@ -13,9 +13,10 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-// act performs exactly d: Secrets and certificates first (Pods mount them), then instances,
-// labels, Services, the PDB and the status. Events of the steps done are emitted even when a
-// later step fails.
+// act performs exactly d: Secrets and certificates first (Pods mount them), the instances'
+// ServiceAccount, Role, RoleBinding and the PDB, then instances, labels, Services and the status.
+// The action Events are emitted once the actions are done, even when the status write then fails;
+// the status Events only once the status is written.
 func (r *ClusterReconciler) act(ctx context.Context, o *clusterObservation, d clusterDecision) error {
 	c := o.Cluster
 	events, err := r.ensureSecrets(ctx, c, d.Instances, o.Now)
@@ -40,6 +41,7 @@ func (r *ClusterReconciler) act(ctx context.Context, o *clusterObservation, d cl
 			return err
 		}
 	}
+	events = append(events, d.Events...)
 	if statusChanged(c.Status, d.Status) {
 		next := c.DeepCopy()
 		next.Status = d.Status
@@ -47,7 +49,7 @@ func (r *ClusterReconciler) act(ctx context.Context, o *clusterObservation, d cl
 			return err
 		}
 	}
-	events = append(events, d.Events...)
+	events = append(events, d.StatusEvents...)
 	return nil
 }
 

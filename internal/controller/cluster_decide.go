@@ -68,7 +68,10 @@ type clusterDecision struct {
 	Instances []string
 	// Status is the new status; act patches it when it differs.
 	Status v1.ClusterStatus
-	Events []eventRecord
+	// Events record the actions above, emitted once they are done; StatusEvents record the status
+	// transitions, emitted once the status is written.
+	Events       []eventRecord
+	StatusEvents []eventRecord
 }
 
 // decideCluster is the pure heart of the Cluster controller.
@@ -95,7 +98,7 @@ func decideCluster(o clusterObservation) clusterDecision {
 	d.PDB = specs.BuildPDB(c)
 	d.ServiceAccount, d.Role, d.RoleBinding = specs.BuildServiceAccount(c), specs.BuildRole(c), specs.BuildRoleBinding(c)
 	d.Status = aggregateStatus(c, o, active, &d)
-	d.Events = append(d.Events, conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances)...)
+	d.StatusEvents = append(d.StatusEvents, conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances)...)
 	return d
 }
 
@@ -151,7 +154,7 @@ func (d *clusterDecision) planTargetPrimary(c *v1.Cluster, o clusterObservation,
 	c.Status.TargetPrimary = target
 	t := metav1.NewTime(o.Now)
 	c.Status.TargetPrimaryTimestamp = &t
-	d.Events = append(d.Events, evClusterTargetPrimarySet.with(target))
+	d.StatusEvents = append(d.StatusEvents, evClusterTargetPrimarySet.with(target))
 }
 
 // planScaleDown removes one instance per reconcile while more exist than asked, never the current
@@ -162,8 +165,7 @@ func (d *clusterDecision) planScaleDown(c *v1.Cluster, active []clusterInstance)
 	}
 	victim, ok := scaleDownVictim(c, active)
 	if !ok {
-		d.Events = append(d.Events, evClusterScaleDownBlocked.with(c.Spec.Instances))
-		return active
+		return active // reported by the Degraded condition and its Event
 	}
 	d.Detach = victim.Name
 	d.Events = append(d.Events, evClusterInstanceRemoved.with(victim.Name))

@@ -92,8 +92,9 @@ func createdPVCNames(d clusterDecision) []string {
 	return clusterNames(d.CreatePVCs, func(p *corev1.PersistentVolumeClaim) string { return p.Name })
 }
 
+// eventReasons lists the reasons of every Event of the decision, actions and status transitions.
 func eventReasons(d clusterDecision) []string {
-	return clusterNames(d.Events, func(e eventRecord) string { return e.Kind.Reason })
+	return clusterNames(append(append([]eventRecord{}, d.Events...), d.StatusEvents...), func(e eventRecord) string { return e.Kind.Reason })
 }
 
 func clusterCond(d clusterDecision, t string) metav1.Condition {

@@ -47,7 +47,7 @@ func aggregateStatus(c *v1.Cluster, o clusterObservation, active []clusterInstan
 			st.ReadyInstances++
 		}
 	}
-	if st.CurrentPrimary != "" && st.CurrentPrimaryTimestamp == nil {
+	if primaryChanged(&st, active) {
 		t := metav1.NewTime(o.Now)
 		st.CurrentPrimaryTimestamp = &t
 	}
@@ -55,6 +55,27 @@ func aggregateStatus(c *v1.Cluster, o clusterObservation, active []clusterInstan
 	st.SemiSync = aggregateSemiSync(st.SemiSync, o.Reports[st.CurrentPrimary], o.Now)
 	setClusterConditions(&st, c, o, d)
 	return st
+}
+
+// primaryChanged reports whether currentPrimaryTimestamp must be stamped now: a primary is known
+// and either has no timestamp, or differs from the Pod labelled primary (the operator has not yet
+// seen this promotion) while the timestamp predates the request that led to it, so it belongs to
+// the previous primary. A timestamp the promoted instance wrote itself is kept.
+func primaryChanged(st *v1.ClusterStatus, active []clusterInstance) bool {
+	if st.CurrentPrimary == "" {
+		return false
+	}
+	if st.CurrentPrimaryTimestamp == nil {
+		return true
+	}
+	labelled := ""
+	for _, in := range active {
+		if in.Pod != nil && in.Pod.Labels[v1.RoleLabel] == v1.RolePrimary {
+			labelled = in.Name
+		}
+	}
+	return labelled != "" && labelled != st.CurrentPrimary && st.TargetPrimaryTimestamp != nil &&
+		st.CurrentPrimaryTimestamp.Before(st.TargetPrimaryTimestamp)
 }
 
 // aggregateGTIDs keeps the last reported gtid_executed of each active instance: a new report
@@ -170,7 +191,9 @@ func conditionEvents(old []metav1.Condition, st v1.ClusterStatus, instances int3
 		}
 	}
 	if n, ok := changed(v1.ConditionDegraded); ok {
-		if n.Status == metav1.ConditionTrue {
+		if n.Status == metav1.ConditionTrue && n.Reason == reasonScaleDownBlocked {
+			out = append(out, evClusterScaleDownBlocked.with(instances))
+		} else if n.Status == metav1.ConditionTrue {
 			out = append(out, evClusterDegraded.with(n.Message))
 		} else if meta.FindStatusCondition(old, v1.ConditionDegraded) != nil {
 			out = append(out, evClusterRecovered.with())

@@ -162,7 +162,7 @@ func TestDecideIsStable(t *testing.T) {
 	if statusChanged(first.Status, second.Status) {
 		t.Errorf("a converged Cluster needs no status write:\n%+v\n%+v", first.Status, second.Status)
 	}
-	if len(second.Events) != 0 {
+	if len(eventReasons(second)) != 0 {
 		t.Errorf("no Events without a transition: %v", eventReasons(second))
 	}
 }
@@ -277,6 +277,38 @@ func TestDecideLostTargetPrimary(t *testing.T) {
 		if tc.wantTarget == "" && (len(d.CreatePods) != 0 || clusterCond(d, v1.ConditionDegraded).Reason != reasonPrimaryUnknown) {
 			t.Errorf("%s: without a target nothing is added and the Cluster is degraded: %v %+v", tc.rule,
 				createdPodNames(d), clusterCond(d, v1.ConditionDegraded))
+		}
+	}
+}
+
+func TestCurrentPrimaryTimestamp(t *testing.T) {
+	at := func(m int) *metav1.Time {
+		tm := metav1.NewTime(clusterNow.Add(time.Duration(m) * time.Minute))
+		return &tm
+	}
+	// The Pods are labelled with db-1 as primary.
+	labelled := func() *clusterWorld {
+		return newClusterWorld(2).primary("db-1", "db-1").instance(1, true).instance(2, true)
+	}
+	for _, tc := range []struct {
+		rule  string
+		world *clusterWorld
+		want  *metav1.Time
+	}{
+		{"stamped when a primary is first seen", labelled(), at(0)},
+		{"kept while the primary stays", labelled().status(func(s *v1.ClusterStatus) { s.CurrentPrimaryTimestamp = at(-60) }), at(-60)},
+		{"restamped when a switchover's primary reports and the timestamp is the old one's",
+			labelled().status(func(s *v1.ClusterStatus) {
+				s.CurrentPrimary, s.TargetPrimary, s.CurrentPrimaryTimestamp, s.TargetPrimaryTimestamp = "db-2", "db-2", at(-60), at(-1)
+			}), at(0)},
+		{"kept when the promoted instance stamped it itself",
+			labelled().status(func(s *v1.ClusterStatus) {
+				s.CurrentPrimary, s.TargetPrimary, s.CurrentPrimaryTimestamp, s.TargetPrimaryTimestamp = "db-2", "db-2", at(-1), at(-2)
+			}), at(-1)},
+	} {
+		got := tc.world.decide().Status.CurrentPrimaryTimestamp
+		if got == nil || !got.Equal(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.rule, got, tc.want)
 		}
 	}
 }

@@ -43,8 +43,16 @@ func TestConvergedClusterWritesNothing(t *testing.T) {
 	eventually(t, "the Cluster is Ready", func(context.Context) (bool, error) {
 		return meta.IsStatusConditionTrue(getCluster(t, c).Status.Conditions, v1.ConditionReady), nil
 	})
-	time.Sleep(time.Second) // let the last transition's writes land
+	// Let the last transition's writes land: wait for a quiet second.
 	before := resourceVersions(t, c.Namespace)
+	for i := 0; i < 10; i++ {
+		time.Sleep(time.Second)
+		now := resourceVersions(t, c.Namespace)
+		if maps.Equal(before, now) {
+			break
+		}
+		before = now
+	}
 	if len(before) < 20 {
 		t.Fatalf("expected every object of the Cluster, got %v", before)
 	}
