@@ -15,8 +15,8 @@ import (
 
 // act performs exactly d: Secrets and certificates first (Pods mount them), the instances'
 // ServiceAccount, Role, RoleBinding and the PDB, then instances, labels, Services and the status.
-// The action Events are emitted once the actions are done, even when the status write then fails;
-// the status Events only once the status is written.
+// Each step's Events are emitted once that step is done, even when a later one fails; the status
+// Events only once the status is written.
 func (r *ClusterReconciler) act(ctx context.Context, o *clusterObservation, d clusterDecision) error {
 	c := o.Cluster
 	events, err := r.ensureSecrets(ctx, c, d.Instances, o.Now)
@@ -24,24 +24,29 @@ func (r *ClusterReconciler) act(ctx context.Context, o *clusterObservation, d cl
 	if err != nil {
 		return err
 	}
-	steps := []func() error{
-		func() error { return r.applyOwned(ctx, d) },
-		func() error { return r.createInstances(ctx, d) },
-		func() error { return r.detach(ctx, o, d.Detach) },
-		func() error { return r.deletePods(ctx, o.Cluster.Namespace, d.DeletePods) },
-		func() error { return r.relabel(ctx, o, d.Relabel) },
-		func() error {
+	if err := r.applyOwned(ctx, d); err != nil {
+		return err
+	}
+	steps := []struct {
+		step actStep
+		run  func() error
+	}{
+		{stepCreate, func() error { return r.createInstances(ctx, d) }},
+		{stepDetach, func() error { return r.detach(ctx, o, d.Detach) }},
+		{stepDeletePods, func() error { return r.deletePods(ctx, o.Cluster.Namespace, d.DeletePods) }},
+		{stepRelabel, func() error { return r.relabel(ctx, o, d.Relabel) }},
+		{stepServices, func() error {
 			ev, err := r.applyServices(ctx, o.Services, d)
 			events = append(events, ev...)
 			return err
-		},
+		}},
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
+	for _, s := range steps {
+		if err := s.run(); err != nil {
 			return err
 		}
+		events = append(events, d.Events[s.step]...)
 	}
-	events = append(events, d.Events...)
 	if statusChanged(c.Status, d.Status) {
 		next := c.DeepCopy()
 		next.Status = d.Status

@@ -68,9 +68,9 @@ type clusterDecision struct {
 	Instances []string
 	// Status is the new status; act patches it when it differs.
 	Status v1.ClusterStatus
-	// Events record the actions above, emitted once they are done; StatusEvents record the status
-	// transitions, emitted once the status is written.
-	Events       []eventRecord
+	// Events record the actions above by step, each emitted once its step is done; StatusEvents
+	// record the status transitions, emitted once the status is written.
+	Events       map[actStep][]eventRecord
 	StatusEvents []eventRecord
 }
 
@@ -109,7 +109,7 @@ func (d *clusterDecision) planScaleUp(c *v1.Cluster, o clusterObservation, activ
 	for _, in := range active {
 		if in.Pod == nil && in.PVC.DeletionTimestamp == nil {
 			d.CreatePods = append(d.CreatePods, specs.BuildPod(c, in.Serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
-			d.Events = append(d.Events, evClusterPodRecreated.with(in.Name))
+			d.event(stepCreate, evClusterPodRecreated.with(in.Name))
 			missing = true
 		}
 	}
@@ -122,7 +122,7 @@ func (d *clusterDecision) planScaleUp(c *v1.Cluster, o clusterObservation, activ
 	pvc := specs.BuildPVC(c, serial)
 	d.CreatePVCs = append(d.CreatePVCs, pvc)
 	d.CreatePods = append(d.CreatePods, specs.BuildPod(c, serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
-	d.Events = append(d.Events, evClusterInstanceCreated.with(pvc.Name))
+	d.event(stepCreate, evClusterInstanceCreated.with(pvc.Name))
 	return append(active, clusterInstance{Name: pvc.Name, Serial: serial, PVC: pvc})
 }
 
@@ -168,7 +168,7 @@ func (d *clusterDecision) planScaleDown(c *v1.Cluster, active []clusterInstance)
 		return active // reported by the Degraded condition and its Event
 	}
 	d.Detach = victim.Name
-	d.Events = append(d.Events, evClusterInstanceRemoved.with(victim.Name))
+	d.event(stepDetach, evClusterInstanceRemoved.with(victim.Name))
 	out := make([]clusterInstance, 0, len(active)-1)
 	for _, in := range active {
 		if in.Name != victim.Name {
@@ -176,6 +176,25 @@ func (d *clusterDecision) planScaleDown(c *v1.Cluster, active []clusterInstance)
 		}
 	}
 	return out
+}
+
+// actStep names the steps of act that Events belong to.
+type actStep int
+
+const (
+	stepCreate actStep = iota
+	stepDetach
+	stepDeletePods
+	stepRelabel
+	stepServices
+)
+
+// event records e as the outcome of step.
+func (d *clusterDecision) event(step actStep, e eventRecord) {
+	if d.Events == nil {
+		d.Events = map[actStep][]eventRecord{}
+	}
+	d.Events[step] = append(d.Events[step], e)
 }
 
 // pending reports whether this reconcile changes the set of instances.

@@ -94,7 +94,11 @@ func createdPVCNames(d clusterDecision) []string {
 
 // eventReasons lists the reasons of every Event of the decision, actions and status transitions.
 func eventReasons(d clusterDecision) []string {
-	return clusterNames(append(append([]eventRecord{}, d.Events...), d.StatusEvents...), func(e eventRecord) string { return e.Kind.Reason })
+	all := append([]eventRecord{}, d.StatusEvents...)
+	for _, step := range []actStep{stepCreate, stepDetach, stepDeletePods, stepRelabel, stepServices} {
+		all = append(all, d.Events[step]...)
+	}
+	return clusterNames(all, func(e eventRecord) string { return e.Kind.Reason })
 }
 
 func clusterCond(d clusterDecision, t string) metav1.Condition {

@@ -29,7 +29,7 @@ func (d *clusterDecision) planRollout(c *v1.Cluster, o clusterObservation, activ
 			continue
 		}
 		d.DeletePods = append(d.DeletePods, in.Name)
-		d.Events = append(d.Events, evClusterInstanceUpdating.with(in.Name))
+		d.event(stepDeletePods, evClusterInstanceUpdating.with(in.Name))
 		return
 	}
 	if primaryOutdated {

@@ -35,7 +35,7 @@ func (d *clusterDecision) planRelabel(c *v1.Cluster, o clusterObservation, activ
 		} else {
 			rest = append(rest, r)
 		}
-		d.Events = append(d.Events, evClusterRoleChanged.with(p.Name, oldRole, role, oldRoutable, routable))
+		d.event(stepRelabel, evClusterRoleChanged.with(p.Name, oldRole, role, oldRoutable, routable))
 	}
 	d.Relabel = append(demote, rest...)
 }
@@ -73,7 +73,7 @@ func (d *clusterDecision) planServices(c *v1.Cluster, existing []corev1.Service,
 	for _, s := range existing {
 		if s.DeletionTimestamp == nil && !slices.Contains(wanted, s.Name) {
 			d.DeleteServices = append(d.DeleteServices, s.Name)
-			d.Events = append(d.Events, evClusterServiceDeleted.with(s.Name))
+			d.event(stepServices, evClusterServiceDeleted.with(s.Name))
 		}
 	}
 }
