@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -42,6 +43,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	c0, _ := cpuTime(b.op.Process.Pid)
 
 	busy0, load0 := machineBusy(), loadAverage()
+	self0, _ := cpuTime(os.Getpid())
 	s0 := totalCPU(servers)
 	sleepUntil(end.Add(-time.Second))
 	m1, err := scrape(ctx, b.metrics)
@@ -52,6 +54,8 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 
 	s1 := totalCPU(servers)
 	res.machineBusy, res.load = machineBusy()-busy0, [2]string{load0, loadAverage()}
+	self1, _ := cpuTime(os.Getpid())
+	res.benchCPU = self1 - self0
 	sleepUntil(end.Add(b.o.grace))
 
 	res.tally(obs.snapshot(), b.names, t0, end, b.o.cadence)
