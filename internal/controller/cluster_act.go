@@ -77,7 +77,7 @@ func (r *ClusterReconciler) createInstances(ctx context.Context, d clusterDecisi
 }
 
 // detach marks the instance's PVC detached (so it is never recreated nor counted), then deletes
-// its Pod. The PVC and its data stay.
+// its Pod and its server certificate. The PVC and its data stay.
 func (r *ClusterReconciler) detach(ctx context.Context, o *clusterObservation, instance string) error {
 	if instance == "" {
 		return nil
@@ -100,6 +100,12 @@ func (r *ClusterReconciler) detach(ctx context.Context, o *clusterObservation, i
 	pod.Name, pod.Namespace = instance, o.Cluster.Namespace
 	if err := r.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting Pod %s: %w", instance, err)
+	}
+	// The serial is never used again, so neither is its server certificate.
+	secret := &corev1.Secret{}
+	secret.Name, secret.Namespace = specs.ServerCertSecretName(instance), o.Cluster.Namespace
+	if err := r.Client.Delete(ctx, secret); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting Secret %s: %w", secret.Name, err)
 	}
 	log.FromContext(ctx).Info("removed instance, kept its PVC", "instance", instance)
 	return nil

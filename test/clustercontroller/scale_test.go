@@ -40,6 +40,11 @@ func TestScaleUpAndDown(t *testing.T) {
 			got := names(t, ns, &corev1.ServiceList{})
 			return slices.Equal(got, []string{"db-3", "db-r", "db-ro", "db-rw"}), nil
 		})
+		eventually(t, "the removed instances' server certificates go", func(context.Context) (bool, error) {
+			got := names(t, ns, &corev1.SecretList{})
+			return !slices.Contains(got, "db-1-server-tls") && !slices.Contains(got, "db-2-server-tls") &&
+				slices.Contains(got, "db-3-server-tls"), nil
+		})
 		waitEndpoints(t, ns, map[string][]string{"db-rw": {"db-3"}, "db-ro": {}})
 		assertEvents(t, ns, "InstanceRemoved")
 	})
