@@ -8,6 +8,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -49,6 +50,13 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElectionID:              LeaderElectionID,
 		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		// The manager lives as long as the process, so a broadcaster of its own leaks nothing. Its
+		// correlator lets an object emit a burst of 100 Events, refilled one per 10 s, where
+		// client-go's default (25, then one per 5 minutes) hides a Cluster's later transitions.
+		EventBroadcaster: record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{
+			BurstSize: 100,
+			QPS:       0.1,
+		}),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
