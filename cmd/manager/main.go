@@ -10,8 +10,8 @@ import (
 	cmdbackup "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/bootstrap"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/controller"
+	cmdinstance "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/instance"
 	cmdrestore "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/restore"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/stubs"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/version"
 )
 
@@ -25,7 +25,7 @@ func main() {
 	}
 	root.AddCommand(
 		controller.NewCommand(),
-		stubs.NewInstanceCommand(),
+		cmdinstance.NewCommand(),
 		cmdbackup.NewCommand(),
 		cmdrestore.NewCommand(),
 		bootstrap.NewCommand(),

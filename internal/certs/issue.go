@@ -3,6 +3,7 @@ package certs
 import (
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"net"
 	"time"
 )
 
@@ -12,6 +13,9 @@ type Request struct {
 	CommonName string
 	// DNSNames are the SANs of a server certificate; empty for client certificates.
 	DNSNames []string
+	// IPAddresses are IP SANs of a server certificate (for servers reached by address, as in
+	// tests on loopback addresses); the operator's certificates use DNS names only.
+	IPAddresses []net.IP
 	// Client issues a client-authentication certificate instead of a server one.
 	Client bool
 }
@@ -42,6 +46,7 @@ func Issue(ca *KeyPair, req Request, now time.Time) (*KeyPair, error) {
 	return sign(&x509.Certificate{
 		Subject:               pkix.Name{CommonName: req.CommonName},
 		DNSNames:              append([]string(nil), req.DNSNames...),
+		IPAddresses:           append([]net.IP(nil), req.IPAddresses...),
 		NotBefore:             now.Add(-backdate),
 		NotAfter:              notAfter,
 		KeyUsage:              x509.KeyUsageDigitalSignature,

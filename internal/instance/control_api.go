@@ -24,7 +24,10 @@ type ControlAPI struct {
 	// AllowedClients are the certificate common names allowed to call; the CA alone is not
 	// enough, since instances' own client certificates come from the same CA.
 	AllowedClients []string
-	Log            logr.Logger
+	// StatusClients may call GET /status only: the other instances, which read the primary's
+	// GTID set and writability with their client certificate before following or promoting.
+	StatusClients []string
+	Log           logr.Logger
 }
 
 // ServerTLSConfig requires a client certificate signed by the cluster CA and presents the
@@ -50,13 +53,24 @@ func (c *ControlAPI) Handler() http.Handler {
 	mux.HandleFunc("GET "+instanceclient.StatusPath, c.status)
 	mux.HandleFunc("POST "+instanceclient.SemiSyncPath, c.semiSync)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 ||
-			!slices.Contains(c.AllowedClients, r.TLS.PeerCertificates[0].Subject.CommonName) {
+		if !c.allowed(r) {
 			http.Error(w, "client certificate not allowed", http.StatusForbidden)
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// allowed checks the client certificate's common name against the route's callers.
+func (c *ControlAPI) allowed(r *http.Request) bool {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return false
+	}
+	cn := r.TLS.PeerCertificates[0].Subject.CommonName
+	if slices.Contains(c.AllowedClients, cn) {
+		return true
+	}
+	return r.Method == http.MethodGet && r.URL.Path == instanceclient.StatusPath && slices.Contains(c.StatusClients, cn)
 }
 
 func (c *ControlAPI) status(w http.ResponseWriter, r *http.Request) {

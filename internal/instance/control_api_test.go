@@ -94,6 +94,22 @@ func TestControlAPIAuthorization(t *testing.T) {
 	}
 }
 
+// TestControlAPIStatusClients: another instance's certificate may read GET /status, never change
+// the semi-sync count.
+func TestControlAPIStatusClients(t *testing.T) {
+	op := &fakeOp{status: mysql.Status{SemiSync: mysql.SemiSyncStatus{SourceEnabled: true, Timeout: time.Second}}}
+	f := serveControlAPI(t, &ControlAPI{Instance: "c-1", Op: op, AllowedClients: []string{certs.OperatorCommonName},
+		StatusClients: []string{"c-2"}})
+	if _, err := f.peer.Status(t.Context(), f.target); err != nil {
+		t.Errorf("a status client reading /status: %v", err)
+	}
+	var httpErr *instanceclient.HTTPError
+	err := f.peer.SetSemiSync(t.Context(), f.target, instanceclient.SemiSyncRequest{WaitForReplicaCount: 1})
+	if !errors.As(err, &httpErr) || httpErr.StatusCode != http.StatusForbidden || len(op.applied) != 0 {
+		t.Errorf("a status client posting /semisync: %v, applied %+v; want 403", err, op.applied)
+	}
+}
+
 func TestControlAPISemiSync(t *testing.T) {
 	lag := int64(3)
 	for _, tc := range []struct {

@@ -45,12 +45,22 @@ type Probes struct {
 	Isolation *IsolationDetector // nil: no isolation check
 }
 
-// Handler serves GET /healthz (liveness) and GET /readyz (readiness).
+// Handler serves GET /startupz (startup), GET /healthz (liveness) and GET /readyz (readiness).
 func (p *Probes) Handler() http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /startupz", p.started)
 	mux.HandleFunc("GET /healthz", p.live)
 	mux.HandleFunc("GET /readyz", p.ready)
 	return mux
+}
+
+// started: mysqld answers, so bootstrap (initialization, clone) is over and liveness may start.
+func (p *Probes) started(w http.ResponseWriter, r *http.Request) {
+	if _, err := p.Op.Status(r.Context()); err != nil {
+		http.Error(w, "mysqld not answering yet", http.StatusServiceUnavailable)
+		return
+	}
+	_, _ = w.Write([]byte("ok\n"))
 }
 
 // live fails only on isolation: a slow or restarting mysqld is the supervisor's business, and

@@ -59,6 +59,8 @@ func TestProbes(t *testing.T) {
 		path     string
 		wantCode int
 	}{
+		{"started once mysqld answers", &Probes{Op: statusOp{st: &mysql.Status{}}}, "/startupz", 200},
+		{"not started while mysqld does not answer", &Probes{Op: statusOp{err: errors.New("down")}}, "/startupz", 503},
 		{"live without an isolation check", &Probes{Op: statusOp{err: errors.New("down")}}, "/healthz", 200},
 		{"live fails when isolated", &Probes{Op: statusOp{}, Isolation: isolated}, "/healthz", 503},
 		{"ready as the primary", &Probes{Op: statusOp{st: &mysql.Status{}}}, "/readyz", 200},

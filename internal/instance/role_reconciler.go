@@ -3,6 +3,7 @@ package instance
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
 // Peers is what an instance knows of the others.
@@ -42,6 +44,13 @@ type RoleReconciler struct {
 	Log      logr.Logger
 	// Isolation, if set, is told of every successful read of the Cluster.
 	Isolation *IsolationDetector
+	// OnPrimary, if set, runs on every pass that leaves this instance the primary, before
+	// status.currentPrimary is recorded (the first primary creates the accounts there, so that no
+	// replica tries to clone before they exist); an error fails the pass.
+	OnPrimary func(ctx context.Context) error
+	// ManageSemiSync converges the local semi-sync settings to the spec after each pass (see
+	// DesiredSemiSync).
+	ManageSemiSync bool
 }
 
 // ReconcileOnce performs one pass and returns the decision it applied.
@@ -75,12 +84,44 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	if err != nil {
 		return d, err
 	}
-	if out.Primary && cluster.Status.CurrentPrimary != r.Instance {
-		if err := r.recordPrimary(ctx, &cluster); err != nil {
-			return d, err
+	return d, r.report(ctx, &cluster, d, out, local)
+}
+
+// report runs the hooks of the outcome and records it on the Cluster.
+func (r *RoleReconciler) report(ctx context.Context, cluster *v1alpha1.Cluster, d RoleDecision, out RoleOutcome, local *mysql.Status) error {
+	if out.Primary && r.OnPrimary != nil {
+		if err := r.OnPrimary(ctx); err != nil {
+			return err
 		}
 	}
-	return d, nil
+	if r.ManageSemiSync && (out.Primary || d.Action == ActFollow) {
+		changed, err := ConvergeSemiSync(ctx, r.Actor.Op, &cluster.Spec, out.Primary, local.SemiSync)
+		if err != nil {
+			return fmt.Errorf("converging semi-sync: %w", err)
+		}
+		if changed {
+			r.Log.Info("semi-sync settings applied", "primary", out.Primary)
+		}
+	}
+	switch {
+	case out.Primary && cluster.Status.CurrentPrimary != r.Instance:
+		return r.recordPrimary(ctx, cluster)
+	case out.Diverged && !slices.Contains(cluster.Status.DivergedInstances, r.Instance):
+		return r.recordDiverged(ctx, cluster, d.Errant)
+	}
+	return nil
+}
+
+// recordDiverged adds this instance to status.divergedInstances with an optimistic lock: the
+// operator keeps it out of service and never promotes it; a human decides what to do with it.
+func (r *RoleReconciler) recordDiverged(ctx context.Context, cluster *v1alpha1.Cluster, errant gtid.Set) error {
+	patch := client.MergeFromWithOptions(cluster.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	cluster.Status.DivergedInstances = append(cluster.Status.DivergedInstances, r.Instance)
+	if err := r.Client.Status().Patch(ctx, cluster, patch); err != nil {
+		return fmt.Errorf("recording %s as diverged: %w", r.Instance, err)
+	}
+	r.Log.Info("recorded as diverged", "errant", errant.String())
+	return nil
 }
 
 // recordPrimary writes status.currentPrimary with an optimistic lock, so that a concurrent change

@@ -1,0 +1,124 @@
+package instance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// options are the flags of `manager instance run` besides the RunConfig fields.
+type options struct {
+	cfg        instance.RunConfig
+	mysqld     string
+	kubeconfig string
+	secretsDir string
+	peers      []string
+	parameters []string
+}
+
+// NewCommand returns `manager instance` with its `run` subcommand.
+func NewCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "instance", Short: "In-Pod instance manager"}
+	o := &options{}
+	run := &cobra.Command{
+		Use:   "run",
+		Short: "Run mysqld under the instance manager (PID 1 of an instance Pod)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			return o.run(ctx)
+		},
+	}
+	o.bind(run)
+	cmd.AddCommand(run)
+	return cmd
+}
+
+func (o *options) bind(cmd *cobra.Command) {
+	fs, c := cmd.Flags(), &o.cfg
+	fs.StringVar(&c.Instance, "pod-name", os.Getenv("POD_NAME"), "instance (Pod) name, <cluster>-<serial> ($POD_NAME)")
+	fs.StringVar(&c.Namespace, "namespace", os.Getenv("NAMESPACE"), "namespace ($NAMESPACE)")
+	fs.StringVar(&c.Cluster, "cluster", os.Getenv("CLUSTER_NAME"), "Cluster name ($CLUSTER_NAME)")
+	fs.StringVar(&c.DataDir, "data-dir", specs.DataDir, "mysqld's data directory (the PVC)")
+	fs.StringVar(&c.RunDir, "run-dir", specs.ControllerDir+"/run", "directory for my.cnf, the socket and the pid file")
+	fs.StringVar(&c.ServerTLSDir, "server-tls-dir", specs.ServerTLSDir, "ca.crt, tls.crt, tls.key of the server certificate")
+	fs.StringVar(&c.ClientTLSDir, "client-tls-dir", specs.ReplicationTLSDir, "ca.crt, tls.crt, tls.key of the client certificate")
+	fs.StringVar(&o.secretsDir, "secrets-dir", "", "directory with <user>/password files; empty: read the Cluster's Secrets from the API server")
+	fs.StringVar(&c.MysqldRoot, "mysqld-root", "/", "root directory mysqld runs in (paths given to mysqld are relative to it)")
+	fs.StringVar(&o.mysqld, "mysqld-command", "mysqld", "command starting mysqld, split on spaces (e.g. chroot <root> /usr/sbin/mysqld)")
+	fs.StringVar(&c.MysqldUser, "mysqld-user", "", "OS user mysqld switches to when started as root")
+	fs.StringVar(&c.BindAddress, "bind-address", "*", "address mysqld listens on")
+	fs.IntVar(&c.Port, "port", specs.MySQLPort, "mysqld port")
+	fs.StringVar(&c.ReportHost, "report-host", "", "name the others reach this mysqld by (default <pod>.<namespace>.svc)")
+	fs.StringVar(&c.ManagerAddr, "manager-address", ":"+strconv.Itoa(specs.ManagerPort), "control API address (mTLS)")
+	fs.StringVar(&c.ProbeAddr, "probe-address", ":"+strconv.Itoa(specs.ProbePort), "probe address (plain HTTP)")
+	fs.DurationVar(&c.GracePeriod, "grace-period", 25*time.Second, "clean shutdown of mysqld before SIGKILL; below the Pod's grace period")
+	fs.DurationVar(&c.ReconcileInterval, "reconcile-interval", time.Second, "role reconciliation period")
+	fs.DurationVar(&c.IsolationLimit, "isolation-limit", 30*time.Second, "liveness fails after this long without reaching the API server")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: in-cluster configuration")
+	fs.StringArrayVar(&o.peers, "peer", nil, "address of another instance, name=host:mysqlPort:managerPort (repeatable; default: its Service)")
+	fs.StringArrayVar(&o.parameters, "mysqld-option", nil, "extra my.cnf setting key=value, below spec.mysql.parameters (repeatable)")
+}
+
+func (o *options) run(ctx context.Context) error {
+	log := zap.New()
+	c := &o.cfg
+	if c.ReportHost == "" {
+		c.ReportHost = c.Instance + "." + c.Namespace + ".svc"
+	}
+	c.MysqldCommand = strings.Fields(o.mysqld)
+	var err error
+	if c.Parameters, err = keyValues(o.parameters); err != nil {
+		return err
+	}
+	peers, err := parsePeers(o.peers)
+	if err != nil {
+		return err
+	}
+	k8s, err := o.client()
+	if err != nil {
+		return err
+	}
+	var passwords instance.Passwords = instance.SecretPasswords{Reader: k8s, Namespace: c.Namespace, Cluster: c.Cluster}
+	if o.secretsDir != "" {
+		passwords = instance.FilePasswords{Dir: o.secretsDir}
+	}
+	return instance.Run(ctx, c, instance.RunDeps{Client: k8s, Factory: mysql.NewFactory(), Passwords: passwords,
+		Peers: peers, Clock: clock.RealClock{}, Log: log.WithValues("instance", c.Instance)})
+}
+
+func (o *options) client() (client.Client, error) {
+	var cfg *rest.Config
+	var err error
+	if o.kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading the API server configuration: %w", err)
+	}
+	k8s, err := client.New(cfg, client.Options{Scheme: operator.NewScheme()})
+	if err != nil {
+		return nil, fmt.Errorf("creating the API client: %w", err)
+	}
+	return k8s, nil
+}

@@ -1,0 +1,105 @@
+package instance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/go-logr/logr"
+	driver "github.com/go-sql-driver/mysql"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// RunDeps are the instance manager's collaborators.
+type RunDeps struct {
+	Client    client.Client
+	Factory   mysql.Factory
+	Passwords Passwords
+	// Peers overrides the addresses of listed instances (tests); others use their Service.
+	Peers map[string]PeerAddress
+	Clock clock.Clock
+	Log   logr.Logger
+}
+
+// manager is one run of the instance manager.
+type manager struct {
+	cfg     *RunConfig
+	deps    RunDeps
+	serial  int32
+	op      mysql.Operator
+	dir     PeerDirectory
+	cluster types.NamespacedName
+}
+
+// Run is `manager instance run`: render my.cnf, bootstrap the data directory, supervise mysqld,
+// serve the probes and the control API, and converge the role to the Cluster's status until ctx
+// ends; then stop serving and shut mysqld down within the grace period.
+func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	serial, _ := specs.InstanceSerial(cfg.Cluster, cfg.Instance)
+	m := &manager{cfg: cfg, deps: deps, serial: serial,
+		dir:     PeerDirectory{Namespace: cfg.Namespace, Cluster: cfg.Cluster, Static: deps.Peers},
+		cluster: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Cluster}}
+	if err := os.MkdirAll(cfg.RunDir, 0o750); err != nil {
+		return fmt.Errorf("creating the run directory: %w", err)
+	}
+	dsn := driver.NewConfig()
+	dsn.User, dsn.Net, dsn.Addr = "root", "unix", cfg.socketPath()
+	op, err := deps.Factory.New(dsn)
+	if err != nil {
+		return err
+	}
+	defer op.Close()
+	m.op = op
+	return m.run(ctx)
+}
+
+func (m *manager) run(ctx context.Context) error {
+	cluster, err := m.readCluster(ctx)
+	if err != nil {
+		return err
+	}
+	if err := m.writeMyCnf(cluster); err != nil {
+		return err
+	}
+	decision, err := m.decideBootstrap(ctx)
+	if err != nil {
+		return err
+	}
+	if decision.Action == BootstrapInitialize || decision.Action == BootstrapClone {
+		begin := m.deps.Clock.Now()
+		if err := InitializeDataDir(ctx, m.cfg.Mysqld()); err != nil {
+			return err
+		}
+		m.deps.Log.Info("data directory initialized", "took", m.deps.Clock.Since(begin).Round(time.Millisecond))
+	}
+	sup := &Supervisor{
+		Command: func() *exec.Cmd {
+			// mysqld logs to stderr, which the container runtime collects with the manager's.
+			cmd := m.cfg.Mysqld()()
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			return cmd
+		},
+		GracePeriod: m.cfg.GracePeriod,
+		Backoff:     Backoff{Initial: 500 * time.Millisecond, Max: 10 * time.Second, Stable: time.Minute},
+		Clock:       m.deps.Clock, Log: m.deps.Log.WithName("supervisor"),
+	}
+	// The supervisor stops mysqld once ctx ends, or once serving failed.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	supErr := make(chan error, 1)
+	go func() { supErr <- sup.Run(runCtx) }()
+	err = m.serve(runCtx, decision)
+	cancel()
+	return errors.Join(err, <-supErr)
+}

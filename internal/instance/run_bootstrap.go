@@ -1,0 +1,140 @@
+package instance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// bootstrapPoll is the interval of the waits before mysqld serves: the Cluster read again while
+// bootstrap must wait, mysqld polled until it answers.
+const bootstrapPoll = 250 * time.Millisecond
+
+// readCluster reads the Cluster, retrying until it succeeds or ctx ends: an API server that is
+// briefly unreachable at start must not restart the container.
+func (m *manager) readCluster(ctx context.Context) (*v1alpha1.Cluster, error) {
+	for {
+		var c v1alpha1.Cluster
+		err := m.deps.Client.Get(ctx, m.cluster, &c)
+		if err == nil {
+			return &c, nil
+		}
+		m.deps.Log.Info("reading the Cluster failed; retrying", "error", err.Error())
+		if err := m.sleep(ctx, time.Second); err != nil {
+			return nil, fmt.Errorf("reading Cluster %s: %w", m.cluster, err)
+		}
+	}
+}
+
+func (m *manager) sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-m.deps.Clock.After(d):
+		return nil
+	}
+}
+
+// writeMyCnf renders my.cnf from the Cluster's parameters; refused ones are logged (the operator
+// reports them on the Cluster).
+func (m *manager) writeMyCnf(c *v1alpha1.Cluster) error {
+	params := map[string]string{}
+	for k, v := range m.cfg.Parameters {
+		params[k] = v
+	}
+	for k, v := range c.Spec.MySQL.Parameters {
+		params[k] = v
+	}
+	cnf, err := RenderMyCnf(m.cfg.MyCnfInput(m.serial, params))
+	if err != nil {
+		return err
+	}
+	for _, r := range cnf.Refused {
+		m.deps.Log.Info("parameter refused", "key", r.Key, "reason", r.Reason)
+	}
+	if err := os.WriteFile(m.cfg.myCnfPath(), []byte(cnf.Text), 0o644); err != nil {
+		return fmt.Errorf("writing my.cnf: %w", err)
+	}
+	return nil
+}
+
+// decideBootstrap decides what to do with the data directory, reading the Cluster again while
+// the decision is to wait.
+func (m *manager) decideBootstrap(ctx context.Context) (BootstrapDecision, error) {
+	var last string
+	for {
+		hasData, err := HasData(m.cfg.DataDir)
+		if err != nil {
+			return BootstrapDecision{}, err
+		}
+		c, err := m.readCluster(ctx)
+		if err != nil {
+			return BootstrapDecision{}, err
+		}
+		d := DecideBootstrap(m.cfg.Instance, hasData, &c.Status)
+		if d.Reason != last {
+			m.deps.Log.Info("bootstrap decision", "action", d.Action.String(), "donor", d.Donor, "reason", d.Reason)
+			last = d.Reason
+		}
+		if d.Action != BootstrapWait {
+			return d, nil
+		}
+		if err := m.sleep(ctx, bootstrapPoll); err != nil {
+			return BootstrapDecision{}, fmt.Errorf("waiting to bootstrap: %w", err)
+		}
+	}
+}
+
+// waitForMysqld polls until mysqld answers.
+func (m *manager) waitForMysqld(ctx context.Context) error {
+	for {
+		if _, err := m.op.Status(ctx); err == nil {
+			return nil
+		}
+		if err := m.sleep(ctx, bootstrapPoll); err != nil {
+			return fmt.Errorf("waiting for mysqld to answer: %w", err)
+		}
+	}
+}
+
+// cloneUntilDone clones donor into the freshly initialized server, retrying failed attempts: the
+// data directory holds nothing to lose yet, and a replica with no data must not serve.
+func (m *manager) cloneUntilDone(ctx context.Context, donor string) error {
+	for attempt := 1; ; attempt++ {
+		begin := m.deps.Clock.Now()
+		err := m.cloneOnce(ctx, donor)
+		if err == nil {
+			m.deps.Log.Info("cloned", "donor", donor, "took", m.deps.Clock.Since(begin).Round(time.Millisecond))
+			return nil
+		}
+		m.deps.Log.Error(err, "clone failed; retrying", "donor", donor, "attempt", attempt)
+		if err := m.sleep(ctx, min(time.Duration(attempt)*time.Second, 30*time.Second)); err != nil {
+			return fmt.Errorf("cloning from %s: %w", donor, err)
+		}
+		if err := m.waitForMysqld(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+func (m *manager) cloneOnce(ctx context.Context, donor string) error {
+	password, err := m.deps.Passwords.Password(ctx, specs.UserBackup)
+	if err != nil {
+		return err
+	}
+	// A clone needs every plugin of the donor, which may have semi-sync installed.
+	if err := m.op.InstallSemiSyncPlugins(ctx); err != nil {
+		return err
+	}
+	a, tls := m.dir.Address(donor), m.cfg.clientTLS()
+	_, err = CloneFromDonor(ctx, m.op, mysql.Donor{
+		Host: a.Host, Port: a.MySQLPort, User: specs.UserBackup, Password: password,
+		CAFile: m.cfg.mustInMysqld(tls.CA), CertFile: m.cfg.mustInMysqld(tls.Cert), KeyFile: m.cfg.mustInMysqld(tls.Key),
+	}, bootstrapPoll)
+	return err
+}

@@ -1,0 +1,167 @@
+package instance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+)
+
+// serve waits for mysqld, finishes a clone bootstrap, then serves the probes and the control API
+// and reconciles the role until ctx ends.
+func (m *manager) serve(ctx context.Context, decision BootstrapDecision) error {
+	isolation := NewIsolationDetector(m.deps.Clock, m.cfg.IsolationLimit)
+	probes := &http.Server{Addr: m.cfg.ProbeAddr, Handler: (&Probes{Op: m.op, Isolation: isolation}).Handler(),
+		ReadHeaderTimeout: 5 * time.Second}
+	probeLn, err := net.Listen("tcp", m.cfg.ProbeAddr)
+	if err != nil {
+		return fmt.Errorf("listening for probes: %w", err)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { m.serveUntil(ctx, probes, probeLn, "probes") })
+	if err := m.waitForMysqld(ctx); err != nil {
+		return err
+	}
+	if decision.Action == BootstrapClone {
+		if err := m.cloneUntilDone(ctx, decision.Donor); err != nil {
+			return err
+		}
+	}
+	client, err := m.peerClient()
+	if err != nil {
+		return err
+	}
+	api, apiLn, err := m.controlAPI(client.cn)
+	if err != nil {
+		return err
+	}
+	wg.Go(func() { m.serveUntil(ctx, api, apiLn, "control API") })
+	r, err := m.roleReconciler(ctx, client, isolation)
+	if err != nil {
+		return err
+	}
+	m.deps.Log.Info("instance manager serving", "instance", m.cfg.Instance, "bootstrap", decision.Action.String())
+	r.Run(ctx, m.cfg.ReconcileInterval)
+	return nil
+}
+
+// serveUntil serves srv on ln until ctx ends, then shuts it down.
+func (m *manager) serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, what string) {
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+	}()
+	var err error
+	if srv.TLSConfig != nil {
+		err = srv.ServeTLS(ln, "", "")
+	} else {
+		err = srv.Serve(ln)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		m.deps.Log.Error(err, "serving failed", "server", what)
+	}
+}
+
+// peerTLS is the client side of the instance's mTLS: its client certificate and the cluster CA.
+type peerTLS struct {
+	client *instanceclient.Client
+	cn     string
+}
+
+func (m *manager) peerClient() (peerTLS, error) {
+	files := m.cfg.clientTLS()
+	ca, cert, key, err := readTLS(files)
+	if err != nil {
+		return peerTLS{}, err
+	}
+	leaf, err := certs.ParseCertificate(cert)
+	if err != nil {
+		return peerTLS{}, fmt.Errorf("parsing the client certificate: %w", err)
+	}
+	cfg, err := instanceclient.TLSConfig(ca, cert, key)
+	if err != nil {
+		return peerTLS{}, err
+	}
+	return peerTLS{client: instanceclient.New(cfg, 2*time.Second), cn: leaf.Subject.CommonName}, nil
+}
+
+// controlAPI serves the operator, and GET /status to the other instances (which present the
+// same client certificate as this one).
+func (m *manager) controlAPI(peerCN string) (*http.Server, net.Listener, error) {
+	ca, cert, key, err := readTLS(m.cfg.serverTLS())
+	if err != nil {
+		return nil, nil, err
+	}
+	tlsCfg, err := ServerTLSConfig(ca, cert, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	api := &ControlAPI{Instance: m.cfg.Instance, Op: m.op, AllowedClients: []string{certs.OperatorCommonName},
+		StatusClients: []string{peerCN}, Log: m.deps.Log.WithName("control-api")}
+	ln, err := net.Listen("tcp", m.cfg.ManagerAddr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listening for the control API: %w", err)
+	}
+	return &http.Server{Handler: api.Handler(), TLSConfig: tlsCfg, ReadHeaderTimeout: 5 * time.Second}, ln, nil
+}
+
+func readTLS(f TLSFiles) (ca, cert, key []byte, err error) {
+	if ca, err = os.ReadFile(f.CA); err == nil {
+		if cert, err = os.ReadFile(f.Cert); err == nil {
+			key, err = os.ReadFile(f.Key)
+		}
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("reading TLS material: %w", err)
+	}
+	return ca, cert, key, nil
+}
+
+// roleReconciler wires the role reconciler: replication from the others over TLS with the
+// replication account, their state over their control API, the accounts created by a primary.
+func (m *manager) roleReconciler(ctx context.Context, peers peerTLS, isolation *IsolationDetector) (*RoleReconciler, error) {
+	users, err := ClusterUsers(ctx, m.deps.Passwords)
+	if err != nil {
+		return nil, err
+	}
+	files := m.cfg.clientTLS()
+	sourceFor := func(instance string) (mysql.Source, error) {
+		a := m.dir.Address(instance)
+		return mysql.Source{Host: a.Host, Port: a.MySQLPort, User: users.Replication.Name,
+			Password: users.Replication.Password, CAFile: m.cfg.mustInMysqld(files.CA),
+			CertFile: m.cfg.mustInMysqld(files.Cert), KeyFile: m.cfg.mustInMysqld(files.Key),
+			VerifyServerCert: true}, nil
+	}
+	log := m.deps.Log.WithName("role")
+	var usersDone bool
+	return &RoleReconciler{
+		Client: m.deps.Client, Cluster: m.cluster, Instance: m.cfg.Instance,
+		Actor: &RoleActor{Op: m.op, SourceFor: sourceFor, DrainTimeout: 30 * time.Second, Log: log},
+		Peers: ControlPeers{PeerDirectory: m.dir, Client: peers.client}, Clock: m.deps.Clock, Log: log,
+		Isolation: isolation, ManageSemiSync: true,
+		// Once per start of a primary: creates the accounts on the first primary and applies
+		// rotated passwords (each pass would add a transaction).
+		OnPrimary: func(ctx context.Context) error {
+			if usersDone {
+				return nil
+			}
+			if err := m.op.CreateUsers(ctx, users); err != nil {
+				return err
+			}
+			usersDone = true
+			log.Info("accounts created or updated", "users", []string{users.Replication.Name, users.Backup.Name})
+			return nil
+		},
+	}, nil
+}

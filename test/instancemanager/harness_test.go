@@ -1,0 +1,246 @@
+package instancemanager
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	driver "github.com/go-sql-driver/mysql"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
+)
+
+// node is one instance: its manager process, its directories and its addresses.
+type node struct {
+	name                       string
+	host                       string
+	mysqlPort, apiPort, probes int
+	dir                        string // host path, inside the MySQL root filesystem
+	cmd                        *exec.Cmd
+	done                       chan struct{}
+	op                         mysql.Operator // root over the local socket, as the manager connects
+	db                         *sql.DB
+}
+
+// buildManager builds the manager binary once for the test binary.
+func buildManager(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "manager")
+	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/manager").CombinedOutput()
+	if err != nil {
+		t.Fatalf("building the manager: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// pki is the cluster CA and the two client certificates, as the operator issues them.
+type pki struct {
+	ca, operator, replication *certs.KeyPair
+}
+
+func newPKI(t *testing.T) pki {
+	t.Helper()
+	now := time.Now()
+	ca := must1(certs.NewCA("db-ca", now))(t)
+	return pki{ca: ca,
+		operator:    must1(certs.Issue(ca, certs.Request{CommonName: certs.OperatorCommonName, Client: true}, now))(t),
+		replication: must1(certs.Issue(ca, certs.Request{CommonName: "replication", Client: true}, now))(t),
+	}
+}
+
+// must1 returns the value once the test has checked there was no error: must1(f())(t).
+func must1[T any](v T, err error) func(*testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newNode prepares the directories, certificates and passwords of one instance under base.
+func newNode(t *testing.T, p pki, base, name, host string) *node {
+	t.Helper()
+	n := &node{name: name, host: host, dir: filepath.Join(base, name)}
+	n.mysqlPort, n.apiPort, n.probes = freePort(t, host), freePort(t, host), freePort(t, host)
+	server := must1(certs.Issue(p.ca, certs.Request{CommonName: name, DNSNames: []string{"localhost"},
+		IPAddresses: []net.IP{net.ParseIP(host)}}, time.Now()))(t)
+	writeTLS(t, filepath.Join(n.dir, "server-tls"), server.SecretData(p.ca))
+	writeTLS(t, filepath.Join(n.dir, "client-tls"), p.replication.SecretData(p.ca))
+	for user, pw := range map[string]string{"replication": "repl-pw", "backup": "backup-pw"} {
+		must(t, os.MkdirAll(filepath.Join(n.dir, "secrets", user), 0o700))
+		must(t, os.WriteFile(filepath.Join(n.dir, "secrets", user, "password"), []byte(pw+"\n"), 0o600))
+	}
+	return n
+}
+
+func writeTLS(t *testing.T, dir string, data map[string][]byte) {
+	t.Helper()
+	must(t, os.MkdirAll(dir, 0o700))
+	for k, v := range data {
+		must(t, os.WriteFile(filepath.Join(dir, k), v, 0o600))
+	}
+}
+
+func freePort(t *testing.T, host string) int {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	must(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// start runs `manager instance run` for n; the process gets SIGTERM at cleanup.
+func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, peers []*node) {
+	t.Helper()
+	args := []string{"instance", "run", "--pod-name", n.name, "--namespace", namespace, "--cluster", "db",
+		"--kubeconfig", kubeconfig, "--data-dir", n.dir + "/data", "--run-dir", n.dir + "/run",
+		"--server-tls-dir", n.dir + "/server-tls", "--client-tls-dir", n.dir + "/client-tls",
+		"--secrets-dir", n.dir + "/secrets", "--mysqld-root", rootfs,
+		"--mysqld-command", "chroot " + rootfs + " /usr/sbin/mysqld", "--mysqld-user", "root",
+		"--bind-address", n.host, "--port", strconv.Itoa(n.mysqlPort), "--report-host", n.host,
+		"--manager-address", net.JoinHostPort(n.host, strconv.Itoa(n.apiPort)),
+		"--probe-address", net.JoinHostPort(n.host, strconv.Itoa(n.probes)),
+		"--reconcile-interval", "200ms", "--grace-period", "20s",
+	}
+	for _, o := range []string{"innodb_buffer_pool_size=32M", "innodb_redo_log_capacity=32M", "mysqlx=OFF",
+		"max_connections=50", "performance_schema=OFF", "secure_file_priv="} {
+		args = append(args, "--mysqld-option", o)
+	}
+	for _, p := range peers {
+		if p != n {
+			args = append(args, "--peer", fmt.Sprintf("%s=%s:%d:%d", p.name, p.host, p.mysqlPort, p.apiPort))
+		}
+	}
+	log, err := os.Create(filepath.Join(n.dir, "manager.log"))
+	must(t, err)
+	n.cmd = exec.Command(bin, args...)
+	n.cmd.Stdout, n.cmd.Stderr = log, log
+	n.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	must(t, n.cmd.Start())
+	n.done = make(chan struct{})
+	go func() { _ = n.cmd.Wait(); log.Close(); close(n.done) }()
+	cfg := driver.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr = "root", "unix", filepath.Join(n.dir, "run", "mysqld.sock")
+	n.op = must1(mysql.NewFactory().New(cfg))(t)
+	n.db = must1(sql.Open("mysql", cfg.FormatDSN()))(t)
+	t.Cleanup(func() { n.stop(t) })
+}
+
+// stop sends SIGTERM and waits for the manager to shut mysqld down.
+func (n *node) stop(t *testing.T) {
+	_ = n.op.Close()
+	_ = n.db.Close()
+	_ = n.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-n.done:
+		if code := n.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("%s: the manager exited with %d after SIGTERM, want 0 (mysqld stopped cleanly)", n.name, code)
+		}
+	case <-time.After(30 * time.Second):
+		_ = syscall.Kill(-n.cmd.Process.Pid, syscall.SIGKILL)
+		<-n.done
+		t.Errorf("%s: the manager did not stop within 30 s of SIGTERM", n.name)
+	}
+	if t.Failed() {
+		log, _ := os.ReadFile(filepath.Join(n.dir, "manager.log"))
+		t.Logf("%s manager log (tail):\n%s", n.name, tail(string(log), 4000))
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// status reads the local server's status, nil while mysqld does not answer.
+func (n *node) status(t *testing.T) *mysql.Status {
+	st, err := n.op.Status(t.Context())
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+func (n *node) exec(t *testing.T, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if _, err := n.db.ExecContext(t.Context(), s); err != nil {
+			t.Fatalf("%s: %s: %v", n.name, s, err)
+		}
+	}
+}
+
+// probe returns the HTTP status of a probe path.
+func (n *node) probe(path string) int {
+	resp, err := http.Get("http://" + net.JoinHostPort(n.host, strconv.Itoa(n.probes)) + path)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func (n *node) target() instanceclient.Target {
+	return instanceclient.Target{Instance: n.name, Address: net.JoinHostPort(n.host, strconv.Itoa(n.apiPort)), ServerName: n.host}
+}
+
+// mysqldPID reads the pid file mysqld writes.
+func (n *node) mysqldPID(t *testing.T) int {
+	data, err := os.ReadFile(filepath.Join(n.dir, "run", "mysqld.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	return pid
+}
+
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// rootFS returns the MySQL root filesystem and a fresh directory inside it for the instances.
+func rootFS(t *testing.T) (rootfs, base string) {
+	t.Helper()
+	rootfs, err := mysqldtest.RootFS()
+	if err != nil {
+		t.Skipf("MySQL root filesystem: %v", err)
+	}
+	must(t, os.MkdirAll(filepath.Join(rootfs, "tmp"), 0o1777))
+	base, err = os.MkdirTemp(filepath.Join(rootfs, "tmp"), "cnm-im-")
+	must(t, err)
+	t.Cleanup(func() { os.RemoveAll(base) })
+	return rootfs, base
+}
