@@ -1,0 +1,152 @@
+// Command imgpack packs a container image as a docker-archive tarball that `ctr images import`
+// loads, without a container engine or a registry: one layer made of files and directory trees.
+//
+//	imgpack -ref cloudnative-mysql/operator:dev -out operator.tar \
+//	    -add /path/to/manager:/manager -entrypoint /manager -user 65532
+package main
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+)
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+func main() {
+	var adds, envs multi
+	ref := flag.String("ref", "", "image reference, e.g. cloudnative-mysql/operator:dev")
+	out := flag.String("out", "", "docker-archive tarball to write")
+	entrypoint := flag.String("entrypoint", "", "entrypoint, space separated")
+	user := flag.String("user", "", "user the image runs as")
+	workdir := flag.String("workdir", "/", "working directory")
+	flag.Var(&adds, "add", "SRC:DST: a file or a directory tree put at DST in the layer (repeatable)")
+	flag.Var(&envs, "env", "KEY=VALUE (repeatable)")
+	flag.Parse()
+	if *ref == "" || *out == "" || len(adds) == 0 {
+		log.Fatal("usage: imgpack -ref REF -out FILE -add SRC:DST... [-entrypoint CMD] [-user U] [-env K=V]")
+	}
+	tag, err := name.NewTag(*ref)
+	if err != nil {
+		log.Fatal(err)
+	}
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(writeLayer(pw, adds)) }()
+		return pr, nil
+	}, tarball.WithCompressionLevel(gzip.BestSpeed))
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := v1.Config{
+		User:       *user,
+		WorkingDir: *workdir,
+		Env:        append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, envs...),
+	}
+	if *entrypoint != "" {
+		cfg.Entrypoint = strings.Fields(*entrypoint)
+	}
+	img, err := mutate.ConfigFile(empty.Image, &v1.ConfigFile{Architecture: "amd64", OS: "linux", Config: cfg,
+		RootFS: v1.RootFS{Type: "layers"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	img, err = mutate.AppendLayers(img, layer)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tmp := *out + ".tmp"
+	if err := tarball.WriteToFile(tmp, tag, img); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.Rename(tmp, *out); err != nil {
+		log.Fatal(err)
+	}
+	d, _ := img.Digest()
+	fmt.Printf("%s %s\n", tag, d)
+}
+
+func writeLayer(w io.Writer, adds []string) error {
+	tw := tar.NewWriter(w)
+	seen := map[string]bool{}
+	for _, a := range adds {
+		src, dst, ok := strings.Cut(a, ":")
+		if !ok {
+			return fmt.Errorf("-add %q: want SRC:DST", a)
+		}
+		dst = strings.TrimPrefix(filepath.Clean("/"+dst), "/")
+		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			target := filepath.ToSlash(filepath.Join(dst, rel))
+			if target == "." || target == "" {
+				return nil
+			}
+			if seen[target] {
+				return nil
+			}
+			seen[target] = true
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			link := ""
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				if link, err = os.Readlink(p); err != nil {
+					return err
+				}
+			}
+			if !fi.Mode().IsRegular() && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+				return nil // device nodes, sockets and fifos are the runtime's business
+			}
+			hdr, err := tar.FileInfoHeader(fi, link)
+			if err != nil {
+				return err
+			}
+			hdr.Name = target
+			if fi.IsDir() {
+				hdr.Name += "/"
+			}
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				hdr.Uid, hdr.Gid = int(st.Uid), int(st.Gid)
+			}
+			hdr.Uname, hdr.Gname = "", ""
+			if err := tw.WriteHeader(hdr); err != nil {
+				return err
+			}
+			if fi.Mode().IsRegular() {
+				f, err := os.Open(p)
+				if err != nil {
+					return err
+				}
+				_, err = io.Copy(tw, f)
+				f.Close()
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return tw.Close()
+}
