@@ -72,16 +72,17 @@ func (m *manager) run(ctx context.Context) error {
 	if err := m.writeMyCnf(cluster); err != nil {
 		return err
 	}
+	if discarded, err := DiscardUnfinishedClone(m.cfg.DataDir); err != nil {
+		return err
+	} else if discarded {
+		m.deps.Log.Info("discarded the data directory of an unfinished clone")
+	}
 	decision, err := m.decideBootstrap(ctx)
 	if err != nil {
 		return err
 	}
-	if decision.Action == BootstrapInitialize || decision.Action == BootstrapClone {
-		begin := m.deps.Clock.Now()
-		if err := InitializeDataDir(ctx, m.cfg.Mysqld()); err != nil {
-			return err
-		}
-		m.deps.Log.Info("data directory initialized", "took", m.deps.Clock.Since(begin).Round(time.Millisecond))
+	if err := m.initialize(ctx, decision); err != nil {
+		return err
 	}
 	sup := &Supervisor{
 		Command: func() *exec.Cmd {
@@ -102,4 +103,21 @@ func (m *manager) run(ctx context.Context) error {
 	err = m.serve(runCtx, decision)
 	cancel()
 	return errors.Join(err, <-supErr)
+}
+
+// initialize creates the system tables for a first primary or a new replica; a replica's data
+// directory is marked until its clone completes.
+func (m *manager) initialize(ctx context.Context, d BootstrapDecision) error {
+	if d.Action != BootstrapInitialize && d.Action != BootstrapClone {
+		return nil
+	}
+	begin := m.deps.Clock.Now()
+	if err := InitializeDataDir(ctx, m.cfg.Mysqld()); err != nil {
+		return err
+	}
+	m.deps.Log.Info("data directory initialized", "took", m.deps.Clock.Since(begin).Round(time.Millisecond))
+	if d.Action == BootstrapClone {
+		return MarkClonePending(m.cfg.DataDir)
+	}
+	return nil
 }

@@ -110,7 +110,11 @@ func (m *manager) cloneUntilDone(ctx context.Context, donor string) error {
 		err := m.cloneOnce(ctx, donor)
 		if err == nil {
 			m.deps.Log.Info("cloned", "donor", donor, "took", m.deps.Clock.Since(begin).Round(time.Millisecond))
-			return nil
+			kept, err := ClearClonePending(m.cfg.DataDir)
+			if err == nil && !kept {
+				m.deps.Log.Info("the clone removed its pending marker")
+			}
+			return err
 		}
 		m.deps.Log.Error(err, "clone failed; retrying", "donor", donor, "attempt", attempt)
 		if err := m.sleep(ctx, min(time.Duration(attempt)*time.Second, 30*time.Second)); err != nil {

@@ -1,7 +1,12 @@
 package instancemanager
 
 import (
+	"errors"
+	"io/fs"
 	"net"
+	"os"
+	"path/filepath"
+	"strings"
 	"slices"
 	"syscall"
 	"testing"
@@ -145,6 +150,14 @@ func testComeUp(t *testing.T, w *world) {
 		if st := w.nodes[r].status(t); st.ServerUUID == p.ServerUUID {
 			t.Errorf("%s has the primary's server_uuid: a copy of the data directory, not a clone", r)
 		}
+	}
+	for _, r := range []string{"db-2", "db-3"} {
+		if _, err := os.Stat(filepath.Join(w.nodes[r].dir, "data", ".cnm-clone-pending")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: the clone-pending marker is still there after the clone (%v)", r, err)
+		}
+		log, _ := os.ReadFile(filepath.Join(w.nodes[r].dir, "manager.log"))
+		t.Logf("%s: the clone kept its pending marker until the manager cleared it: %v", r,
+			!strings.Contains(string(log), "the clone removed its pending marker"))
 	}
 	var n int
 	must(t, w.nodes["db-1"].db.QueryRowContext(t.Context(),
