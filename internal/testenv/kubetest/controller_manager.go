@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -68,11 +69,26 @@ func startControllerManager(assets, workDir string, kubeconfig []byte) (*control
 	log := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting kube-controller-manager: %w", err)
-	}
 	cm := &controllerManager{cmd: cmd, log: log, done: make(chan error, 1)}
-	go func() { cm.done <- cmd.Wait() }()
+	// Pdeathsig fires when the OS thread that started the child exits, and the Go runtime ends
+	// threads whose locked goroutine returns: start and wait on one locked thread, so the process
+	// lives exactly as long as the test binary.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- fmt.Errorf("starting kube-controller-manager: %w", err)
+			return
+		}
+		started <- nil
+		err := cmd.Wait()
+		fmt.Fprintf(log, "kube-controller-manager exited: %v\n", err)
+		cm.done <- err
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
 	// It exits at once on a bad flag or an unreachable API server; give it a moment to show that.
 	select {
 	case err := <-cm.done:
