@@ -124,10 +124,14 @@ build_images() {
 	fi
 
 	if [ -f "$CNM_MYSQL_ROOTFS/.complete" ]; then
-		want="rootfs-v$MYSQL_ROOTFS_VERSION"
+		want="rootfs-v$MYSQL_ROOTFS_VERSION-2"
 		if [ "$(cat "$IMAGES_DIR/.stamp-mysql.tar" 2>/dev/null)" != "$want" ]; then
 			log "building the MySQL image from $CNM_MYSQL_ROOTFS (a minute)"
-			"$imgpack" -ref "$MYSQL_IMAGE" -out "$IMAGES_DIR/mysql.tar" -add "$CNM_MYSQL_ROOTFS:/" \
+			# What the mysql-server package would create beside the -core binaries.
+			local extra=$IMAGES_DIR/mysql-extra
+			rm -rf "$extra" && mkdir -p "$extra/var/lib/mysql-files" "$extra/var/lib/mysql" "$extra/run/mysqld"
+			chmod 750 "$extra/var/lib/mysql-files"
+			"$imgpack" -ref "$MYSQL_IMAGE" -out "$IMAGES_DIR/mysql.tar" -add "$extra:/" -add "$CNM_MYSQL_ROOTFS:/" -empty tmp -empty var/tmp -empty run -empty proc -empty sys -empty dev \
 				-entrypoint /usr/sbin/mysqld >/dev/null
 			echo "$want" >"$IMAGES_DIR/.stamp-mysql.tar"
 		fi
@@ -380,6 +384,7 @@ up() {
 	setup_netns
 	setup_mntns
 	[ -d /var/lib/cni ] || { mkdir -p /var/lib/cni && touch "$LC_DIR/created-var-lib-cni"; }
+	[ -d /tmp/hostpath_pv ] || { mkdir -p /tmp/hostpath_pv && touch "$LC_DIR/created-hostpath-pv"; }
 	[ -d /var/log/containers ] || { mkdir -p /var/log/containers && touch "$LC_DIR/created-var-log-containers"; }
 	local t_start=$SECONDS
 	local pki=$LC_DIR/pki B=$CNM_K8S_BIN
@@ -406,7 +411,7 @@ up() {
 		--bind-address 127.0.0.1 --leader-elect=false --use-service-account-credentials \
 		--service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
 		--cluster-signing-cert-file "$pki/ca.crt" --cluster-signing-key-file "$pki/ca.key" \
-		--service-cluster-ip-range "$SERVICE_CIDR" --profiling=false
+		--service-cluster-ip-range "$SERVICE_CIDR" --profiling=false --enable-hostpath-provisioner
 	start kube-scheduler "$B/kube-scheduler" --kubeconfig "$LC_DIR/scheduler.kubeconfig" \
 		--authentication-kubeconfig "$LC_DIR/scheduler.kubeconfig" \
 		--authorization-kubeconfig "$LC_DIR/scheduler.kubeconfig" \
@@ -420,6 +425,18 @@ up() {
 	wait_for 120 "the Node Ready" kubelet node_ready
 	log "node $NODE_NAME Ready ($((SECONDS - t_start)) s after start, $((SECONDS - t0)) s in all)"
 	wait_for 60 "the default ServiceAccount" "" k get serviceaccount default -n default
+	# PVCs: the controller manager's test-only hostPath provisioner (directories under
+	# /tmp/hostpath_pv, deleted with their PVs; down removes what is left).
+	k apply -f - >/dev/null <<EOF
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: standard
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: kubernetes.io/host-path
+reclaimPolicy: Delete
+volumeBindingMode: Immediate
+EOF
 	log "kubectl: KUBECONFIG=$KUBECONFIG_FILE $CNM_K8S_BIN/kubectl get nodes"
 }
 
@@ -484,6 +501,10 @@ down() {
 		rmdir /var/log/containers 2>/dev/null || true
 		rm -f "$LC_DIR/created-var-log-containers"
 	fi
+	if [ -f "$LC_DIR/created-hostpath-pv" ]; then
+		rm -rf /tmp/hostpath_pv
+		rm -f "$LC_DIR/created-hostpath-pv"
+	fi
 	if [ -f "$LC_DIR/created-var-lib-cni" ]; then
 		rm -rf /var/lib/cni
 		rm -f "$LC_DIR/created-var-lib-cni"
@@ -528,6 +549,9 @@ up) up ;;
 down) down ;;
 status) status ;;
 kubeconfig) echo "$KUBECONFIG_FILE" ;;
-images) build_images && import_images ;;
+images)
+	build_images
+	import_images
+	;;
 *) die "usage: $0 up|down|status|kubeconfig|images" ;;
 esac

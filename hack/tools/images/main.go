@@ -8,6 +8,7 @@ package main
 import (
 	"archive/tar"
 	"compress/gzip"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -31,7 +33,7 @@ func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 func main() {
-	var adds, envs multi
+	var adds, envs, excludes multi
 	ref := flag.String("ref", "", "image reference, e.g. cloudnative-mysql/operator:dev")
 	out := flag.String("out", "", "docker-archive tarball to write")
 	entrypoint := flag.String("entrypoint", "", "entrypoint, space separated")
@@ -39,6 +41,7 @@ func main() {
 	workdir := flag.String("workdir", "/", "working directory")
 	flag.Var(&adds, "add", "SRC:DST: a file or a directory tree put at DST in the layer (repeatable)")
 	flag.Var(&envs, "env", "KEY=VALUE (repeatable)")
+	flag.Var(&excludes, "empty", "a directory of the image kept empty, e.g. tmp (repeatable)")
 	flag.Parse()
 	if *ref == "" || *out == "" || len(adds) == 0 {
 		log.Fatal("usage: imgpack -ref REF -out FILE -add SRC:DST... [-entrypoint CMD] [-user U] [-env K=V]")
@@ -49,7 +52,7 @@ func main() {
 	}
 	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
 		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(writeLayer(pw, adds)) }()
+		go func() { pw.CloseWithError(writeLayer(pw, adds, excludes)) }()
 		return pr, nil
 	}, tarball.WithCompressionLevel(gzip.BestSpeed))
 	if err != nil {
@@ -83,7 +86,13 @@ func main() {
 	fmt.Printf("%s %s\n", tag, d)
 }
 
-func writeLayer(w io.Writer, adds []string) error {
+// writeLayer writes the layer's tar stream. A file that vanishes during the walk is left out (a
+// root filesystem may be in use as scratch space); the directories in empty keep only themselves.
+func writeLayer(w io.Writer, adds, empty []string) error {
+	skip := map[string]bool{}
+	for _, e := range empty {
+		skip[strings.Trim(filepath.ToSlash(filepath.Clean(e)), "/")] = true
+	}
 	tw := tar.NewWriter(w)
 	seen := map[string]bool{}
 	for _, a := range adds {
@@ -93,10 +102,19 @@ func writeLayer(w io.Writer, adds []string) error {
 		}
 		dst = strings.TrimPrefix(filepath.Clean("/"+dst), "/")
 		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
 			if err != nil {
 				return err
 			}
 			rel, _ := filepath.Rel(src, p)
+			if emptied(skip, filepath.ToSlash(rel)) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
 			target := filepath.ToSlash(filepath.Join(dst, rel))
 			if target == "." || target == "" {
 				return nil
@@ -106,6 +124,9 @@ func writeLayer(w io.Writer, adds []string) error {
 			}
 			seen[target] = true
 			fi, err := d.Info()
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
 			if err != nil {
 				return err
 			}
@@ -129,18 +150,33 @@ func writeLayer(w io.Writer, adds []string) error {
 			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 				hdr.Uid, hdr.Gid = int(st.Uid), int(st.Gid)
 			}
+			// Both passes over the tree (digest, then write) must give the same bytes: no access
+			// or change times, one modification time for all.
 			hdr.Uname, hdr.Gname = "", ""
+			hdr.ModTime, hdr.AccessTime, hdr.ChangeTime = epoch, time.Time{}, time.Time{}
+			hdr.Format = tar.FormatPAX
 			if err := tw.WriteHeader(hdr); err != nil {
-				return err
+				return fmt.Errorf("%s: %w", p, err)
 			}
 			if fi.Mode().IsRegular() {
 				f, err := os.Open(p)
+				if errors.Is(err, fs.ErrNotExist) {
+					_, err = io.CopyN(tw, zeros{}, hdr.Size)
+					return err
+				}
 				if err != nil {
 					return err
 				}
-				_, err = io.Copy(tw, f)
+				// A file written to meanwhile is cut (or padded) to the size in its header.
+				n, err := io.CopyN(tw, f, hdr.Size)
 				f.Close()
-				return err
+				if errors.Is(err, io.EOF) {
+					_, err = io.CopyN(tw, zeros{}, hdr.Size-n)
+				}
+				if err != nil {
+					return fmt.Errorf("%s: %w", p, err)
+				}
+				return nil
 			}
 			return nil
 		})
@@ -150,3 +186,19 @@ func writeLayer(w io.Writer, adds []string) error {
 	}
 	return tw.Close()
 }
+
+// emptied tells whether rel lies inside one of the directories kept empty.
+func emptied(skip map[string]bool, rel string) bool {
+	for dir := range skip {
+		if strings.HasPrefix(rel, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+var epoch = time.Unix(0, 0)
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
