@@ -1,0 +1,93 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+const mysqlImage = "cloudnative-mysql/mysql:9.7"
+
+// A three-instance Cluster becomes Ready; a row written on the Pod behind -rw is read on the Pods
+// behind -ro. Instance Pods reach each other by Service DNS names, so the local cluster needs its
+// DNS (see docs/development.md, "Local cluster").
+func TestClusterThreeInstancesReplicate(t *testing.T) {
+	ns := Namespace(t)
+	cl := &mysqlv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"},
+		Spec: mysqlv1.ClusterSpec{
+			Instances: 3,
+			ImageName: mysqlImage,
+			Storage:   mysqlv1.StorageConfiguration{Size: resource.MustParse("1Gi")},
+		},
+	}
+	if err := env.c.Create(context.Background(), cl); err != nil {
+		t.Fatal(err)
+	}
+	ConditionTrue(t, cl, "Ready", 10*time.Minute, func() []metav1.Condition { return cl.Status.Conditions })
+
+	var root corev1.Secret
+	if err := env.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "db-root"}, &root); err != nil {
+		t.Fatal(err)
+	}
+	pw := string(root.Data[corev1.BasicAuthPasswordKey])
+	sql := func(pod, stmt string) string {
+		t.Helper()
+		out, stderr, err := Exec(ns, pod, "mysql", "mysql", "-uroot", "-p"+pw, "-S", "/controller/run/mysqld.sock",
+			"-N", "-B", "-e", stmt)
+		if err != nil {
+			t.Fatalf("%s on %s: %v\n%s", stmt, pod, err, stderr)
+		}
+		return strings.TrimSpace(out)
+	}
+
+	rw := servicePods(t, ns, "db-rw")
+	if len(rw) != 1 || rw[0] != cl.Status.CurrentPrimary {
+		t.Fatalf("db-rw routes to %v, the primary is %s", rw, cl.Status.CurrentPrimary)
+	}
+	sql(rw[0], "CREATE DATABASE IF NOT EXISTS e2e; CREATE TABLE IF NOT EXISTS e2e.t (id INT PRIMARY KEY, v VARCHAR(32)); REPLACE INTO e2e.t VALUES (1, 'written-on-rw')")
+
+	var ro []string
+	WaitFor(t, 2*time.Minute, "two replicas behind db-ro", func() (bool, error) {
+		ro = servicePods(t, ns, "db-ro")
+		return len(ro) == 2, fmt.Errorf("db-ro routes to %v", ro)
+	})
+	for _, pod := range ro {
+		WaitFor(t, time.Minute, "the row on "+pod, func() (bool, error) {
+			out, _, err := Exec(ns, pod, "mysql", "mysql", "-uroot", "-p"+pw, "-S", "/controller/run/mysqld.sock",
+				"-N", "-B", "-e", "SELECT v FROM e2e.t WHERE id = 1")
+			return strings.TrimSpace(out) == "written-on-rw", err
+		})
+	}
+}
+
+// servicePods returns the names of the ready Pods behind a Service.
+func servicePods(t *testing.T, ns, svc string) []string {
+	t.Helper()
+	var slices discoveryv1.EndpointSliceList
+	if err := env.c.List(context.Background(), &slices, client.InNamespace(ns),
+		client.MatchingLabels{discoveryv1.LabelServiceName: svc}); err != nil {
+		t.Fatal(err)
+	}
+	var pods []string
+	for _, s := range slices.Items {
+		for _, e := range s.Endpoints {
+			if e.TargetRef != nil && (e.Conditions.Ready == nil || *e.Conditions.Ready) {
+				pods = append(pods, e.TargetRef.Name)
+			}
+		}
+	}
+	return pods
+}

@@ -1,0 +1,79 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// The operator runs as a Pod of its Deployment, from the locally built image, and is ready.
+func TestOperatorDeploymentReady(t *testing.T) {
+	d := DeploymentAvailable(t, operatorNamespace, operatorDeployment, 2*time.Minute)
+	if got := d.Spec.Template.Spec.Containers[0].Image; got != "cloudnative-mysql/operator:dev" {
+		t.Fatalf("operator image %q", got)
+	}
+	var pods corev1.PodList
+	if err := env.c.List(context.Background(), &pods, client.InNamespace(operatorNamespace),
+		client.MatchingLabels(d.Spec.Selector.MatchLabels)); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 {
+		t.Fatalf("%d operator Pods, want 1", len(pods.Items))
+	}
+	p := pods.Items[0]
+	if p.Status.Phase != corev1.PodRunning || p.Spec.NodeName == "" {
+		t.Fatalf("operator Pod %s: phase %s on node %q", p.Name, p.Status.Phase, p.Spec.NodeName)
+	}
+	logs, err := Logs(operatorNamespace, p.Name, "manager", false)
+	if err != nil || !strings.Contains(logs, "Starting workers") {
+		t.Fatalf("operator log shows no started controller (err %v):\n%s", err, tail(logs, 20))
+	}
+}
+
+// A ScheduledBackup creates Backups on its cadence; they exist whatever becomes of them.
+func TestScheduledBackupProducesBackups(t *testing.T) {
+	ns := Namespace(t)
+	sb := &mysqlv1.ScheduledBackup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "every-5s"},
+		Spec: mysqlv1.ScheduledBackupSpec{
+			Schedule:             "*/5 * * * * *",
+			Cluster:              mysqlv1.LocalObjectReference{Name: "no-such-cluster"},
+			Immediate:            ptr.To(true),
+			BackupOwnerReference: mysqlv1.BackupOwnerReferenceSelf,
+		},
+	}
+	if err := env.c.Create(context.Background(), sb); err != nil {
+		t.Fatal(err)
+	}
+	var backups mysqlv1.BackupList
+	WaitFor(t, 90*time.Second, "two Backups of the ScheduledBackup", func() (bool, error) {
+		if err := env.c.List(context.Background(), &backups, client.InNamespace(ns),
+			client.MatchingLabels{mysqlv1.ScheduledBackupLabel: sb.Name}); err != nil {
+			return false, err
+		}
+		return len(backups.Items) >= 2, fmt.Errorf("%d Backups", len(backups.Items))
+	})
+	for _, b := range backups.Items {
+		if b.Spec.Cluster.Name != sb.Spec.Cluster.Name {
+			t.Errorf("Backup %s is of cluster %q", b.Name, b.Spec.Cluster.Name)
+		}
+		owned := false
+		for _, o := range b.OwnerReferences {
+			owned = owned || o.UID == sb.UID
+		}
+		if !owned {
+			t.Errorf("Backup %s is not owned by the ScheduledBackup", b.Name)
+		}
+	}
+}
