@@ -168,7 +168,7 @@ func DumpNamespace(t *testing.T, ns string) {
 	for _, p := range pods.Items {
 		for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
 			logs, _ := Logs(ns, p.Name, c.Name, false)
-			t.Logf("logs of %s/%s[%s]:\n%s", ns, p.Name, c.Name, tail(logs, 60))
+			t.Logf("logs of %s/%s[%s]:\n%s", ns, p.Name, c.Name, tail(logs, 30))
 		}
 	}
 }
@@ -179,6 +179,16 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Apply applies YAML manifests in a namespace with kubectl, as a user would.
+func Apply(t *testing.T, ns, manifests string) {
+	t.Helper()
+	cmd := exec.Command(env.kubectl, "--kubeconfig", env.kubeconfig, "-n", ns, "apply", "-f", "-")
+	cmd.Stdin = strings.NewReader(manifests)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
 }
 
 // Logs returns a container's log (previous: of its last terminated run).
@@ -303,4 +313,3 @@ func DeletePod(t *testing.T, ns, name string, grace int64) {
 		return err == nil && now.UID != uid, err
 	})
 }
-
