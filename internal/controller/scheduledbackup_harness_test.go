@@ -2,8 +2,6 @@ package controller_test
 
 import (
 	"context"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,33 +21,16 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
-// The control plane is started once per package, on first use, so the pure decision tests of
-// this package run without it.
-var (
-	envOnce sync.Once
-	envErr  error
-	env     *kubetest.Env
-)
+// shared is the package's control plane with kube-controller-manager (garbage collection),
+// started on first use so the pure decision tests of this package run without it.
+var shared = kubetest.NewShared(kubetest.Options{ControllerManager: true})
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if env != nil {
-		if err := env.Stop(); err != nil {
-			println(err.Error())
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { shared.Main(m) }
 
-// controlPlane returns the shared API server with kube-controller-manager (garbage collection).
+// controlPlane returns the shared API server.
 func controlPlane(t *testing.T) *kubetest.Env {
 	t.Helper()
-	envOnce.Do(func() { env, envErr = kubetest.Start(kubetest.Options{ControllerManager: true}) })
-	if envErr != nil {
-		t.Fatalf("starting the control plane: %v", envErr)
-	}
-	return env
+	return shared.Get(t)
 }
 
 // hourly is the cron of most tests: every hour at minute 0, second 0.
