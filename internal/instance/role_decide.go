@@ -42,6 +42,12 @@ type RoleInput struct {
 	// after Executed: a primary's set only grows, so whatever this server received from it is then
 	// in PrimaryExecuted, and only transactions the primary never had count as errant.
 	PrimaryExecuted *gtid.Set
+	// Received is what this server's replication channel received from ReplicatingFrom
+	// (Retrieved_Gtid_Set). Those transactions were in that source's binary log, so they are not
+	// errant relative to it even before they show in its gtid_executed: with semi-sync's
+	// AFTER_SYNC wait, a primary adds a transaction to gtid_executed only once acknowledged, while
+	// its replicas may already have applied it.
+	Received gtid.Set
 	// PrimaryWritable: the current primary, read with PrimaryExecuted, still accepts writes. The
 	// target of a switchover waits for it to turn read-only, so that two instances never accept
 	// writes at once.
@@ -95,7 +101,11 @@ func DecideRole(in RoleInput) RoleDecision {
 		}
 		return RoleDecision{Action: ActHold, Reason: "primary's GTID set unknown; cannot check divergence"}
 	}
-	if errant := gtid.Errant(in.Executed, *in.PrimaryExecuted); !errant.IsEmpty() {
+	errant := gtid.Errant(in.Executed, *in.PrimaryExecuted)
+	if in.ReplicatingFrom == primary {
+		errant = errant.Subtract(in.Received)
+	}
+	if !errant.IsEmpty() {
 		return RoleDecision{Action: ActDiverged, Errant: errant, Reason: "transactions the primary never had"}
 	}
 	return RoleDecision{Action: ActFollow, Source: primary, Reason: "following the primary"}

@@ -65,6 +65,17 @@ func TestDecideRole(t *testing.T) {
 		{"an errant transaction makes a replica diverged",
 			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), Executed: gtid.MustParse(uP + ":1-3," + uR + ":1"),
 				PrimaryExecuted: setPtr(uP + ":1-5")}, ActDiverged, "", uR + ":1", ""},
+		{"a transaction received from the primary before it shows in the primary's gtid_executed is not errant",
+			// Semi-sync AFTER_SYNC: the primary adds a transaction to gtid_executed only once
+			// acknowledged, while a replica may already have applied it.
+			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-1", Executed: gtid.MustParse(uP + ":1-6"),
+				Received: gtid.MustParse(uP + ":1-6"), PrimaryExecuted: setPtr(uP + ":1-5")}, ActFollow, "c-1", "", ""},
+		{"a transaction received from another source is still errant",
+			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-3", Executed: gtid.MustParse(uP + ":1-6"),
+				Received: gtid.MustParse(uP + ":1-6"), PrimaryExecuted: setPtr(uP + ":1-5")}, ActDiverged, "", uP + ":6", ""},
+		{"a local write next to received transactions is errant",
+			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-1", Executed: gtid.MustParse(uP + ":1-6," + uR + ":1"),
+				Received: gtid.MustParse(uP + ":1-6"), PrimaryExecuted: setPtr(uP + ":1-5")}, ActDiverged, "", uR + ":1", ""},
 		{"a former primary with an unreplicated tail is diverged",
 			RoleInput{Instance: "c-1", Status: status("c-2", "c-2"), Executed: gtid.MustParse(uP + ":1-7"),
 				PrimaryExecuted: setPtr(uP + ":1-5," + uR + ":1-2")}, ActDiverged, "", uP + ":6-7", ""},

@@ -69,6 +69,7 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	in := RoleInput{Instance: r.Instance, Status: &cluster.Status, Executed: local.GTIDExecuted}
 	if local.Replication != nil {
 		in.ReplicatingFrom = r.Peers.InstanceAt(local.Replication.SourceHost, local.Replication.SourcePort)
+		in.Received = local.Replication.RetrievedGTIDSet
 	}
 	if p := cluster.Status.CurrentPrimary; p != "" && p != r.Instance {
 		// Read after the local status: see RoleInput.PrimaryExecuted.

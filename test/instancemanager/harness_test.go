@@ -33,6 +33,7 @@ type node struct {
 	done                       chan struct{}
 	op                         mysql.Operator // root over the local socket, as the manager connects
 	db                         *sql.DB
+	stopped, cleanup           bool
 }
 
 // buildManager builds the manager binary once for the test binary.
@@ -145,11 +146,19 @@ func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, pe
 	cfg.User, cfg.Net, cfg.Addr = "root", "unix", filepath.Join(n.dir, "run", "mysqld.sock")
 	n.op = must1(mysql.NewFactory().New(cfg))(t)
 	n.db = must1(sql.Open("mysql", cfg.FormatDSN()))(t)
-	t.Cleanup(func() { n.stop(t) })
+	n.stopped = false
+	if !n.cleanup {
+		n.cleanup = true
+		t.Cleanup(func() { n.stop(t) })
+	}
 }
 
 // stop sends SIGTERM and waits for the manager to shut mysqld down.
 func (n *node) stop(t *testing.T) {
+	if n.stopped {
+		return
+	}
+	n.stopped = true
 	_ = n.op.Close()
 	_ = n.db.Close()
 	_ = n.cmd.Process.Signal(syscall.SIGTERM)

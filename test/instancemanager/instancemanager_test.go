@@ -24,6 +24,8 @@ import (
 
 // world is the running cluster the ordered steps share.
 type world struct {
+	// start restarts a stopped node's manager.
+	start    func(*testing.T, *node)
 	env      *kubetest.Env
 	key      types.NamespacedName
 	nodes    map[string]*node
@@ -43,6 +45,7 @@ func TestInstanceManagers(t *testing.T) {
 		{"writes on the primary reach both replicas, acknowledged by semi-sync", testWritesReplicate},
 		{"editing targetPrimary converges to the new primary", testSwitchover},
 		{"a crashed mysqld is restarted by its manager", testCrashRestart},
+		{"preferred lowers the count while a replica is down, required keeps it and falls back to async", testDurability},
 		{"an instance with an errant transaction is reported diverged, not re-cloned", testDiverged},
 	}
 	for _, s := range steps {
@@ -76,8 +79,9 @@ func startWorld(t *testing.T) *world {
 		all = append(all, n)
 	}
 	kubeconfig := env.KubeconfigFile(t)
+	w.start = func(t *testing.T, n *node) { n.start(t, bin, rootfs, kubeconfig, ns, all) }
 	for _, n := range all {
-		n.start(t, bin, rootfs, kubeconfig, ns, all)
+		w.start(t, n)
 	}
 	cfg := must1(instanceclient.TLSConfig(p.ca.CertPEM, p.operator.CertPEM, p.operator.KeyPEM))(t)
 	w.operator = instanceclient.New(cfg, 5*time.Second)
