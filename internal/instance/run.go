@@ -61,7 +61,13 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 	}
 	defer op.Close()
 	m.op = op
-	return m.run(ctx)
+	err = m.run(ctx)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) && !errors.Is(err, ErrKilled) {
+		// Asked to stop while waiting (bootstrap, mysqld's first answer): a clean stop.
+		deps.Log.Info("stopped before serving")
+		return nil
+	}
+	return err
 }
 
 func (m *manager) run(ctx context.Context) error {

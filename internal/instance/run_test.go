@@ -1,0 +1,43 @@
+package instance
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
+)
+
+// TestRunStopsCleanlyWhileWaiting: a replica of a cluster without a primary waits to bootstrap,
+// renders my.cnf meanwhile, and a stop request ends the wait without an error.
+func TestRunStopsCleanlyWhileWaiting(t *testing.T) {
+	dir := t.TempDir()
+	cluster := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns"}}
+	k8s := fake.NewClientBuilder().WithScheme(operator.NewScheme()).WithObjects(cluster).Build()
+	cfg := &RunConfig{Instance: "db-2", Namespace: "ns", Cluster: "db", MysqldCommand: []string{"false"},
+		DataDir: filepath.Join(dir, "data"), RunDir: filepath.Join(dir, "run"), ServerTLSDir: filepath.Join(dir, "tls"),
+		ClientTLSDir: filepath.Join(dir, "client"), Port: 3306, ReportHost: "db-2.ns.svc", ReconcileInterval: time.Second}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	time.AfterFunc(500*time.Millisecond, cancel) // SIGTERM
+	err := Run(ctx, cfg, RunDeps{Client: k8s, Factory: mysql.NewFactory(), Passwords: FilePasswords{Dir: dir},
+		Clock: clock.RealClock{}, Log: testr.New(t)})
+	if err != nil {
+		t.Fatalf("Run = %v, want a clean stop", err)
+	}
+	if has, _ := HasData(cfg.DataDir); has {
+		t.Error("a waiting replica initialized its data directory")
+	}
+	if _, err := os.Stat(cfg.myCnfPath()); err != nil {
+		t.Errorf("my.cnf not rendered: %v", err)
+	}
+}
