@@ -27,7 +27,7 @@ API_PORT=6443
 KUBECONFIG_FILE=$LC_DIR/kubeconfig
 CTR_SOCK=$LC_DIR/containerd/containerd.sock
 IMAGES_DIR=$CNM_CACHE/images
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet kube-proxy)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet kube-proxy coredns volume-modes)
 
 PAUSE_IMAGE=docker.io/cloudnative-mysql/pause:dev
 OPERATOR_IMAGE=cloudnative-mysql/operator:dev
@@ -91,6 +91,14 @@ build_components() {
 	for c in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
 		[ -x "$CNM_K8S_BIN/$c" ] || die "$c missing in $CNM_K8S_BIN"
 	done
+	# The cluster DNS: CoreDNS with the kubernetes plugin, from its own tools module.
+	local want
+	want=$(tree_hash "$CNM_ROOT/hack/tools/coredns")
+	if [ "$(cat "$CNM_K8S_BIN/.stamp-coredns" 2>/dev/null)" != "$want" ] || [ ! -x "$CNM_K8S_BIN/coredns" ]; then
+		log "building coredns (cold: minutes)"
+		(cd "$CNM_ROOT/hack/tools/coredns" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$CNM_K8S_BIN/coredns" .)
+		echo "$want" >"$CNM_K8S_BIN/.stamp-coredns"
+	fi
 }
 
 # build_images packs the pause, operator and (if the MySQL root filesystem is built) MySQL images
@@ -225,19 +233,30 @@ gen_pki() {
 	cert scheduler system:kube-scheduler ""
 	cert kube-proxy system:kube-proxy ""
 	cert kubelet "system:node:$NODE_NAME" system:nodes
+	cert coredns system:coredns ""
 	cert kubelet-serving "system:node:$NODE_NAME" system:nodes "IP:$NODE_IP,DNS:$NODE_NAME"
 	kubeconfig "$KUBECONFIG_FILE" admin
 	kubeconfig "$LC_DIR/controller-manager.kubeconfig" controller-manager
 	kubeconfig "$LC_DIR/scheduler.kubeconfig" scheduler
 	kubeconfig "$LC_DIR/kube-proxy.kubeconfig" kube-proxy
 	kubeconfig "$LC_DIR/kubelet.kubeconfig" kubelet
+	kubeconfig "$LC_DIR/coredns.kubeconfig" coredns
+}
+
+# put FILE writes stdin to FILE only when it differs: kube-proxy exits when its configuration
+# file is written to, and an up on a running node must leave it alone.
+put() {
+	local tmp
+	tmp=$(mktemp "$1.XXXXXX")
+	cat >"$tmp"
+	if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv "$tmp" "$1"; fi
 }
 
 write_configs() {
 	local d=$LC_DIR
 	mkdir -p "$d/containerd/root" "$d/containerd/state" "$d/containerd/opt" "$d/cni/net.d" "$d/cni/ipam" \
 		"$d/kubelet" "$d/pod-logs"
-	cat >"$d/containerd/config.toml" <<EOF
+	put "$d/containerd/config.toml" <<EOF
 version = 2
 root = "$d/containerd/root"
 state = "$d/containerd/state"
@@ -267,7 +286,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
     conf_dir = "$d/cni/net.d"
 EOF
 	# Pods on one bridge inside the node's namespace; no masquerade, no route off the machine.
-	cat >"$d/cni/net.d/10-cnm.conflist" <<EOF
+	put "$d/cni/net.d/10-cnm.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
   "name": "cnm",
@@ -288,8 +307,8 @@ EOF
   ]
 }
 EOF
-	printf 'nameserver %s\nsearch svc.cluster.local cluster.local\noptions ndots:5\n' "$DNS_SERVICE_IP" >"$d/resolv.conf"
-	cat >"$d/kubelet-config.yaml" <<EOF
+	printf 'nameserver %s\nsearch svc.cluster.local cluster.local\noptions ndots:5\n' "$DNS_SERVICE_IP" | put "$d/resolv.conf"
+	put "$d/kubelet-config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: $NODE_IP
@@ -316,7 +335,7 @@ imageGCLowThresholdPercent: 99
 evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%}
 serializeImagePulls: false
 EOF
-	cat >"$d/kube-proxy-config.yaml" <<EOF
+	put "$d/kube-proxy-config.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clientConnection: {kubeconfig: $d/kube-proxy.kubeconfig}
@@ -330,6 +349,70 @@ clusterCIDR: $POD_SUBNET
 # (to the bridge's address, inside the node's namespace).
 iptables: {masqueradeAll: true}
 conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
+EOF
+}
+
+# The cluster DNS runs as a node process on $NODE_IP:53; the kube-dns Service ($DNS_SERVICE_IP)
+# points at it through a selector-less EndpointSlice. Names outside the cluster do not resolve.
+write_coredns() {
+	put "$LC_DIR/Corefile" <<EOF
+cluster.local:53 in-addr.arpa:53 ip6.arpa:53 {
+    bind $NODE_IP
+    errors
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig $LC_DIR/coredns.kubeconfig local
+        pods insecure
+    }
+    cache 30
+}
+EOF
+}
+
+apply_dns_objects() {
+	k apply -f - >/dev/null <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "system:coredns"}
+rules:
+- apiGroups: [""]
+  resources: [endpoints, services, pods, namespaces]
+  verbs: [list, watch]
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "system:coredns"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:coredns"}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: "system:coredns"}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kube-dns
+  namespace: kube-system
+  labels: {k8s-app: kube-dns}
+spec:
+  clusterIP: $DNS_SERVICE_IP
+  ports:
+  - {name: dns, port: 53, protocol: UDP, targetPort: 53}
+  - {name: dns-tcp, port: 53, protocol: TCP, targetPort: 53}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: kube-dns-node
+  namespace: kube-system
+  labels: {kubernetes.io/service-name: kube-dns, endpointslice.kubernetes.io/managed-by: localcluster}
+addressType: IPv4
+endpoints:
+- addresses: ["$NODE_IP"]
+  conditions: {ready: true}
+ports:
+- {name: dns, port: 53, protocol: UDP}
+- {name: dns-tcp, port: 53, protocol: TCP}
 EOF
 }
 
@@ -386,10 +469,11 @@ up() {
 	mkdir -p "$LC_DIR/pids" "$LC_DIR/logs" "$LC_DIR/etcd"
 	gen_pki
 	write_configs
+	write_coredns
 	setup_netns
 	setup_mntns
 	[ -d /var/lib/cni ] || { mkdir -p /var/lib/cni && touch "$LC_DIR/created-var-lib-cni"; }
-	[ -d /tmp/hostpath_pv ] || { mkdir -p /tmp/hostpath_pv && touch "$LC_DIR/created-hostpath-pv"; }
+	mkdir -p /tmp/hostpath_pv
 	[ -d /var/log/containers ] || { mkdir -p /var/log/containers && touch "$LC_DIR/created-var-log-containers"; }
 	local t_start=$SECONDS
 	local pki=$LC_DIR/pki B=$CNM_K8S_BIN
@@ -410,6 +494,8 @@ up() {
 		--enable-priority-and-fairness=false --profiling=false
 	wait_for 60 "the API server's /readyz" kube-apiserver k get --raw /readyz
 	log "API server ready ($((SECONDS - t_start)) s)"
+	apply_dns_objects
+	start coredns "$B/coredns" -conf "$LC_DIR/Corefile"
 	start kube-controller-manager "$B/kube-controller-manager" --kubeconfig "$LC_DIR/controller-manager.kubeconfig" \
 		--authentication-kubeconfig "$LC_DIR/controller-manager.kubeconfig" \
 		--authorization-kubeconfig "$LC_DIR/controller-manager.kubeconfig" \
@@ -427,6 +513,10 @@ up() {
 		--root-dir "$LC_DIR/kubelet" --cert-dir "$LC_DIR/kubelet/pki" --node-ip "$NODE_IP" \
 		--hostname-override "$NODE_NAME"
 	start kube-proxy "$B/kube-proxy" --config "$LC_DIR/kube-proxy-config.yaml"
+	# The hostPath provisioner makes each volume directory 0750 root and the kubelet applies no
+	# fsGroup to hostPath volumes, so a non-root container could not write its PVC. Open each new
+	# volume directory to all, as kind's local-path provisioner does (its volumes are 0777).
+	start volume-modes bash -c 'while sleep 0.5; do find /tmp/hostpath_pv -mindepth 1 -maxdepth 1 -type d ! -perm -0777 -exec chmod 0777 {} + 2>/dev/null; done'
 	wait_for 120 "the Node Ready" kubelet node_ready
 	log "node $NODE_NAME Ready ($((SECONDS - t_start)) s after start, $((SECONDS - t0)) s in all)"
 	wait_for 60 "the default ServiceAccount" "" k get serviceaccount default -n default
@@ -480,7 +570,7 @@ down() {
 		for id in $ids; do ctr_node tasks delete -f "$id" >/dev/null 2>&1 || true; done
 	fi
 	for pid in $(cgroup_pids); do kill -KILL "$pid" 2>/dev/null || true; done
-	for c in kube-scheduler kube-controller-manager kube-apiserver containerd etcd; do
+	for c in volume-modes coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd; do
 		pid=$(pid_of "$c")
 		[ -n "$pid" ] && stop_pid "$pid" 10
 		rm -f "$LC_DIR/pids/$c.pid"
@@ -506,10 +596,9 @@ down() {
 		rmdir /var/log/containers 2>/dev/null || true
 		rm -f "$LC_DIR/created-var-log-containers"
 	fi
-	if [ -f "$LC_DIR/created-hostpath-pv" ]; then
-		rm -rf /tmp/hostpath_pv
-		rm -f "$LC_DIR/created-hostpath-pv"
-	fi
+	# The test provisioner's fixed directory holds only this node's volumes.
+	rm -rf /tmp/hostpath_pv
+	rm -f "$LC_DIR/created-hostpath-pv"
 	if [ -f "$LC_DIR/created-var-lib-cni" ]; then
 		rm -rf /var/lib/cni
 		rm -f "$LC_DIR/created-var-lib-cni"
