@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# demo-node.sh is `make demo` on a real node: it brings the local cluster up (hack/localcluster.sh),
+# installs the operator from config/default as a user would, starts the local S3 server on the
+# node, creates a three-instance Cluster with an object store and a ScheduledBackup, waits, and
+# prints the objects, the primary, the replicas and the first backup. What does not happen within
+# its wait is printed as not available yet, never faked.
+#   bash hack/demo-node.sh        up and run the demo (the cluster stays up to look around)
+#   bash hack/demo-node.sh down   stop the S3 server and the local cluster
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DEMO_DIR=$CNM_CACHE/demo-node
+DEMO_NS=demo
+LC="$CNM_ROOT/hack/localcluster.sh"
+NODE_NETNS=cnm-node
+NODE_IP=172.30.255.2 # hack/localcluster.sh's node address, the Pods' route to node services
+S3_PORT=9000
+S3_ACCESS=demo-access-key
+S3_SECRET=demo-secret-key-0123456789
+VERSITYGW=$CNM_TOOLS_BIN/versitygw-$VERSITYGW_VERSION/versitygw
+MYSQL_IMAGE=cloudnative-mysql/mysql:9.7
+
+k() { "$CNM_K8S_BIN/kubectl" --kubeconfig "$(bash "$LC" kubeconfig)" "$@"; }
+
+stop_s3() {
+	local f=$DEMO_DIR/versitygw.pid pid
+	[ -f "$f" ] || return 0
+	pid=$(cat "$f")
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+		for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	rm -f "$f"
+}
+
+down() {
+	stop_s3
+	bash "$LC" down
+}
+
+wait_until() { # wait_until SECONDS COMMAND...: true once COMMAND succeeds, false at the deadline
+	local end=$((SECONDS + $1))
+	shift
+	while [ $SECONDS -lt $end ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 1
+	done
+	return 1
+}
+
+cluster_ready() { [ "$(k -n $DEMO_NS get cluster demo -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]; }
+backup_done() { k -n $DEMO_NS get backups -o jsonpath='{.items[*].status.phase}' | grep -qiE 'completed|failed'; }
+
+up() {
+	local t0=$SECONDS
+	bash "$LC" up
+	bash "$CNM_ROOT/hack/substrate.sh" versitygw
+	mkdir -p "$DEMO_DIR/s3/backups"
+
+	log "installing the operator from config/default (kubectl apply --server-side -k)"
+	k apply --server-side --force-conflicts -k "$CNM_ROOT/config/default" >/dev/null
+	k -n cloudnative-mysql-system rollout status deploy/cloudnative-mysql-manager --timeout=180s >/dev/null
+	log "operator running as a Pod ($((SECONDS - t0)) s)"
+
+	# The S3 server runs on the node, where Pods reach it; it stops with `down`.
+	if ! { [ -f "$DEMO_DIR/versitygw.pid" ] && kill -0 "$(cat "$DEMO_DIR/versitygw.pid")" 2>/dev/null; }; then
+		setsid nsenter --net="/run/netns/$NODE_NETNS" -- "$VERSITYGW" --access "$S3_ACCESS" --secret "$S3_SECRET" \
+			--port "$NODE_IP:$S3_PORT" posix "$DEMO_DIR/s3" >"$DEMO_DIR/versitygw.log" 2>&1 </dev/null &
+		echo $! >"$DEMO_DIR/versitygw.pid"
+	fi
+
+	k create namespace $DEMO_NS --dry-run=client -o yaml | k apply -f - >/dev/null
+	k -n $DEMO_NS apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Secret
+metadata: {name: backup-store}
+stringData: {ACCESS_KEY_ID: $S3_ACCESS, SECRET_ACCESS_KEY: $S3_SECRET}
+---
+apiVersion: mysql.cloudnative-mysql.io/v1alpha1
+kind: Cluster
+metadata: {name: demo}
+spec:
+  instances: 3
+  imageName: $MYSQL_IMAGE
+  storage: {size: 1Gi}
+  backup:
+    objectStore:
+      bucket: backups
+      path: demo
+      endpoint: http://$NODE_IP:$S3_PORT
+      forcePathStyle: true
+      credentials:
+        accessKeyId: {name: backup-store, key: ACCESS_KEY_ID}
+        secretAccessKey: {name: backup-store, key: SECRET_ACCESS_KEY}
+---
+apiVersion: mysql.cloudnative-mysql.io/v1alpha1
+kind: ScheduledBackup
+metadata: {name: demo-daily}
+spec:
+  schedule: "0 0 2 * * *"
+  cluster: {name: demo}
+  immediate: true
+  backupOwnerReference: self
+  method: clone
+  target: prefer-standby
+EOF
+	log "created Cluster demo (3 instances, $MYSQL_IMAGE) and ScheduledBackup demo-daily in namespace $DEMO_NS"
+
+	if wait_until 300 cluster_ready; then
+		log "Cluster demo Ready ($((SECONDS - t0)) s)"
+	else
+		log "Cluster demo: not Ready within 5 minutes (not available yet in this build)"
+	fi
+	if ! wait_until 180 backup_done; then
+		log "first backup: not finished within 3 minutes (not available yet in this build)"
+	fi
+
+	echo
+	echo "== objects in namespace $DEMO_NS"
+	k -n $DEMO_NS get clusters,scheduledbackups,backups,pods,pvc,services -o wide || true
+	echo
+	echo "== primary and replicas"
+	local primary
+	primary=$(k -n $DEMO_NS get cluster demo -o jsonpath='{.status.currentPrimary}')
+	echo "primary:  ${primary:-not available yet}"
+	echo "replicas: $(k -n $DEMO_NS get pods -l mysql.cloudnative-mysql.io/cluster=demo,mysql.cloudnative-mysql.io/role=replica -o jsonpath='{.items[*].metadata.name}')"
+	echo
+	echo "== first backup"
+	k -n $DEMO_NS get backups -o custom-columns='NAME:.metadata.name,PHASE:.status.phase,INSTANCE:.status.instanceName,ID:.status.backupId,DESTINATION:.status.destinationPath' || true
+	find "$DEMO_DIR/s3/backups" -type f 2>/dev/null | sed "s|$DEMO_DIR/s3/||" | head -n 10
+	cat <<EOF
+
+Look around:
+  export KUBECONFIG=$(bash "$LC" kubeconfig)
+  $CNM_K8S_BIN/kubectl -n $DEMO_NS get cluster demo -o yaml
+  $CNM_K8S_BIN/kubectl -n $DEMO_NS exec -it ${primary:-demo-1} -c mysql -- mysql -uroot -S /controller/run/mysqld.sock
+  $CNM_K8S_BIN/kubectl -n cloudnative-mysql-system logs deploy/cloudnative-mysql-manager
+Tear down:
+  bash hack/demo-node.sh down
+EOF
+}
+
+case "${1:-up}" in
+up) up ;;
+down) down ;;
+*) die "usage: $0 [up|down]" ;;
+esac
