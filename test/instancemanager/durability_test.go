@@ -77,10 +77,18 @@ func testDurability(t *testing.T, w *world) {
 		st := p.status(t)
 		return st != nil && st.SemiSync.Clients == 2
 	})
-	took, before, after = commit(t, p, 12)
-	if after.YesTx != before.YesTx+1 || !after.SourceActive || took > time.Second {
-		t.Errorf("replica back: commit took %s, yes_tx %d -> %d, active %v; want acknowledged by both",
-			took, before.YesTx, after.YesTx, after.SourceActive)
+	// The primary switches semi-sync back on once a replica acknowledges a commit it sent, so the
+	// first commits after the fallback may still be asynchronous.
+	for id := 12; ; id++ {
+		took, before, after = commit(t, p, id)
+		if after.YesTx == before.YesTx+1 && after.SourceActive && took < time.Second {
+			t.Logf("replica back: commit %d acknowledged by both in %s", id-11, took.Round(time.Millisecond))
+			break
+		}
+		if id == 21 {
+			t.Fatalf("replica back: ten commits, the last took %s, yes_tx %d -> %d, no_tx %d -> %d, active %v; want acknowledged",
+				took, before.YesTx, after.YesTx, before.NoTx, after.NoTx, after.SourceActive)
+		}
 	}
 }
 
