@@ -75,6 +75,9 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		return ctrl.Result{}, err
 	}
+	if err := r.adjustSemiSync(ctx, o); err != nil {
+		return ctrl.Result{}, err
+	}
 	interval := r.ReportInterval
 	if interval == 0 {
 		interval = DefaultReportInterval
