@@ -88,12 +88,13 @@ spec:
 		}
 		return len(backups.Items) >= 1, fmt.Errorf("%d Backups", len(backups.Items))
 	})
-	if err := env.c.Get(context.Background(), client.ObjectKeyFromObject(sb), sb); err != nil {
-		t.Fatal(err)
-	}
-	if sb.Status.LastScheduleTime == nil {
-		t.Errorf("ScheduledBackup status has no lastScheduleTime after creating %s", backups.Items[0].Name)
-	}
+	// The status is written after the Backup is created.
+	WaitFor(t, 30*time.Second, "the ScheduledBackup's lastScheduleTime", func() (bool, error) {
+		if err := env.c.Get(context.Background(), client.ObjectKeyFromObject(sb), sb); err != nil {
+			return false, err
+		}
+		return sb.Status.LastScheduleTime != nil, nil
+	})
 	for _, b := range backups.Items {
 		if b.Spec.Cluster.Name != sb.Spec.Cluster.Name {
 			t.Errorf("Backup %s is of cluster %q", b.Name, b.Spec.Cluster.Name)
