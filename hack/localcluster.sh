@@ -568,6 +568,10 @@ down() {
 		for id in $ids; do ctr_node tasks kill -s SIGKILL "$id" >/dev/null 2>&1 || true; done
 		sleep 0.5
 		for id in $ids; do ctr_node tasks delete -f "$id" >/dev/null 2>&1 || true; done
+		# Containers and their snapshots go too; the imported images stay in containerd's root.
+		for id in $(ctr_node containers ls -q 2>/dev/null || true); do
+			ctr_node containers delete "$id" >/dev/null 2>&1 || true
+		done
 	fi
 	for pid in $(cgroup_pids); do kill -KILL "$pid" 2>/dev/null || true; done
 	for c in volume-modes coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd; do
