@@ -6,7 +6,7 @@ CONTROLLER_GEN ?= go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.19.0
 GO_TEST_FLAGS ?= -count=1 -timeout 30m
 BIN := bin
 
-.PHONY: all build generate manifests verify-generated substrate test fmt vet demo clean
+.PHONY: all build generate manifests verify-generated substrate test e2e fmt vet demo demo-controlplane clean
 
 all: build
 
@@ -36,8 +36,16 @@ vet:
 
 test: substrate fmt vet verify-generated ## everything, installing whatever is missing
 	eval "$$(bash hack/substrate.sh env)" && go test $(GO_TEST_FLAGS) ./...
+	$(MAKE) e2e
 
-demo: substrate build ## local control plane + operator + samples
+e2e: ## end-to-end tests on a real local node (hack/localcluster.sh), started and stopped by the tests
+	go vet -tags e2e ./test/e2e/
+	eval "$$(bash hack/substrate.sh env)" && go test -tags e2e $(GO_TEST_FLAGS) ./test/e2e/
+
+demo: substrate build ## a real local node, the operator as a Pod, a three-instance Cluster and its first backup
+	bash hack/demo-node.sh
+
+demo-controlplane: substrate build ## the lighter demo: control plane only, the operator as a local process
 	bash hack/demo.sh
 
 clean:

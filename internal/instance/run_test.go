@@ -9,12 +9,13 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
 )
 
 // TestRunStopsCleanlyWhileWaiting: a replica of a cluster without a primary waits to bootstrap,
@@ -22,7 +23,7 @@ import (
 func TestRunStopsCleanlyWhileWaiting(t *testing.T) {
 	dir := t.TempDir()
 	cluster := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns"}}
-	k8s := fake.NewClientBuilder().WithScheme(operator.NewScheme()).WithObjects(cluster).Build()
+	k8s := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(cluster).Build()
 	cfg := &RunConfig{Instance: "db-2", Namespace: "ns", Cluster: "db", MysqldCommand: []string{"false"},
 		DataDir: filepath.Join(dir, "data"), RunDir: filepath.Join(dir, "run"), ServerTLSDir: filepath.Join(dir, "tls"),
 		ClientTLSDir: filepath.Join(dir, "client"), Port: 3306, ReportHost: "db-2.ns.svc", ReconcileInterval: time.Second}
@@ -40,4 +41,17 @@ func TestRunStopsCleanlyWhileWaiting(t *testing.T) {
 	if _, err := os.Stat(cfg.myCnfPath()); err != nil {
 		t.Errorf("my.cnf not rendered: %v", err)
 	}
+}
+
+// testScheme has the built-in kinds and this project's API; internal/operator's scheme cannot be
+// used here, since the operator imports this package through its controllers.
+func testScheme(t *testing.T) *runtime.Scheme {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := v1alpha1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

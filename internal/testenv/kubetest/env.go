@@ -12,11 +12,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
+	v1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
 // Options chooses what runs beside the API server.
@@ -30,14 +32,23 @@ type Options struct {
 type Env struct {
 	// Config is an admin rest.Config for the API server.
 	Config *rest.Config
-	// Client is an uncached client with the operator's scheme.
+	// Client is an uncached client with Scheme.
 	Client client.Client
-	// Scheme is the operator's scheme.
+	// Scheme has the built-in kinds and this project's API.
 	Scheme *runtime.Scheme
 
 	env     *envtest.Environment
 	cm      *controllerManager
 	workDir string
+}
+
+// newScheme has the built-in kinds and this project's API. It is built here rather than taken from
+// internal/operator so that the packages the operator imports can use this package in their tests.
+func newScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(v1alpha1.AddToScheme(s))
+	return s
 }
 
 // Start starts etcd and kube-apiserver, installs the CRDs and, if asked, kube-controller-manager.
@@ -47,7 +58,7 @@ func Start(opts Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{Scheme: operator.NewScheme()}
+	e := &Env{Scheme: newScheme()}
 	e.env = &envtest.Environment{
 		CRDDirectoryPaths:     []string{CRDDir()},
 		ErrorIfCRDPathMissing: true,
