@@ -25,7 +25,7 @@ const mysqlImage = "cloudnative-mysql/mysql:9.7"
 func TestClusterThreeInstancesReplicate(t *testing.T) {
 	var dns corev1.Service
 	if err := env.c.Get(context.Background(), client.ObjectKey{Namespace: "kube-system", Name: "kube-dns"}, &dns); err != nil {
-		t.Skip("the local cluster has no cluster DNS (kube-system/kube-dns) yet: replicas clone from " +
+		t.Fatal("the local cluster has no cluster DNS (kube-system/kube-dns): replicas clone from " +
 			"db-1.<namespace>.svc, which does not resolve without it")
 	}
 	ns := Namespace(t)

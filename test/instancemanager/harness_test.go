@@ -245,7 +245,7 @@ func rootFS(t *testing.T) (rootfs, base string) {
 	t.Helper()
 	rootfs, err := mysqldtest.RootFS()
 	if err != nil {
-		t.Skipf("MySQL root filesystem: %v", err)
+		t.Fatalf("MySQL root filesystem (make test builds it): %v", err)
 	}
 	must(t, os.MkdirAll(filepath.Join(rootfs, "tmp"), 0o1777))
 	base, err = os.MkdirTemp(filepath.Join(rootfs, "tmp"), "cnm-im-")
