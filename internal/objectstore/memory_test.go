@@ -21,9 +21,6 @@ const memoryTestSize = 512 << 20
 // the Go heap meanwhile: the high-water mark must stay within a few part sizes, whatever the
 // archive size.
 func TestUploadMemoryBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("streams 512 MiB")
-	}
 	size := int64(memoryTestSize)
 	if mib, err := strconv.Atoi(os.Getenv("CNM_MEMTEST_MIB")); err == nil && mib > 0 {
 		size = int64(mib) << 20
