@@ -1,0 +1,32 @@
+package v1alpha1
+
+// Condition types and reasons on a Backup's status, written after the backup ended.
+const (
+	// BackupArtifactsAvailable says whether the backup's archive and metadata.json are still in
+	// the object store. `kubectl get backups` shows its reason in the Artifacts column.
+	BackupArtifactsAvailable = "ArtifactsAvailable"
+	// ReasonArtifactsStored: the backup completed and its objects were verified in the store.
+	ReasonArtifactsStored = "Stored"
+	// ReasonArtifactsExpired: a retention pass deleted the objects (status=False).
+	ReasonArtifactsExpired = "Expired"
+
+	// BackupRemoteCleanup reports the deletion of the remote objects when the Backup object is
+	// deleted with deletionPolicy delete. True when they are gone; False while it cannot proceed.
+	BackupRemoteCleanup = "RemoteCleanup"
+	// ReasonCleanupFailed: the object store refused or failed a request; retried with backoff.
+	ReasonCleanupFailed = "CleanupFailed"
+	// ReasonCleanupRefused: a Cluster's bootstrap.recovery references this Backup.
+	ReasonCleanupRefused = "ReferencedByRecovery"
+	// ReasonCleanupDone: the archive and metadata.json were deleted.
+	ReasonCleanupDone = "Deleted"
+	// ReasonCleanupBypassed: the bypass annotation removed the finalizer without deleting.
+	ReasonCleanupBypassed = "Bypassed"
+)
+
+// RemoteCleanupFinalizer is on Backups whose effective deletion policy is delete; it is removed
+// once the remote objects are deleted (or when RemoteCleanupBypassAnnotation is "true").
+const RemoteCleanupFinalizer = labelPrefix + "remote-cleanup"
+
+// RemoteCleanupBypassAnnotation set to "true" on a Backup being deleted removes the
+// RemoteCleanupFinalizer without touching the object store.
+const RemoteCleanupBypassAnnotation = labelPrefix + "bypass-remote-cleanup"
