@@ -1,0 +1,40 @@
+package retentionpass
+
+import (
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/retention"
+)
+
+// Options are the inputs of a pass besides the store, the cluster and the policy.
+type Options struct {
+	// Now is the pass's notion of the current time (the caller's clock).
+	Now time.Time
+	// IncompleteGrace is how old the newest object of a backup directory without metadata.json
+	// must be before the directory is deleted as an interrupted upload.
+	IncompleteGrace time.Duration
+	// Protected reports backups that must survive whatever the policy says: those a Cluster's
+	// bootstrap.recovery references, and those whose Backup is still running. May be nil.
+	Protected func(objectstore.BackupRef) bool
+}
+
+// Report says what a pass found and did.
+type Report struct {
+	// Plan is the planner's decision on the inventory the pass gathered.
+	Plan retention.Plan
+	// Expired are the base backups whose directories were deleted, and their bytes.
+	Expired      []objectstore.BackupRef
+	ExpiredBytes int64
+	// Segments and SegmentBytes count the binlog segments deleted.
+	Segments     int
+	SegmentBytes int64
+	// Incomplete are the directories without metadata.json deleted after the grace period.
+	Incomplete      []objectstore.BackupRef
+	IncompleteBytes int64
+}
+
+// DeletedAnything reports whether the pass removed any object.
+func (r Report) DeletedAnything() bool {
+	return len(r.Expired) > 0 || r.Segments > 0 || len(r.Incomplete) > 0
+}
