@@ -29,6 +29,16 @@ type Store interface {
 	ListBackups(ctx context.Context, cluster string) ([]BackupEntry, error)
 	// DeleteBackup removes a backup directory, metadata.json first.
 	DeleteBackup(ctx context.Context, ref BackupRef) error
+	// DeleteBackupDirs removes listed backup directories in bulk, every metadata.json first, and
+	// returns those that are gone.
+	DeleteBackupDirs(ctx context.Context, entries []BackupEntry) ([]BackupRef, error)
+	// DeleteSegments removes binlog segment objects in bulk (not their index entries) and
+	// returns the names that are gone.
+	DeleteSegments(ctx context.Context, cluster string, names []string) ([]string, error)
+	// ListBackupUploads lists the multipart uploads open in a cluster's backup directories.
+	ListBackupUploads(ctx context.Context, cluster string) ([]Upload, error)
+	// AbortBackupUploads aborts multipart uploads ListBackupUploads returned.
+	AbortBackupUploads(ctx context.Context, uploads []Upload) error
 	// ReadIndex returns a cluster's binlog index and its ETag ("" when there is none yet).
 	ReadIndex(ctx context.Context, cluster string) (*Index, string, error)
 	// WriteIndex writes the index if it is still at etag, and returns the new ETag.

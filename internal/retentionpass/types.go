@@ -12,11 +12,15 @@ type Options struct {
 	// Now is the pass's notion of the current time (the caller's clock).
 	Now time.Time
 	// IncompleteGrace is how old the newest object of a backup directory without metadata.json
-	// must be before the directory is deleted as an interrupted upload.
+	// must be before the directory is deleted as an interrupted upload (and how old an open
+	// multipart upload must be before it is aborted). Zero: DefaultIncompleteGrace.
 	IncompleteGrace time.Duration
 	// Protected reports backups that must survive whatever the policy says: those a Cluster's
 	// bootstrap.recovery references, and those whose Backup is still running. May be nil.
 	Protected func(objectstore.BackupRef) bool
+	// MetadataConcurrency bounds the metadata.json reads in flight. Zero:
+	// DefaultMetadataConcurrency.
+	MetadataConcurrency int
 }
 
 // Report says what a pass found and did.
@@ -32,9 +36,14 @@ type Report struct {
 	// Incomplete are the directories without metadata.json deleted after the grace period.
 	Incomplete      []objectstore.BackupRef
 	IncompleteBytes int64
+	// AbortedUploads counts the multipart uploads older than the grace period that were aborted.
+	AbortedUploads int
+	// Unreadable are complete directories whose metadata.json is invalid. They are kept, and
+	// while any is there no binlog segment is deleted (its start time is unknown).
+	Unreadable []objectstore.BackupRef
 }
 
 // DeletedAnything reports whether the pass removed any object.
 func (r Report) DeletedAnything() bool {
-	return len(r.Expired) > 0 || r.Segments > 0 || len(r.Incomplete) > 0
+	return len(r.Expired) > 0 || r.Segments > 0 || len(r.Incomplete) > 0 || r.AbortedUploads > 0
 }

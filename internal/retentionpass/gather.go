@@ -1,0 +1,144 @@
+package retentionpass
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/retention"
+)
+
+// gathered is what a pass found in the store.
+type gathered struct {
+	inv retention.Inventory
+	// dirs are the complete directories of the inventory, by inventory key.
+	dirs map[string]objectstore.BackupEntry
+	// stale are the incomplete, unprotected directories older than the grace period.
+	stale      []objectstore.BackupEntry
+	unreadable []objectstore.BackupRef
+	// indexETag is "" when the cluster has no binlog index.
+	indexETag string
+}
+
+// inventoryKey names a backup in the inventory: its directory below the cluster's.
+func inventoryKey(ref objectstore.BackupRef) string { return ref.Name + "/" + ref.ID }
+
+// gather lists the backup directories, reads the metadata of the complete ones and reads the
+// binlog index.
+func gather(ctx context.Context, store Store, cluster string, opts Options) (*gathered, error) {
+	entries, err := store.ListBackups(ctx, cluster)
+	if err != nil {
+		return nil, err
+	}
+	g := &gathered{dirs: map[string]objectstore.BackupEntry{}}
+	var complete []objectstore.BackupEntry
+	cutoff := opts.Now.Add(-opts.grace())
+	for _, e := range entries {
+		switch {
+		case e.Complete:
+			complete = append(complete, e)
+		case e.LastModified.Before(cutoff) && !isProtected(opts, e.Ref):
+			g.stale = append(g.stale, e)
+		}
+	}
+	mds, err := readMetadata(ctx, store, complete, opts.metadataConcurrency())
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range complete {
+		b, ok, err := baseBackup(e, mds[i], opts)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue // metadata.json vanished since the listing: being deleted by someone else
+		}
+		if mds[i].err != nil {
+			g.unreadable = append(g.unreadable, e.Ref)
+		}
+		g.inv.Backups = append(g.inv.Backups, b)
+		g.dirs[b.Key] = e
+	}
+	index, etag, err := store.ReadIndex(ctx, cluster)
+	if err != nil {
+		return nil, err
+	}
+	g.indexETag = etag
+	if etag != "" {
+		g.inv.Segments = make([]retention.Segment, len(index.Segments))
+		for i, s := range index.Segments {
+			g.inv.Segments[i] = retention.Segment{Name: s.Name, FirstEventTime: s.FirstEventTime,
+				LastEventTime: s.LastEventTime, Size: s.Size}
+		}
+	}
+	return g, nil
+}
+
+// baseBackup turns a complete directory and its metadata read into an inventory entry. A
+// directory whose metadata.json is invalid is kept as protected with unknown times, which
+// stops binlog deletion rather than cutting it off from its binlogs; one whose metadata.json
+// is gone is left out (ok false). Any other error fails the pass.
+func baseBackup(e objectstore.BackupEntry, r metadataRead, opts Options) (retention.BaseBackup, bool, error) {
+	b := retention.BaseBackup{Key: inventoryKey(e.Ref), Size: e.Size, Protected: isProtected(opts, e.Ref)}
+	switch {
+	case r.err == nil:
+		b.StartedAt, b.CompletedAt = r.md.StartedAt, r.md.StoppedAt
+		return b, true, nil
+	case errors.Is(r.err, objectstore.ErrNotFound):
+		return b, false, nil
+	case errors.Is(r.err, objectstore.ErrInvalid):
+		b.Protected = true
+		return b, true, nil
+	}
+	return b, false, fmt.Errorf("reading the metadata of backup %s/%s: %w", e.Ref.Name, e.Ref.ID, r.err)
+}
+
+func isProtected(opts Options, ref objectstore.BackupRef) bool {
+	return opts.Protected != nil && opts.Protected(ref)
+}
+
+// metadataRead is the outcome of reading one metadata.json.
+type metadataRead struct {
+	md  *objectstore.Metadata
+	err error
+}
+
+// readMetadata reads the metadata of every entry with at most workers reads in flight. It
+// stops at the first error that is not about the document itself (a transient store error)
+// and returns it; per-document outcomes are in the result.
+func readMetadata(ctx context.Context, store Store, entries []objectstore.BackupEntry, workers int) ([]metadataRead, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	out := make([]metadataRead, len(entries))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(entries)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				md, err := store.ReadMetadata(ctx, entries[i].Ref)
+				out[i] = metadataRead{md: md, err: err}
+				if err != nil && !errors.Is(err, objectstore.ErrNotFound) && !errors.Is(err, objectstore.ErrInvalid) {
+					cancel(err)
+				}
+			}
+		}()
+	}
+feed:
+	for i := range entries {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, fmt.Errorf("reading the metadata of %d backups: %w", len(entries), err)
+	}
+	return out, nil
+}

@@ -1,0 +1,43 @@
+package retentionpass
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/retention"
+)
+
+// Run performs one retention pass of cluster under policy: it gathers the inventory (backup
+// directories, their metadata.json, the binlog index), asks retention.Decide for a plan, deletes
+// the expired backup directories and the incomplete ones older than the grace period (every
+// metadata.json before any archive), aborts multipart uploads older than the grace period,
+// deletes the uncoverable binlog segments, and last removes exactly those segments from
+// _index.json with a conditional write retried on conflict.
+//
+// A zero policy does nothing, without a request. On any store error Run stops and returns it
+// (wrapped) with what it did so far in the Report; nothing is left inconsistent: a directory is
+// either whole, gone, or without metadata.json (removed by a later pass), and the index only
+// ever loses segments whose objects are gone. Index entries whose objects are already gone are
+// planned again by the next pass and removed then. No index is created where there is none.
+func Run(ctx context.Context, store Store, cluster string, policy retention.Policy, opts Options) (Report, error) {
+	var report Report
+	if policy.IsZero() {
+		return report, nil
+	}
+	g, err := gather(ctx, store, cluster, opts)
+	if err != nil {
+		return report, fmt.Errorf("retention pass of cluster %s: gathering the inventory: %w", cluster, err)
+	}
+	report.Unreadable = g.unreadable
+	report.Plan = retention.Decide(g.inv, policy, opts.Now)
+	if err := deleteDirs(ctx, store, g, opts, &report); err != nil {
+		return report, fmt.Errorf("retention pass of cluster %s: deleting backup directories: %w", cluster, err)
+	}
+	if err := abortStaleUploads(ctx, store, cluster, opts, &report); err != nil {
+		return report, fmt.Errorf("retention pass of cluster %s: aborting stale uploads: %w", cluster, err)
+	}
+	if err := deleteSegments(ctx, store, cluster, g, &report); err != nil {
+		return report, fmt.Errorf("retention pass of cluster %s: deleting binlog segments: %w", cluster, err)
+	}
+	return report, nil
+}
