@@ -88,6 +88,9 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	if err := controller.NewBackupReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if err := controller.NewRetentionReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
+		return err
+	}
 	return nil
 }
 
