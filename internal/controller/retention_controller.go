@@ -55,6 +55,8 @@ func NewRetentionReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *Retention
 
 // retentionPassInput is what a due pass reads, fresh from the API server.
 type retentionPassInput struct {
+	// Now is when the pass starts: its notion of the current time and the stamp it leaves.
+	Now      time.Time
 	Cluster  *v1.Cluster
 	Policy   retention.Policy
 	Clusters []v1.Cluster
@@ -110,7 +112,7 @@ func (r *RetentionReconciler) gatherPass(ctx context.Context, key types.Namespac
 	if !s.Due {
 		return nil, s, nil
 	}
-	in := &retentionPassInput{Cluster: &c}
+	in := &retentionPassInput{Now: r.Clock.Now(), Cluster: &c}
 	in.Policy, _ = retention.PolicyFromSpec(c.Spec.Backup)
 	var clusters v1.ClusterList
 	if err := r.APIReader.List(ctx, &clusters, client.InNamespace(key.Namespace)); err != nil {
@@ -146,7 +148,7 @@ func (r *RetentionReconciler) runPass(ctx context.Context, in *retentionPassInpu
 	name := in.Cluster.Name
 	prot := protectedBackups(name, in.Clusters, in.Backups)
 	report, err := retentionpass.Run(ctx, store, name, in.Policy, retentionpass.Options{
-		Now: r.Clock.Now(), IncompleteGrace: incompleteGrace(name, in.Backups), Protected: prot.protects})
+		Now: in.Now, IncompleteGrace: incompleteGrace(name, in.Backups), Protected: prot.protects})
 	if err != nil {
 		return report, fmt.Errorf("bucket %s, %s: %w", in.Config.Bucket, objectstore.ClusterDir(in.Config.Path, name), err)
 	}
@@ -161,16 +163,16 @@ func (r *RetentionReconciler) finishPass(ctx context.Context, cached *v1.Cluster
 ) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
 	key := client.ObjectKeyFromObject(cached)
-	now := r.Clock.Now()
+	obj, now := cached, r.Clock.Now()
+	if in != nil {
+		obj, now = in.Cluster, in.Now
+	}
+	policy := describePolicy(obj.Spec.Backup)
 	failures := 0
 	if passErr != nil {
 		failures = r.failures.add(key)
 	} else {
 		r.failures.reset(key)
-	}
-	obj, policy := cached, describePolicy(cached.Spec.Backup)
-	if in != nil {
-		obj, policy = in.Cluster, describePolicy(in.Cluster.Spec.Backup)
 	}
 	out := decideRetentionOutcome(policy, report, passErr, failures)
 	var markErr error
