@@ -21,6 +21,13 @@ const (
 	ReasonCleanupDone = "Deleted"
 	// ReasonCleanupBypassed: the bypass annotation removed the finalizer without deleting.
 	ReasonCleanupBypassed = "Bypassed"
+	// ReasonCleanupUnresolved: the object store cannot be reached: the credential Secrets are
+	// gone, or neither the Backup nor its Cluster says which store holds the objects. Retried
+	// with backoff; the bypass annotation ends it.
+	ReasonCleanupUnresolved = "StoreUnresolved"
+	// ReasonCleanupWaitingForJob: the Backup was deleted while running; its Job is stopped before
+	// the partial upload is deleted, so nothing writes after the cleanup.
+	ReasonCleanupWaitingForJob = "WaitingForJob"
 )
 
 // RemoteCleanupFinalizer is on Backups whose effective deletion policy is delete; it is removed

@@ -88,6 +88,13 @@ type BackupStatus struct {
 	// +optional
 	DestinationPath string `json:"destinationPath,omitempty"`
 
+	// ObjectStore is the Cluster's spec.backup.objectStore as it was when the destination was
+	// chosen: the Secret references, never their values. Remote cleanup reads the credentials
+	// through it, so deleting the Backup still cleans up after its Cluster is gone, as long as
+	// those Secrets exist.
+	// +optional
+	ObjectStore *ObjectStoreConfiguration `json:"objectStore,omitempty"`
+
 	// Checksum is the sha256 of the archive, "sha256:<hex>".
 	// +optional
 	Checksum string `json:"checksum,omitempty"`
