@@ -10,8 +10,12 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
@@ -24,6 +28,10 @@ import (
 // (with a reason and a Warning Event). A completed or failed Backup is never acted on again, so
 // its Job is never recreated, whatever happened to it.
 //
+// With deletionPolicy delete (its own, else its Cluster's spec.backup.deletionPolicy) the Backup
+// carries RemoteCleanupFinalizer, and deleting it deletes its recorded object-store directory
+// first (backup_finalizer*.go).
+//
 // The Job reports through its Pod's termination message (a small JSON); the controller trusts
 // only metadata.json in the object store for completion, and cross-checks the checksum the Job
 // reported against it. No credentials reach the Job other than mounted Secret files; the Job has
@@ -35,7 +43,8 @@ type BackupReconciler struct {
 	Clock     clock.PassiveClock
 	// Instances asks instance managers for their status, to choose the target.
 	Instances InstanceStatusSource
-	// OpenStore opens the object store to read metadata.json; objectstore.New when nil.
+	// OpenStore opens the object store to read metadata.json and to delete a deleted Backup's
+	// directory; objectstore.New when nil.
 	OpenStore func(objectstore.Config) (objectstore.Store, error)
 	// OperatorImage is the image of the init container that copies the manager binary.
 	OperatorImage string
@@ -49,9 +58,43 @@ func NewBackupReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *BackupReconc
 		Instances: MTLSStatusSource{Reader: mgr.GetAPIReader()}, OperatorImage: os.Getenv(OperatorImageEnv)}
 }
 
-// SetupWithManager registers the reconciler; a Backup is reconciled when it or its Job changes.
+// backupClusterIndex indexes cached Backups by spec.cluster.name.
+const backupClusterIndex = "spec.cluster.name"
+
+// SetupWithManager registers the reconciler; a Backup is reconciled when it or its Job changes,
+// and when the spec of a Cluster it belongs to or that bootstraps from it changes or the Cluster
+// goes: the default deletion policy and a refused cleanup depend on them.
 func (r *BackupReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).For(&v1.Backup{}).Owns(&batchv1.Job{}).Named("backup").Complete(r)
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1.Backup{}, backupClusterIndex,
+		func(o client.Object) []string { return []string{o.(*v1.Backup).Spec.Cluster.Name} }); err != nil {
+		return fmt.Errorf("indexing Backups by Cluster: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).For(&v1.Backup{}, builder.WithPredicates(skipCleanupConditionWrites())).
+		Owns(&batchv1.Job{}).
+		Watches(&v1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToBackups),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Named("backup").Complete(r)
+}
+
+// clusterToBackups maps a Cluster to its Backups and to the Backup its bootstrap.recovery names.
+func (r *BackupReconciler) clusterToBackups(ctx context.Context, o client.Object) []reconcile.Request {
+	c, ok := o.(*v1.Cluster)
+	if !ok {
+		return nil
+	}
+	var reqs []reconcile.Request
+	if name := recoveryBackup(c); name != "" {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: c.Namespace, Name: name}})
+	}
+	var list v1.BackupList
+	if err := r.Client.List(ctx, &list, client.InNamespace(c.Namespace), client.MatchingFields{backupClusterIndex: c.Name}); err != nil {
+		log.FromContext(ctx).Error(err, "listing the Backups of a Cluster", "cluster", c.Name)
+		return reqs
+	}
+	for _, b := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&b)})
+	}
+	return reqs
 }
 
 // Reconcile gathers, decides and acts.
@@ -59,8 +102,15 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if r.OpenStore == nil {
 		r.OpenStore = func(cfg objectstore.Config) (objectstore.Store, error) { return objectstore.New(cfg) }
 	}
-	o, err := r.gatherBackup(ctx, req.NamespacedName)
-	if err != nil || o == nil {
+	var b v1.Backup
+	if err := r.Client.Get(ctx, req.NamespacedName, &b); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if res, done, err := r.reconcileFinalizer(ctx, &b); done {
+		return res, err
+	}
+	o, err := r.gatherBackup(ctx, &b)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	d := decideBackup(*o)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -27,6 +28,7 @@ type backupObservation struct {
 	ClusterMissing bool
 	StoreErr       error // no object store, or its Secrets unusable
 	Store          objectstore.Config
+	StoreSpec      *v1.ObjectStoreConfiguration // the Cluster's, recorded in status for cleanup
 	Target, Why    string
 	// Pending with a Job name, or running: the Job and what its Pod said.
 	Job        *batchv1.Job // nil: absent, confirmed by an uncached read
@@ -117,6 +119,7 @@ func decideNew(o backupObservation) backupDecision {
 	st := *b.Status.DeepCopy()
 	st.Phase, st.InstanceName, st.JobName, st.BackupID = v1.BackupPhasePending, o.Target, b.Name, ref.ID
 	st.Endpoint, st.Bucket, st.DestinationPath = o.Store.EndpointURL(), o.Store.Bucket, objectstore.BackupDir(o.Store.Path, ref)
+	st.ObjectStore = o.StoreSpec.DeepCopy()
 	return backupDecision{Action: backupPatch, Status: st,
 		Events: []eventRecord{evBkPending.with(o.Target, methodOf(b), st.Endpoint+"/"+st.Bucket+"/"+st.DestinationPath)}}
 }
@@ -195,6 +198,9 @@ func decideComplete(o backupObservation, deadline time.Time) backupDecision {
 	st.BinlogFile, st.BinlogPosition, st.ServerVersion = md.BinlogFile, md.BinlogPosition, md.ServerVersion
 	now := metav1.NewTime(o.Now)
 	st.CompletedAt = &now
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1.BackupArtifactsAvailable,
+		Status: metav1.ConditionTrue, Reason: v1.ReasonArtifactsStored, LastTransitionTime: now,
+		ObservedGeneration: b.Generation, Message: "the archive and metadata.json are in the object store under " + b.Status.DestinationPath})
 	return backupDecision{Action: backupPatch, Status: st,
 		Events: []eventRecord{evBkCompleted.with(b.Name, md.Size, md.Checksum(), md.GTIDExecuted)}}
 }

@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -131,17 +132,26 @@ func TestDecideBackup(t *testing.T) {
 }
 
 func TestDecideBackupRecordsWhereAndWhat(t *testing.T) {
+	spec := &v1.ObjectStoreConfiguration{Bucket: "bk", Path: "prod", Endpoint: "http://s3:9000",
+		Credentials: v1.S3Credentials{AccessKeyID: v1.SecretKeySelector{Name: "s3", Key: "id"}}}
 	d := decideBackup(backupObservation{Now: bkT0.Add(time.Minute), Backup: bkBackup("", ""), Target: "db-2",
-		Store: objectstore.Config{Endpoint: "s3:9000", Bucket: "bk", Path: "prod"}})
+		Store: objectstore.Config{Endpoint: "s3:9000", Bucket: "bk", Path: "prod"}, StoreSpec: spec})
 	st := d.Status
 	if st.InstanceName != "db-2" || st.JobName != "b1" || st.BackupID != "20260101T000100Z" ||
 		st.DestinationPath != "prod/db/b1/20260101T000100Z/" || st.Endpoint != "http://s3:9000" || st.Bucket != "bk" {
 		t.Errorf("status %+v", st)
+	}
+	if st.ObjectStore == nil || st.ObjectStore.Credentials.AccessKeyID.Name != "s3" || st.ObjectStore == spec {
+		t.Errorf("the object store configuration is not recorded as a copy for cleanup: %+v", st.ObjectStore)
 	}
 	c := decideBackup(backupObservation{Now: bkT0.Add(time.Minute), Backup: bkBackup(v1.BackupPhaseRunning, "b1"),
 		Job: bkJob(batchv1.JobComplete), Metadata: bkMeta()})
 	if s := c.Status; s.Checksum != "sha256:aa" || s.Size != 10 || s.GTIDExecuted != "u:1-5" || s.BinlogFile != "binlog.000001" ||
 		s.ServerVersion != "9.7" || s.CompletedAt == nil {
 		t.Errorf("completed status %+v", s)
+	}
+	stored := meta.FindStatusCondition(c.Status.Conditions, v1.BackupArtifactsAvailable)
+	if stored == nil || stored.Status != metav1.ConditionTrue || stored.Reason != v1.ReasonArtifactsStored {
+		t.Errorf("a completed Backup's artifacts are not marked Stored: %+v", c.Status.Conditions)
 	}
 }

@@ -8,20 +8,15 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
 
-// gatherBackup reads what decideBackup needs for the Backup's phase; nil when it is gone.
-func (r *BackupReconciler) gatherBackup(ctx context.Context, key types.NamespacedName) (*backupObservation, error) {
-	var b v1.Backup
-	if err := r.Client.Get(ctx, key, &b); err != nil {
-		return nil, client.IgnoreNotFound(err)
-	}
-	o := &backupObservation{Now: r.Clock.Now(), Backup: &b}
+// gatherBackup reads what decideBackup needs for the Backup's phase.
+func (r *BackupReconciler) gatherBackup(ctx context.Context, b *v1.Backup) (*backupObservation, error) {
+	o := &backupObservation{Now: r.Clock.Now(), Backup: b}
 	if b.IsDone() || b.DeletionTimestamp != nil {
 		return o, nil
 	}
@@ -32,7 +27,7 @@ func (r *BackupReconciler) gatherBackup(ctx context.Context, key types.Namespace
 		return nil, err
 	}
 	if b.Status.Phase == v1.BackupPhaseRunning && o.Job != nil && !o.JobForeign && jobCondition(o.Job, batchv1.JobComplete) {
-		o.Metadata, o.MetadataErr = r.readMetadata(ctx, &b)
+		o.Metadata, o.MetadataErr = r.readMetadata(ctx, b)
 	}
 	return o, nil
 }
@@ -49,6 +44,9 @@ func (r *BackupReconciler) gatherWhere(ctx context.Context, o *backupObservation
 		return fmt.Errorf("reading Cluster %s: %w", b.Spec.Cluster.Name, err)
 	}
 	o.Store, o.StoreErr = r.resolveStore(ctx, &c)
+	if o.StoreErr == nil {
+		o.StoreSpec = c.Spec.Backup.ObjectStore
+	}
 	if o.StoreErr != nil {
 		return nil
 	}

@@ -1,0 +1,88 @@
+package controller_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+)
+
+// startBackupManager runs the Backup reconciler in a controller-runtime manager watching only the
+// world's namespace, with the fake clock, until the test ends.
+func (w *bkWorld) startBackupManager() {
+	w.t.Helper()
+	mgr, err := ctrl.NewManager(w.env.Config, ctrl.Options{
+		Scheme:     w.env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{w.ns: {}}},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	r := &controller.BackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: w.recorder,
+		Clock: w.clock, Instances: bkReports{w}, OperatorImage: "operator:test"}
+	if err := r.SetupWithManager(mgr); err != nil {
+		w.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(w.ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	w.t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			w.t.Errorf("manager: %v", err)
+		}
+	})
+}
+
+// TestBackupCleanupWaitsForTheRecoveringCluster: a Backup that a Cluster's bootstrap.recovery
+// names is not cleaned up while that Cluster exists (condition, Warning, finalizer kept, data
+// kept). Deleting the Cluster resumes the cleanup through the Cluster watch alone: the refused
+// cleanup's own recheck is minutes away, the test waits seconds.
+func TestBackupCleanupWaitsForTheRecoveringCluster(t *testing.T) {
+	w := newBkWorld(t)
+	w.createPolicyBackup("precious", "db", v1.DeletionPolicyDelete)
+	b := w.completeBackup("precious")
+	w.create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: w.ns},
+		Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
+			Storage:   v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
+			Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: v1.LocalObjectReference{Name: "precious"}}}}})
+	w.events()
+	w.startBackupManager()
+
+	w.deleteBackup("precious")
+	w.eventually("the cleanup is refused", func(context.Context) (bool, error) {
+		c := w.cleanupCondition("precious")
+		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == v1.ReasonCleanupRefused, nil
+	})
+	if c := w.cleanupCondition("precious"); !strings.Contains(c.Message, "restored") {
+		t.Errorf("the condition does not name the Cluster: %s", c.Message)
+	}
+	if !w.hasFinalizer("precious") || len(w.remoteKeys(b)) < 2 {
+		t.Fatal("a refused cleanup lost the finalizer or the data")
+	}
+	if ev := w.events(); !strings.Contains(ev, "Warning RemoteCleanupRefused") {
+		t.Errorf("events %s", ev)
+	}
+
+	if err := w.env.Client.Delete(w.ctx, &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: w.ns}}); err != nil {
+		t.Fatal(err)
+	}
+	w.eventually("the cleanup resumes once the recovering Cluster is gone", func(context.Context) (bool, error) {
+		return w.backupGone("precious"), nil
+	})
+	if keys := w.remoteKeys(b); len(keys) != 0 {
+		t.Errorf("remote objects left: %v", keys)
+	}
+}
