@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -46,7 +47,8 @@ func (w *bkWorld) startBackupManager() {
 	})
 }
 
-// TestBackupCleanupWaitsForTheRecoveringCluster: a Backup that a Cluster's bootstrap.recovery
+// TestBackupCleanupWaitsForTheRecoveringCluster: a Cluster's default deletion policy reaches its
+// Backups' finalizer through the Cluster watch. A Backup that a Cluster's bootstrap.recovery
 // names is not cleaned up while that Cluster exists (condition, Warning, finalizer kept, data
 // kept). Deleting the Cluster resumes the cleanup through the Cluster watch alone: the refused
 // cleanup's own recheck is minutes away, the test waits seconds.
@@ -58,8 +60,26 @@ func TestBackupCleanupWaitsForTheRecoveringCluster(t *testing.T) {
 		Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 			Storage:   v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
 			Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: v1.LocalObjectReference{Name: "precious"}}}}})
+	w.createPolicyBackup("casual", "db", "")
+	w.completeBackup("casual")
 	w.events()
 	w.startBackupManager()
+
+	// The Cluster's default follows through the Cluster watch onto the Backups it governs.
+	for _, policy := range []v1.DeletionPolicy{v1.DeletionPolicyDelete, v1.DeletionPolicyKeep} {
+		var c v1.Cluster
+		if err := w.env.Client.Get(w.ctx, client.ObjectKey{Namespace: w.ns, Name: "db"}, &c); err != nil {
+			t.Fatal(err)
+		}
+		old := c.DeepCopy()
+		c.Spec.Backup.DeletionPolicy = policy
+		if err := w.env.Client.Patch(w.ctx, &c, client.MergeFrom(old)); err != nil {
+			t.Fatal(err)
+		}
+		w.eventually("the finalizer follows the Cluster's default "+string(policy), func(context.Context) (bool, error) {
+			return w.hasFinalizer("casual") == (policy == v1.DeletionPolicyDelete), nil
+		})
+	}
 
 	w.deleteBackup("precious")
 	w.eventually("the cleanup is refused", func(context.Context) (bool, error) {

@@ -33,6 +33,7 @@ func TestBackupFinalizer(t *testing.T) {
 	t.Run("a ScheduledBackup's deletionPolicy delete is inherited by its Backups", w.testFromSchedule)
 	t.Run("patched to keep before deletion, as the schedule's pruning does: the remote data stays", w.testPatchedToKeep)
 	t.Run("the Cluster already deleted: cleanup uses the configuration the Backup recorded", w.testClusterGone)
+	t.Run("a Backup recorded before status.objectStore existed: its Cluster's configuration is used", w.testLegacyStatus)
 	t.Run("the object store failing: condition, Warning and backoff, then cleaned up when it recovers", w.testStoreFailing)
 	t.Run("the credentials gone: blocked with a Warning until the bypass annotation, which keeps the data", w.testBypass)
 	t.Run("a Backup that never recorded a destination: the finalizer goes at once", w.testNeverRan)
@@ -278,6 +279,21 @@ func (w *bkWorld) testClusterGone(t *testing.T) {
 	if keys := w.remoteKeys(b); len(keys) != 0 {
 		t.Errorf("remote objects left: %v", keys)
 	}
+}
+
+func (w *bkWorld) testLegacyStatus(t *testing.T) {
+	w.t = t
+	w.createPolicyBackup("fin-legacy", "db", v1.DeletionPolicyDelete)
+	b := w.completeBackup("fin-legacy")
+	old := b.DeepCopy()
+	b.Status.ObjectStore = nil
+	if err := w.env.Client.Status().Patch(w.ctx, b, client.MergeFrom(old)); err != nil {
+		t.Fatal(err)
+	}
+	if w.backup("fin-legacy").Status.ObjectStore != nil {
+		t.Fatal("status.objectStore was not cleared")
+	}
+	w.expectCleanedUp(b)
 }
 
 func (w *bkWorld) testStoreFailing(t *testing.T) {
