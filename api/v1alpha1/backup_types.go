@@ -39,7 +39,11 @@ type BackupSpec struct {
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 
 	// DeletionPolicy says what deleting this Backup object does to its remote objects; when empty
-	// the Cluster's spec.backup.deletionPolicy applies, and keep when that is empty too.
+	// the Cluster's spec.backup.deletionPolicy applies, and keep when that is empty too. With
+	// delete the Backup carries a finalizer, and its deletion waits until its directory is deleted
+	// from the object store; it is refused while a Cluster's bootstrap.recovery names the Backup.
+	// The annotation mysql.cloudnative-mysql.io/bypass-remote-cleanup=true lets it go without
+	// deleting.
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 }
