@@ -62,8 +62,9 @@ func (r *BackupReconciler) gatherFinalizer(ctx context.Context, b *v1.Backup) (*
 		o.Cluster, err = r.getCluster(ctx, b)
 		return o, err
 	}
-	if !controllerutil.ContainsFinalizer(b, v1.RemoteCleanupFinalizer) || b.Spec.DeletionPolicy == v1.DeletionPolicyKeep {
-		return o, nil
+	if !controllerutil.ContainsFinalizer(b, v1.RemoteCleanupFinalizer) || b.Spec.DeletionPolicy == v1.DeletionPolicyKeep ||
+		b.Annotations[v1.RemoteCleanupBypassAnnotation] == "true" {
+		return o, nil // nothing to read: decideCleanup removes the finalizer without deleting
 	}
 	var clusters v1.ClusterList
 	if err := r.Client.List(ctx, &clusters, client.InNamespace(b.Namespace)); err != nil {
