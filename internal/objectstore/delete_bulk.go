@@ -13,8 +13,12 @@ import (
 const (
 	// deleteBatch is the most keys one DeleteObjects request may name.
 	deleteBatch = 1000
+	// minDeleteBatch is the fewest keys a DeleteObjects request names when there are more:
+	// smaller batches spread a deletion over the requests in flight (servers may delete the
+	// keys of one request one after the other).
+	minDeleteBatch = 100
 	// deleteConcurrency bounds the DeleteObjects requests in flight.
-	deleteConcurrency = 4
+	deleteConcurrency = 8
 	// maxReportedDeleteErrors bounds the per-key failures spelled out in an error.
 	maxReportedDeleteErrors = 5
 )
@@ -111,8 +115,8 @@ func (c *Client) DeleteSegments(ctx context.Context, cluster string, names []str
 	return deleted, nil
 }
 
-// removeKeys deletes keys with DeleteObjects requests of up to deleteBatch keys, a few at a
-// time, and returns the keys the server confirmed deleted. A key it did not confirm (the
+// removeKeys deletes keys with DeleteObjects requests of minDeleteBatch to deleteBatch keys,
+// deleteConcurrency at a time, and returns the keys the server confirmed deleted. A key it did not confirm (the
 // request failed, its answer was lost, or the key failed on its own) is reported in the error.
 func (c *Client) removeKeys(ctx context.Context, keys []string) (map[string]bool, error) {
 	gone := make(map[string]bool, len(keys))
@@ -125,8 +129,9 @@ func (c *Client) removeKeys(ctx context.Context, keys []string) (map[string]bool
 		errs deleteErrors
 	)
 	sem := make(chan struct{}, deleteConcurrency)
-	for start := 0; start < len(keys); start += deleteBatch {
-		batch := keys[start:min(start+deleteBatch, len(keys))]
+	size := min(deleteBatch, max(minDeleteBatch, (len(keys)+deleteConcurrency-1)/deleteConcurrency))
+	for start := 0; start < len(keys); start += size {
+		batch := keys[start:min(start+size, len(keys))]
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
