@@ -49,11 +49,15 @@ func TestDeleteBackupDirs(t *testing.T) {
 
 // TestDeleteBackupDirsCutShort: when the request deleting the archives fails, the directories
 // are left without metadata.json (incomplete), never with metadata and no archive; when the
-// request deleting the metadata fails, nothing is deleted.
+// request deleting the metadata fails, nothing is deleted. A key the answer does not confirm
+// (an answer cut short or with a key garbled) counts as not deleted.
 func TestDeleteBackupDirsCutShort(t *testing.T) {
-	for n, action := range []s3proxy.Action{s3proxy.Status(500), s3proxy.Drop(), s3proxy.DropResponse()} {
+	actions := map[string]s3proxy.Action{"500": s3proxy.Status(500), "drop": s3proxy.Drop(),
+		"lost answer": s3proxy.DropResponse(), "answer cut": s3proxy.CutResponseBody(300),
+		"answer corrupt": s3proxy.CorruptResponseBody(200)}
+	for name, action := range actions {
 		for nth := 1; nth <= 2; nth++ {
-			t.Run(fmt.Sprintf("action %d request %d", n, nth), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s at request %d", name, nth), func(t *testing.T) {
 				s := s3test.Start(t)
 				proxy := s3proxy.Start(t, s.Endpoint)
 				client := newClient(t, storeConfig(t, s, proxy.URL, testPrefix), false)

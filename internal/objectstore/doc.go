@@ -18,6 +18,12 @@
 // is conditional on the ETag that was read (If-Match, or If-None-Match: * to create it), and
 // UpdateIndex retries on conflict, so no update is lost.
 //
+// Retention deletes in bulk (S3 DeleteObjects): DeleteBackupDirs removes every metadata.json of
+// the directories it is given before any of their archives, and counts an object deleted only
+// when the server's answer names it; DeleteSegments removes segment objects and leaves the index
+// to the caller, who removes exactly those from it with UpdateIndex. ListBackupUploads and
+// AbortBackupUploads clean up multipart uploads that were never completed nor aborted.
+//
 // Configuration comes from a Cluster's spec.backup.objectStore: ResolveConfig is a pure function
 // of that and the Secret values ReadSecrets fetched. Credentials never appear in errors or logs:
 // Credentials formats as "[redacted]" whatever the verb.
