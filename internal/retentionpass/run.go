@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/retention"
 )
 
@@ -23,6 +24,9 @@ func Run(ctx context.Context, store Store, cluster string, policy retention.Poli
 	var report Report
 	if policy.IsZero() {
 		return report, nil
+	}
+	if opts.Now.IsZero() {
+		return report, fmt.Errorf("retention pass of cluster %s: %w: no current time in the options", cluster, objectstore.ErrInvalid)
 	}
 	g, err := gather(ctx, store, cluster, opts)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -204,5 +205,30 @@ func TestRunZeroPolicyDeletesNothing(t *testing.T) {
 	f.checkOutcome(t, keep, all, "after the pass")
 	if len(keysUnder(t, s, objectstore.BackupDir(f.prefix, partialRef))) == 0 {
 		t.Error("the interrupted upload was deleted without a policy")
+	}
+}
+
+// TestRunWithoutBackupsKeepsSegments: with no complete backup there is no horizon, so no
+// segment is deleted, however old.
+func TestRunWithoutBackupsKeepsSegments(t *testing.T) {
+	s := s3test.Start(t)
+	now := time.Now().Truncate(time.Second)
+	c := newClient(t, storeConfig(t, s, s.Endpoint, "nobackups"), true)
+	writeSegments(t, s, c, "nobackups", fixtureSegments, now)
+	report, err := retentionpass.Run(t.Context(), c, testCluster, retention.Policy{Window: day, Count: 1}, retentionpass.Options{Now: now})
+	if err != nil || report.DeletedAnything() || !report.Plan.Horizon.IsZero() {
+		t.Fatalf("pass: %+v, %v; want nothing deleted and no horizon", report, err)
+	}
+	if listed := readIndex(t, s, "nobackups"); len(listed) != len(fixtureSegments) {
+		t.Errorf("the index lists %d segments, want all %d", len(listed), len(fixtureSegments))
+	}
+}
+
+// TestRunRefusesZeroNow: a pass without a current time would expire nothing by window and
+// could misjudge the grace period; it fails before any request.
+func TestRunRefusesZeroNow(t *testing.T) {
+	_, err := retentionpass.Run(t.Context(), nil, testCluster, window30, retentionpass.Options{})
+	if !errors.Is(err, objectstore.ErrInvalid) {
+		t.Errorf("pass with a zero Now: %v, want ErrInvalid", err)
 	}
 }
