@@ -83,16 +83,16 @@ func deleteSegments(ctx context.Context, store Store, cluster string, g *gathere
 	if len(deleted) == 0 {
 		return delErr
 	}
+	report.Segments = len(deleted)
+	for _, n := range deleted {
+		report.SegmentBytes += sizes[n]
+	}
 	_, err := store.UpdateIndex(ctx, cluster, func(x *objectstore.Index) error {
 		x.Remove(deleted...)
 		return nil
 	})
 	if err != nil {
 		return errors.Join(delErr, fmt.Errorf("removing %d deleted segments from the binlog index: %w", len(deleted), err))
-	}
-	report.Segments = len(deleted)
-	for _, n := range deleted {
-		report.SegmentBytes += sizes[n]
 	}
 	return delErr
 }

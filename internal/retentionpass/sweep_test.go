@@ -56,12 +56,15 @@ func TestFaultSweep(t *testing.T) {
 				f := seedSweepFixture(t, s, fmt.Sprintf("sweep/%s/%d", a.name, n), written)
 				proxy.Reset()
 				proxy.FailNth(n, a.action)
-				_, passErr := retentionpass.Run(t.Context(), sweepClient(t, s, proxy, f.prefix), testCluster, window30, opts)
+				faulty, passErr := retentionpass.Run(t.Context(), sweepClient(t, s, proxy, f.prefix), testCluster, window30, opts)
 				if proxy.Fired() != 1 {
 					t.Fatalf("the fault at call %d did not fire (%d calls, error %v)", n, proxy.Total(), passErr)
 				}
 				proxy.ClearFaults()
 				f.checkNoHalfBackup(t)
+				for _, r := range append(faulty.Expired, faulty.Incomplete...) {
+					checkBackupGone(t, s, f.prefix, r, "reported deleted by the faulty pass")
+				}
 				if _, err := retentionpass.Run(t.Context(), f.direct, testCluster, window30, opts); err != nil {
 					t.Fatalf("clean pass after the fault (faulty pass: %v): %v", passErr, err)
 				}
