@@ -62,14 +62,14 @@ func (c *Client) DeleteBackupDirs(ctx context.Context, entries []BackupEntry) ([
 	return deleted, nil
 }
 
-// checkEntry refuses an entry whose keys are not inside its own backup directory.
+// checkEntry refuses an entry whose keys are not directly inside its own backup directory.
 func (c *Client) checkEntry(e BackupEntry) error {
 	if err := e.Ref.Validate(); err != nil {
 		return err
 	}
 	dir := c.BackupDir(e.Ref)
 	for _, k := range e.Keys {
-		if !strings.HasPrefix(k, dir) || len(k) == len(dir) {
+		if !strings.HasPrefix(k, dir) || len(k) == len(dir) || strings.Contains(k[len(dir):], "/") {
 			return fmt.Errorf("%w: key %q is not inside backup directory %s", ErrInvalid, k, dir)
 		}
 	}

@@ -26,7 +26,8 @@ type BackupEntry struct {
 
 // ListBackups lists the backup directories of a cluster in key order (backup name, then id),
 // complete or not. It skips the binlog directory without listing it, and ignores objects that
-// are not inside a <name>/<id>/ directory.
+// are not a backup directory's own (metadata.json or backup.<ext> directly inside <name>/<id>/;
+// see parseBackupKey).
 func (c *Client) ListBackups(ctx context.Context, cluster string) ([]BackupEntry, error) {
 	if err := checkSegment(cluster); err != nil {
 		return nil, fmt.Errorf("%w: cluster %q: %w", ErrInvalid, cluster, err)
@@ -34,12 +35,8 @@ func (c *Client) ListBackups(ctx context.Context, cluster string) ([]BackupEntry
 	dir, binlogs := ClusterDir(c.cfg.Path, cluster), BinlogDir(c.cfg.Path, cluster)
 	var entries []BackupEntry
 	add := func(obj minio.ObjectInfo) {
-		parts := strings.SplitN(strings.TrimPrefix(obj.Key, dir), "/", 3)
-		if len(parts) < 3 || parts[2] == "" {
-			return
-		}
-		ref := BackupRef{Cluster: cluster, Name: parts[0], ID: parts[1]}
-		if ref.Validate() != nil {
+		ref, file, ok := parseBackupKey(cluster, strings.TrimPrefix(obj.Key, dir))
+		if !ok {
 			return
 		}
 		if n := len(entries); n == 0 || entries[n-1].Ref != ref {
@@ -48,7 +45,7 @@ func (c *Client) ListBackups(ctx context.Context, cluster string) ([]BackupEntry
 		e := &entries[len(entries)-1]
 		e.Keys = append(e.Keys, obj.Key)
 		e.Size += obj.Size
-		e.Complete = e.Complete || parts[2] == MetadataName
+		e.Complete = e.Complete || file == MetadataName
 		if obj.LastModified.After(e.LastModified) {
 			e.LastModified = obj.LastModified
 		}
@@ -75,6 +72,23 @@ func (c *Client) ListBackups(ctx context.Context, cluster string) ([]BackupEntry
 		return nil, fmt.Errorf("listing the backups of cluster %s: %w", cluster, err)
 	}
 	return entries, nil
+}
+
+// parseBackupKey splits a key relative to a cluster directory into the backup directory and the
+// file it is, when it is one of a backup directory's own objects: metadata.json or backup.<ext>
+// directly inside <name>/<id>/. Anything else is not this cluster's backup: deeper keys and
+// other names are what a Cluster whose path nests inside this cluster's directory writes (its
+// backups at <name>/<id>/<backup>/<id>/, its binlogs at <name>/binlogs/).
+func parseBackupKey(cluster, rel string) (BackupRef, string, bool) {
+	parts := strings.Split(rel, "/")
+	if len(parts) != 3 || (parts[2] != MetadataName && !strings.HasPrefix(parts[2], archiveBase)) {
+		return BackupRef{}, "", false
+	}
+	ref := BackupRef{Cluster: cluster, Name: parts[0], ID: parts[1]}
+	if ref.ID == BinlogDirName || ref.Validate() != nil {
+		return BackupRef{}, "", false
+	}
+	return ref, parts[2], true
 }
 
 // listKeys calls fn for every object under prefix after startAfter, in key order, until fn

@@ -44,6 +44,12 @@ func TestListBackups(t *testing.T) {
 	proxy := s3proxy.Start(t, s.Endpoint)
 	client := newClient(t, storeConfig(t, s, proxy.URL, testPrefix), false)
 	seedBackups(t, s, client)
+	// A Cluster whose path nests in this cluster's directory: none of it is this cluster's.
+	dir := objectstore.ClusterDir(testPrefix, testCluster)
+	for _, k := range []string{"inner/daily/id1/backup.tar.zst", "inner/daily/id1/metadata.json",
+		"inner/binlogs/_index.json", "inner/binlogs/binlog.000001", "alpha/id1/inner/backup.tar.zst"} {
+		writeDirect(t, s, dir+k, []byte("another cluster's"))
+	}
 
 	proxy.Reset()
 	entries, err := client.ListBackups(t.Context(), testCluster)
@@ -66,7 +72,6 @@ func TestListBackups(t *testing.T) {
 		t.Errorf("listed\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 	// Two listings: up to the binlog directory, then from right after it.
-	dir := objectstore.ClusterDir(testPrefix, testCluster)
 	lists := proxy.Requests()
 	if len(lists) != 2 || !strings.Contains(lists[1].Query, "start-after="+url.QueryEscape(dir+"binlogs0")) {
 		t.Errorf("listing made %v, want two listings, the second starting after %sbinlogs0", lists, dir)

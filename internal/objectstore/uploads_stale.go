@@ -21,7 +21,8 @@ type Upload struct {
 }
 
 // ListBackupUploads lists the multipart uploads open inside the backup directories of a cluster
-// (none of the binlog directory's), in key order.
+// (none of the binlog directory's, none of a Cluster nested in its directory; see
+// parseBackupKey), in key order.
 func (c *Client) ListBackupUploads(ctx context.Context, cluster string) ([]Upload, error) {
 	if err := checkSegment(cluster); err != nil {
 		return nil, fmt.Errorf("%w: cluster %q: %w", ErrInvalid, cluster, err)
@@ -35,12 +36,8 @@ func (c *Client) ListBackupUploads(ctx context.Context, cluster string) ([]Uploa
 			return nil, fmt.Errorf("listing the multipart uploads of cluster %s: %w", cluster, err)
 		}
 		for _, u := range res.Uploads {
-			parts := strings.SplitN(strings.TrimPrefix(u.Key, dir), "/", 3)
-			if len(parts) < 3 || parts[2] == "" {
-				continue
-			}
-			ref := BackupRef{Cluster: cluster, Name: parts[0], ID: parts[1]}
-			if ref.Validate() != nil {
+			ref, _, ok := parseBackupKey(cluster, strings.TrimPrefix(u.Key, dir))
+			if !ok {
 				continue
 			}
 			uploads = append(uploads, Upload{Key: u.Key, UploadID: u.UploadID, Initiated: u.Initiated, Ref: ref})
