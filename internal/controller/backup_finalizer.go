@@ -37,6 +37,15 @@ var errStoreUnresolved = errors.New("object store unresolved")
 // reconcileFinalizer runs the remote-cleanup finalizer's gather, decide and act. done says the
 // reconcile ends here: the Backup is being deleted, or its finalizer just changed.
 func (r *BackupReconciler) reconcileFinalizer(ctx context.Context, b *v1.Backup) (ctrl.Result, bool, error) {
+	if b.DeletionTimestamp != nil && controllerutil.ContainsFinalizer(b, v1.RemoteCleanupFinalizer) {
+		// The cleanup deletes a recovery point: it decides on the Backup as the API server has
+		// it, not as the cache does (a keep or the bypass annotation written since).
+		fresh := &v1.Backup{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(b), fresh); err != nil {
+			return ctrl.Result{}, true, client.IgnoreNotFound(err)
+		}
+		*b = *fresh
+	}
 	o, err := r.gatherFinalizer(ctx, b)
 	if err != nil {
 		return ctrl.Result{}, true, err
@@ -50,8 +59,8 @@ func (r *BackupReconciler) reconcileFinalizer(ctx context.Context, b *v1.Backup)
 }
 
 // gatherFinalizer reads what decideFinalizer needs: the Cluster for its default policy, or, for a
-// Backup being deleted with the finalizer, the referencing Clusters, the running Job and the
-// store.
+// Backup being deleted with the finalizer, its Cluster and the referencing Clusters (from the API
+// server, not the cache), the running Job and the store.
 func (r *BackupReconciler) gatherFinalizer(ctx context.Context, b *v1.Backup) (*finalizerObservation, error) {
 	o := &finalizerObservation{Now: r.Clock.Now(), Backup: b}
 	if b.DeletionTimestamp == nil {
@@ -67,12 +76,15 @@ func (r *BackupReconciler) gatherFinalizer(ctx context.Context, b *v1.Backup) (*
 		return o, nil // nothing to read: decideCleanup removes the finalizer without deleting
 	}
 	var clusters v1.ClusterList
-	if err := r.Client.List(ctx, &clusters, client.InNamespace(b.Namespace)); err != nil {
+	if err := r.APIReader.List(ctx, &clusters, client.InNamespace(b.Namespace)); err != nil {
 		return nil, fmt.Errorf("listing the Clusters of %s: %w", b.Namespace, err)
 	}
-	for _, c := range clusters.Items {
+	for i, c := range clusters.Items {
 		if recoveryBackup(&c) == b.Name && c.DeletionTimestamp == nil {
 			o.ReferencedBy = append(o.ReferencedBy, c.Name)
+		}
+		if c.Name == b.Spec.Cluster.Name && b.Spec.DeletionPolicy == "" {
+			o.Cluster = &clusters.Items[i]
 		}
 	}
 	sort.Strings(o.ReferencedBy)

@@ -32,8 +32,8 @@ const (
 type finalizerObservation struct {
 	Now    time.Time
 	Backup *v1.Backup
-	// Not being deleted, spec.deletionPolicy empty: the Backup's Cluster, nil when it does not
-	// exist.
+	// spec.deletionPolicy empty: the Backup's Cluster, nil when it does not exist (read from the
+	// API server when the Backup is being deleted with the finalizer).
 	Cluster *v1.Cluster
 	// Being deleted with the finalizer: the Clusters (not being deleted) whose
 	// bootstrap.recovery names this Backup, sorted; the Backup's own Job while the Backup had not
@@ -99,13 +99,16 @@ func decideFinalizer(o finalizerObservation) finalizerDecision {
 }
 
 // decideCleanup decides the deletion of a Backup that carries the finalizer. The Backup's own
-// spec decides: keep (as the ScheduledBackup's pruning sets) deletes nothing; delete, or empty
-// (the finalizer says the Cluster's default was delete), deletes the recorded directory.
+// spec decides: keep (as the ScheduledBackup's pruning sets) deletes nothing; delete deletes the
+// recorded directory. Empty follows the Cluster's default while the Cluster exists (it may have
+// turned to keep before the finalizer was removed), else what the finalizer says: delete.
 func decideCleanup(o finalizerObservation) finalizerDecision {
 	b := o.Backup
 	dir := b.Status.DestinationPath
+	clusterKeeps := b.Spec.DeletionPolicy == "" && o.Cluster != nil && o.Cluster.DeletionTimestamp == nil &&
+		b.EffectiveDeletionPolicy(o.Cluster) != v1.DeletionPolicyDelete
 	switch {
-	case b.Spec.DeletionPolicy == v1.DeletionPolicyKeep:
+	case b.Spec.DeletionPolicy == v1.DeletionPolicyKeep, clusterKeeps:
 		return finalizerDecision{Action: finRemove, Events: []eventRecord{evBkCleanupKept.with(orNothing(dir))}}
 	case b.Annotations[v1.RemoteCleanupBypassAnnotation] == "true":
 		return finalizerDecision{Action: finRemove,
