@@ -2,6 +2,9 @@ package retention
 
 import (
 	"fmt"
+	"math"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
@@ -28,11 +31,16 @@ func PolicyFromSpec(b *v1alpha1.BackupConfiguration) (Policy, error) {
 		p.Count = int(*b.RetentionCount)
 	}
 	if b.RetentionSize != nil {
-		n := b.RetentionSize.Value()
-		if n <= 0 {
-			return Policy{}, fmt.Errorf("retentionSize %s: must be greater than zero", b.RetentionSize.String())
+		q := b.RetentionSize
+		switch {
+		case q.Sign() <= 0:
+			return Policy{}, fmt.Errorf("retentionSize %s: must be greater than zero", q.String())
+		case q.Cmp(*resource.NewQuantity(math.MaxInt64, resource.DecimalSI)) >= 0:
+			// Value would wrap (a size just above 2^64 bytes reads as a few bytes) or read as zero.
+			p.Size = math.MaxInt64
+		default:
+			p.Size = q.Value()
 		}
-		p.Size = n
 	}
 	return p, nil
 }

@@ -2,6 +2,7 @@ package retention
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,16 @@ func TestPolicyFromSpec(t *testing.T) {
 			name:    "a size of zero is an error",
 			spec:    &v1alpha1.BackupConfiguration{RetentionSize: quantity("0")},
 			wantErr: "retentionSize",
+		},
+		{
+			name: "a size beyond int64 keeps everything by size rather than wrapping to a byte",
+			spec: &v1alpha1.BackupConfiguration{RetentionSize: quantity("18446744073709551617")},
+			want: Policy{Size: math.MaxInt64},
+		},
+		{
+			name: "a size beyond int64 in exabytes is a budget, not zero",
+			spec: &v1alpha1.BackupConfiguration{RetentionSize: quantity("100E")},
+			want: Policy{Size: math.MaxInt64},
 		},
 		{
 			name:    "a negative size is an error",
