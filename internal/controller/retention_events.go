@@ -10,7 +10,7 @@ var (
 	evRetentionFailed = eventKind{corev1.EventTypeWarning, "RetentionFailed",
 		"Retention pass failed: %s; nothing is stamped, retrying in %s"}
 	evRetentionUnreadable = eventKind{corev1.EventTypeWarning, "UnreadableBackupMetadata",
-		"%d backup(s) have an invalid metadata.json and are kept, and no binlog segment is deleted while they remain: %s"}
+		"%d backup(s) have an invalid metadata.json, or one dated in the future (a clock ahead), and are kept, and no binlog segment is deleted while they remain: %s"}
 	evRetentionInvalid = eventKind{corev1.EventTypeWarning, "InvalidRetentionPolicy",
 		"%s; no retention pass runs until it is fixed"}
 )

@@ -9,6 +9,9 @@ const (
 	// DefaultMetadataConcurrency is how many metadata.json reads a pass keeps in flight when
 	// Options leaves it zero.
 	DefaultMetadataConcurrency = 16
+	// MaxClockAhead is how far after the pass's now a backup's stoppedAt may be (the clock of
+	// the Job that wrote it ahead of the operator's) before its times are not trusted.
+	MaxClockAhead = 5 * time.Minute
 )
 
 func (o Options) grace() time.Duration {

@@ -55,7 +55,7 @@ func gather(ctx context.Context, store Store, cluster string, opts Options) (*ga
 		if !ok {
 			continue // metadata.json vanished since the listing: being deleted by someone else
 		}
-		if mds[i].err != nil {
+		if b.CompletedAt.IsZero() { // metadata.json invalid, or dated in the future
 			g.unreadable = append(g.unreadable, e.Ref)
 		}
 		g.inv.Backups = append(g.inv.Backups, b)
@@ -78,11 +78,17 @@ func gather(ctx context.Context, store Store, cluster string, opts Options) (*ga
 
 // baseBackup turns a complete directory and its metadata read into an inventory entry. A
 // directory whose metadata.json is invalid is kept as protected with unknown times, which
-// stops binlog deletion rather than cutting it off from its binlogs; one whose metadata.json
+// stops binlog deletion rather than cutting it off from its binlogs; so is one whose
+// metadata.json says it completed more than MaxClockAhead after opts.Now (its Job's clock ran
+// ahead): taken at its word it would be the newest backup, and count or size would delete the
+// one that really is, and its start would become the binlog horizon. One whose metadata.json
 // is gone is left out (ok false). Any other error fails the pass.
 func baseBackup(e objectstore.BackupEntry, r metadataRead, opts Options) (retention.BaseBackup, bool, error) {
 	b := retention.BaseBackup{Key: inventoryKey(e.Ref), Size: e.Size, Protected: isProtected(opts, e.Ref)}
 	switch {
+	case r.err == nil && r.md.StoppedAt.After(opts.Now.Add(MaxClockAhead)):
+		b.Protected = true
+		return b, true, nil
 	case r.err == nil:
 		b.StartedAt, b.CompletedAt = r.md.StartedAt, r.md.StoppedAt
 		return b, true, nil

@@ -38,8 +38,9 @@ type Report struct {
 	IncompleteBytes int64
 	// AbortedUploads counts the multipart uploads older than the grace period that were aborted.
 	AbortedUploads int
-	// Unreadable are complete directories whose metadata.json is invalid. They are kept, and
-	// while any is there no binlog segment is deleted (its start time is unknown).
+	// Unreadable are complete directories whose metadata.json is invalid or says the backup
+	// completed more than MaxClockAhead after Now. They are kept, and while any is there no
+	// binlog segment is deleted (its start time is unknown).
 	Unreadable []objectstore.BackupRef
 }
 
