@@ -38,7 +38,7 @@ func testRoundTrip(t *testing.T, src *source, s3 *s3test.Server) {
 	ref := objectstore.BackupRef{Cluster: "pc1", Name: "nightly", ID: "20260101000000"}
 
 	begin := time.Now()
-	md, err := backup.Run(t.Context(), store, ref, src.producer(t))
+	md, err := backup.Run(t.Context(), store, ref, "team-a", src.producer(t))
 	if err != nil {
 		t.Fatalf("backup: %v", err)
 	}
@@ -46,6 +46,9 @@ func testRoundTrip(t *testing.T, src *source, s3 *s3test.Server) {
 		time.Since(begin).Round(time.Millisecond), md.GTIDExecuted, md.BinlogFile, md.BinlogPosition, md.ServerVersion)
 	if !gtid.MustParse(md.GTIDExecuted).Equal(gtid.MustParse(wantGTID)) {
 		t.Errorf("metadata gtidExecuted %q, source had %q", md.GTIDExecuted, wantGTID)
+	}
+	if md.Namespace != "team-a" {
+		t.Errorf("metadata namespace %q, want team-a", md.Namespace)
 	}
 	if md.BinlogFile == "" || md.BinlogPosition == 0 || md.ServerVersion == "" {
 		t.Errorf("metadata lacks coordinates: %+v", md)

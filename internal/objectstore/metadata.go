@@ -42,8 +42,12 @@ func ArchiveExtension(format, compression string) (string, error) {
 // Metadata is the content of metadata.json: what a restore needs to fetch, verify and check the
 // archive, and what retention needs to order backups.
 type Metadata struct {
-	SchemaVersion  int       `json:"schemaVersion"`
-	Cluster        string    `json:"cluster"`
+	SchemaVersion int    `json:"schemaVersion"`
+	Cluster       string `json:"cluster"`
+	// Namespace is the Kubernetes namespace of the Cluster that took the backup. Empty in
+	// backups written before it was recorded: such a backup belongs to whichever Cluster of that
+	// name reads it.
+	Namespace      string    `json:"namespace,omitempty"`
 	BackupName     string    `json:"backupName"`
 	BackupID       string    `json:"backupId"`
 	Method         string    `json:"method"`
@@ -79,6 +83,9 @@ func (m *Metadata) Validate() error {
 	}
 	if err := m.Ref().Validate(); err != nil {
 		return fmt.Errorf("metadata: %w", err)
+	}
+	if m.Namespace != "" && !isDNSLabel(m.Namespace) {
+		return fmt.Errorf("%w: metadata namespace %q is not a namespace name", ErrInvalid, m.Namespace)
 	}
 	if m.Method != string(v1alpha1.BackupMethodClone) && m.Method != string(v1alpha1.BackupMethodXtraBackup) {
 		return fmt.Errorf("%w: metadata method %q", ErrInvalid, m.Method)
@@ -151,6 +158,25 @@ func checkSchemaVersion(data []byte, what string, want int) error {
 			ErrInvalid, what, probe.SchemaVersion, want)
 	}
 	return nil
+}
+
+// BelongsTo reports whether the backup is one of the Cluster of that namespace: it names that
+// namespace, or none (written before the namespace was recorded).
+func (m *Metadata) BelongsTo(namespace string) bool {
+	return m.Namespace == "" || m.Namespace == namespace
+}
+
+// isDNSLabel reports whether s is an RFC 1123 label, as namespace names are.
+func isDNSLabel(s string) bool {
+	if len(s) == 0 || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func isSHA256Hex(s string) bool {

@@ -54,6 +54,34 @@ func TestMetadataRoundTrip(t *testing.T) {
 	}
 }
 
+// TestMetadataNamespace: the Cluster's namespace is recorded when known and omitted when not,
+// so documents written before it existed read the same; a backup without one belongs to any
+// namespace's Cluster of that name.
+func TestMetadataNamespace(t *testing.T) {
+	m := validMetadata()
+	data, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "namespace") {
+		t.Errorf("a metadata without a namespace encodes one:\n%s", data)
+	}
+	if !m.BelongsTo("team-a") || !m.BelongsTo("team-b") {
+		t.Error("a metadata without a namespace must belong to any namespace")
+	}
+	m.Namespace = "team-a"
+	if data, err = m.Encode(); err != nil || !strings.Contains(string(data), `"namespace": "team-a"`) {
+		t.Fatalf("encoded %s, %v; want the namespace", data, err)
+	}
+	got, err := objectstore.DecodeMetadata(data)
+	if err != nil || got.Namespace != "team-a" {
+		t.Fatalf("decoded %+v, %v", got, err)
+	}
+	if !got.BelongsTo("team-a") || got.BelongsTo("team-b") {
+		t.Errorf("namespace team-a: belongs to team-a %v, to team-b %v", got.BelongsTo("team-a"), got.BelongsTo("team-b"))
+	}
+}
+
 func TestMetadataValidate(t *testing.T) {
 	for _, tc := range []struct {
 		rule   string
@@ -72,6 +100,8 @@ func TestMetadataValidate(t *testing.T) {
 		{"no start time", func(m *objectstore.Metadata) { m.StartedAt = time.Time{} }},
 		{"stopped before it started", func(m *objectstore.Metadata) { m.StoppedAt = m.StartedAt.Add(-time.Second) }},
 		{"backup named binlogs", func(m *objectstore.Metadata) { m.BackupName = "binlogs" }},
+		{"namespace not a DNS label", func(m *objectstore.Metadata) { m.Namespace = "Team_A" }},
+		{"namespace too long", func(m *objectstore.Metadata) { m.Namespace = strings.Repeat("a", 64) }},
 	} {
 		m := validMetadata()
 		tc.change(&m)

@@ -23,12 +23,14 @@ func TestUploadDownloadRoundTrip(t *testing.T) {
 	p := newProducer(1, size)
 	r := ref("nightly-20260301", "20260301T120000Z")
 
-	md, err := client.UploadBackup(t.Context(), request(r, p))
+	req := request(r, p)
+	req.Namespace = "team-a"
+	md, err := client.UploadBackup(t.Context(), req)
 	if err != nil {
 		t.Fatalf("upload: %v", err)
 	}
 	want := p.result()
-	if md.Size != size || md.SHA256 != want.SHA256 || md.GTIDExecuted != want.GTIDExecuted ||
+	if md.Size != size || md.Namespace != "team-a" || md.SHA256 != want.SHA256 || md.GTIDExecuted != want.GTIDExecuted ||
 		md.BinlogFile != want.BinlogFile || md.BinlogPosition != want.BinlogPosition || md.Ref() != r ||
 		md.Method != "clone" || md.Format != "tar" || md.Compression != "zstd" || !md.StoppedAt.Equal(want.StoppedAt) {
 		t.Errorf("metadata %+v does not describe the upload %+v", md, want)

@@ -18,7 +18,9 @@ import (
 // UploadRequest is one backup to upload: where it goes, what the archive is, the archive stream
 // and the producer's own account of it.
 type UploadRequest struct {
-	Backup      BackupRef
+	Backup BackupRef
+	// Namespace is the namespace of the Cluster taking the backup, recorded in metadata.json.
+	Namespace   string
 	Method      string // clone or xtrabackup
 	Format      string // FormatTar or FormatXbstream
 	Compression string // CompressionNone or CompressionZstd
@@ -57,6 +59,9 @@ func checkRequest(req *UploadRequest) (string, error) {
 	}
 	if req.Method != string(v1alpha1.BackupMethodClone) && req.Method != string(v1alpha1.BackupMethodXtraBackup) {
 		return "", fmt.Errorf("%w: backup method %q", ErrInvalid, req.Method)
+	}
+	if req.Namespace != "" && !isDNSLabel(req.Namespace) {
+		return "", fmt.Errorf("%w: namespace %q is not a namespace name", ErrInvalid, req.Namespace)
 	}
 	return ArchiveExtension(req.Format, req.Compression)
 }
@@ -244,6 +249,7 @@ func newMetadata(req *UploadRequest, r ProducerResult, size int64, sumHex string
 	return &Metadata{
 		SchemaVersion:  MetadataSchemaVersion,
 		Cluster:        req.Backup.Cluster,
+		Namespace:      req.Namespace,
 		BackupName:     req.Backup.Name,
 		BackupID:       req.Backup.ID,
 		Method:         req.Method,

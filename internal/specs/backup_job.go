@@ -94,6 +94,7 @@ func backupArgs(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJobPa
 	}
 	args := []string{
 		"--cluster=" + c.Name,
+		"--namespace=" + c.Namespace,
 		"--backup-name=" + b.Name,
 		"--backup-id=" + p.BackupID,
 		"--method=" + string(method),

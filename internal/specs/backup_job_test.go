@@ -63,6 +63,7 @@ func TestBuildBackupJob(t *testing.T) {
 			slices.Contains(args, "--target-port=3306")},
 		{"names the backup", slices.Contains(args, "--backup-id=20260101T000000Z") &&
 			slices.Contains(args, "--cluster=db") && slices.Contains(args, "--method=clone")},
+		{"records the Cluster's namespace in metadata.json", slices.Contains(args, "--namespace=ns")},
 		{"locates the object store", slices.Contains(args, "--bucket=bk") && slices.Contains(args, "--path=prod") &&
 			slices.Contains(args, "--endpoint=https://s3.example") && slices.Contains(args, "--force-path-style=true")},
 		{"the termination message is read from the file", ctr.TerminationMessagePath == corev1.TerminationMessagePathDefault},

@@ -26,16 +26,19 @@ const maxMessage = 3500
 // Options are the flags of `manager backup`.
 type Options struct {
 	Cluster, BackupName, BackupID string
-	Method                        string
-	TargetHost                    string
-	TargetPort                    int
-	User, PasswordFile            string
-	CAFile, CertFile, KeyFile     string
-	ScratchDir                    string
-	Mysqld                        localmysqld.Command
-	Xtrabackup                    string
-	TerminationLog                string
-	Store                         StoreFlags
+	// Namespace is the Cluster's, recorded in metadata.json so that a Cluster of the same name
+	// in another namespace writing to the same location never takes the backup for its own.
+	Namespace                 string
+	Method                    string
+	TargetHost                string
+	TargetPort                int
+	User, PasswordFile        string
+	CAFile, CertFile, KeyFile string
+	ScratchDir                string
+	Mysqld                    localmysqld.Command
+	Xtrabackup                string
+	TerminationLog            string
+	Store                     StoreFlags
 }
 
 // Result is the termination message: what the controller may show, never a secret.
@@ -62,6 +65,7 @@ func NewCommand() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.Cluster, "cluster", "", "Cluster name")
+	fs.StringVar(&o.Namespace, "namespace", "", "the Cluster's namespace, recorded in metadata.json")
 	fs.StringVar(&o.BackupName, "backup-name", "", "Backup name")
 	fs.StringVar(&o.BackupID, "backup-id", "", "backup id: the backup's directory in the object store")
 	fs.StringVar(&o.Method, "method", string(v1alpha1.BackupMethodClone), "clone or xtrabackup")
@@ -112,7 +116,7 @@ func run(ctx context.Context, o *Options) (*objectstore.Metadata, error) {
 	if err != nil {
 		return nil, err
 	}
-	return backup.Run(ctx, store, ref, p)
+	return backup.Run(ctx, store, ref, o.Namespace, p)
 }
 
 func (o *Options) producer() (backup.Producer, error) {

@@ -50,7 +50,7 @@ func TestBackupThenRestoreCommands(t *testing.T) {
 	store := cmdbackup.StoreFlags{Bucket: s3.Bucket, Path: "cmd", Endpoint: s3.Endpoint, Region: s3.Region,
 		ForcePathStyle: true, AccessKeyIDFile: file("id", s3.AccessKey), SecretAccessKeyFile: file("secret", s3.SecretKey)}
 	termLog := filepath.Join(secrets, "termination-log")
-	o := &cmdbackup.Options{Cluster: "pc1", BackupName: "b1", BackupID: "20260101T000000Z", Method: "clone",
+	o := &cmdbackup.Options{Cluster: "pc1", Namespace: "team-a", BackupName: "b1", BackupID: "20260101T000000Z", Method: "clone",
 		TargetHost: srv.Host, TargetPort: srv.Port, User: "backup", PasswordFile: file("password", password),
 		CAFile: srv.TLS.CAFile, CertFile: srv.TLS.ClientCertFile, KeyFile: srv.TLS.ClientKeyFile,
 		ScratchDir: backuptest.Scratch(t, m), Mysqld: m, TerminationLog: termLog, Store: store}
@@ -82,6 +82,9 @@ func TestBackupThenRestoreCommands(t *testing.T) {
 		must(t, err)
 		if md.Checksum() != res.Checksum {
 			t.Errorf("restored %s, backed up %s", md.Checksum(), res.Checksum)
+		}
+		if md.Namespace != "team-a" {
+			t.Errorf("metadata.json records namespace %q, want the --namespace team-a", md.Namespace)
 		}
 		srv, err := localmysqld.Start(t.Context(), m, localmysqld.Options{DataDir: dataDir,
 			RunDir: filepath.Join(filepath.Dir(dataDir), "check"), Args: []string{"--skip-grant-tables"}})
