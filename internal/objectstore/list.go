@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -16,8 +17,9 @@ type BackupEntry struct {
 	// Complete is true when the directory holds metadata.json; a directory without it is an
 	// interrupted or failed upload.
 	Complete bool
-	// Keys are the objects in the directory, in key order.
-	Keys []string
+	// Keys are the objects in the directory, in key order, and Sizes their sizes.
+	Keys  []string
+	Sizes []int64
 	// Size is the total size of those objects.
 	Size int64
 	// LastModified is the newest modification time among them.
@@ -43,7 +45,7 @@ func (c *Client) ListBackups(ctx context.Context, cluster string) ([]BackupEntry
 			entries = append(entries, BackupEntry{Ref: ref})
 		}
 		e := &entries[len(entries)-1]
-		e.Keys = append(e.Keys, obj.Key)
+		e.Keys, e.Sizes = append(e.Keys, obj.Key), append(e.Sizes, obj.Size)
 		e.Size += obj.Size
 		e.Complete = e.Complete || file == MetadataName
 		if obj.LastModified.After(e.LastModified) {
@@ -72,6 +74,16 @@ func (c *Client) ListBackups(ctx context.Context, cluster string) ([]BackupEntry
 		return nil, fmt.Errorf("listing the backups of cluster %s: %w", cluster, err)
 	}
 	return entries, nil
+}
+
+// ArchiveSize returns the size of the directory's archive backup.<ext>, false when it has none.
+func (e BackupEntry) ArchiveSize(ext string) (int64, bool) {
+	for i, key := range e.Keys {
+		if path.Base(key) == archiveBase+ext {
+			return e.Sizes[i], true
+		}
+	}
+	return 0, false
 }
 
 // parseBackupKey splits a key relative to a cluster directory into the backup directory and the

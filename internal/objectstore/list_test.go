@@ -62,6 +62,12 @@ func TestListBackups(t *testing.T) {
 		if e.Size <= 0 || e.LastModified.IsZero() {
 			t.Errorf("%+v: no size or modification time", e)
 		}
+		if size, ok := e.ArchiveSize("tar.zst"); !ok || len(e.Sizes) != len(e.Keys) || (e.Complete && size != e.Size-e.Sizes[len(e.Sizes)-1]) {
+			t.Errorf("%s/%s: archive size %d, %v; sizes %v of keys %v", e.Ref.Name, e.Ref.ID, size, ok, e.Sizes, e.Keys)
+		}
+		if _, ok := e.ArchiveSize("tar"); ok {
+			t.Errorf("%s/%s: an archive backup.tar found among %v", e.Ref.Name, e.Ref.ID, e.Keys)
+		}
 	}
 	want := []string{
 		"alpha/id1 complete=true keys=2", "alpha/id2 complete=true keys=2", "binlogs-a/id1 complete=true keys=2",

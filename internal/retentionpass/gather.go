@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
@@ -16,8 +17,13 @@ type gathered struct {
 	// dirs are the complete directories of the inventory, by inventory key.
 	dirs map[string]objectstore.BackupEntry
 	// stale are the incomplete, unprotected directories older than the grace period.
-	stale      []objectstore.BackupEntry
-	unreadable []objectstore.BackupRef
+	stale        []objectstore.BackupEntry
+	unreadable   []objectstore.BackupRef
+	unrestorable []objectstore.BackupRef
+	foreign      []objectstore.BackupRef
+	foreignNS    []string
+	// found are the complete directories whose metadata.json was there when read.
+	found []objectstore.BackupRef
 	// indexETag is "" when the cluster has no binlog index.
 	indexETag string
 }
@@ -48,19 +54,12 @@ func gather(ctx context.Context, store Store, cluster string, opts Options) (*ga
 		return nil, err
 	}
 	for i, e := range complete {
-		b, ok, err := baseBackup(e, mds[i], opts)
-		if err != nil {
+		if err := g.add(e, mds[i], opts); err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue // metadata.json vanished since the listing: being deleted by someone else
-		}
-		if b.CompletedAt.IsZero() { // metadata.json invalid, or dated in the future
-			g.unreadable = append(g.unreadable, e.Ref)
-		}
-		g.inv.Backups = append(g.inv.Backups, b)
-		g.dirs[b.Key] = e
 	}
+	slices.Sort(g.foreignNS)
+	g.foreignNS = slices.Compact(g.foreignNS)
 	index, etag, err := store.ReadIndex(ctx, cluster)
 	if err != nil {
 		return nil, err
@@ -76,29 +75,77 @@ func gather(ctx context.Context, store Store, cluster string, opts Options) (*ga
 	return g, nil
 }
 
-// baseBackup turns a complete directory and its metadata read into an inventory entry. A
-// directory whose metadata.json is invalid is kept as protected with unknown times, which
-// stops binlog deletion rather than cutting it off from its binlogs; so is one whose
-// metadata.json says it completed more than MaxClockAhead after opts.Now (its Job's clock ran
-// ahead): taken at its word it would be the newest backup, and count or size would delete the
-// one that really is, and its start would become the binlog horizon. One whose metadata.json
-// is gone is left out (ok false). Any other error fails the pass.
-func baseBackup(e objectstore.BackupEntry, r metadataRead, opts Options) (retention.BaseBackup, bool, error) {
-	b := retention.BaseBackup{Key: inventoryKey(e.Ref), Size: e.Size, Protected: isProtected(opts, e.Ref)}
+// dirKind is what a complete directory is to a pass.
+type dirKind int
+
+const (
+	dirBase         dirKind = iota // a base backup of this cluster, times known
+	dirUnreadable                  // this cluster's (as far as is known), times unknown: kept, protected
+	dirGone                        // metadata.json vanished since the listing: being deleted by someone else
+	dirForeign                     // another namespace's Cluster of the same name: not this cluster's
+	dirUnrestorable                // no archive of the recorded size: not a recovery point
+)
+
+// classify says what a complete directory and its metadata read are. A directory whose
+// metadata.json is invalid has unknown times; so has one whose metadata.json says it completed
+// more than MaxClockAhead after opts.Now (its Job's clock ran ahead): taken at its word it
+// would be the newest backup, and count or size would delete the one that really is, and its
+// start would become the binlog horizon. One whose metadata.json names another namespace is not
+// this cluster's; one whose archive is missing or has another size than recorded cannot be
+// restored, so it must not be the backup that is always kept. Any other read error fails the
+// pass.
+func classify(e objectstore.BackupEntry, r metadataRead, opts Options) (dirKind, error) {
 	switch {
-	case r.err == nil && r.md.StoppedAt.After(opts.Now.Add(MaxClockAhead)):
-		b.Protected = true
-		return b, true, nil
-	case r.err == nil:
-		b.StartedAt, b.CompletedAt = r.md.StartedAt, r.md.StoppedAt
-		return b, true, nil
 	case errors.Is(r.err, objectstore.ErrNotFound):
-		return b, false, nil
+		return dirGone, nil
 	case errors.Is(r.err, objectstore.ErrInvalid):
-		b.Protected = true
-		return b, true, nil
+		return dirUnreadable, nil
+	case r.err != nil:
+		return 0, fmt.Errorf("reading the metadata of backup %s/%s: %w", e.Ref.Name, e.Ref.ID, r.err)
+	case opts.Namespace != "" && !r.md.BelongsTo(opts.Namespace):
+		return dirForeign, nil
 	}
-	return b, false, fmt.Errorf("reading the metadata of backup %s/%s: %w", e.Ref.Name, e.Ref.ID, r.err)
+	ext, err := r.md.ArchiveExtension()
+	if err != nil {
+		return dirUnreadable, nil
+	}
+	if size, ok := e.ArchiveSize(ext); !ok || size != r.md.Size {
+		return dirUnrestorable, nil
+	}
+	if r.md.StoppedAt.After(opts.Now.Add(MaxClockAhead)) {
+		return dirUnreadable, nil
+	}
+	return dirBase, nil
+}
+
+// add records a complete directory in g according to its kind. Only base backups and
+// directories with unreadable metadata (protected, with unknown times, which stops binlog
+// deletion rather than cutting a backup off from its binlogs) enter the inventory.
+func (g *gathered) add(e objectstore.BackupEntry, r metadataRead, opts Options) error {
+	kind, err := classify(e, r, opts)
+	if err != nil || kind == dirGone {
+		return err
+	}
+	g.found = append(g.found, e.Ref)
+	switch kind {
+	case dirForeign:
+		g.foreign = append(g.foreign, e.Ref)
+		g.foreignNS = append(g.foreignNS, r.md.Namespace)
+		return nil
+	case dirUnrestorable:
+		g.unrestorable = append(g.unrestorable, e.Ref)
+		return nil
+	}
+	b := retention.BaseBackup{Key: inventoryKey(e.Ref), Size: e.Size, Protected: isProtected(opts, e.Ref)}
+	if kind == dirUnreadable {
+		b.Protected = true
+		g.unreadable = append(g.unreadable, e.Ref)
+	} else {
+		b.StartedAt, b.CompletedAt = r.md.StartedAt, r.md.StoppedAt
+	}
+	g.inv.Backups = append(g.inv.Backups, b)
+	g.dirs[b.Key] = e
+	return nil
 }
 
 func isProtected(opts Options, ref objectstore.BackupRef) bool {

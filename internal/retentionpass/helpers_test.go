@@ -74,8 +74,15 @@ func (b backupSpec) times(now time.Time) (time.Time, time.Time) {
 	return stopped.Add(-10 * time.Minute), stopped
 }
 
-// uploadBackup writes a complete backup of small random content with UploadBackup.
+// uploadBackup writes a complete backup of small random content with UploadBackup, with no
+// namespace in its metadata.json (as written before the namespace was recorded).
 func uploadBackup(t *testing.T, c *objectstore.Client, b backupSpec, now time.Time) {
+	t.Helper()
+	uploadBackupIn(t, c, b, now, "")
+}
+
+// uploadBackupIn is uploadBackup by a Cluster of namespace.
+func uploadBackupIn(t *testing.T, c *objectstore.Client, b backupSpec, now time.Time, namespace string) {
 	t.Helper()
 	data := make([]byte, archiveSize)
 	r := rand.NewChaCha8([32]byte{byte(len(b.name)), b.name[0], b.name[len(b.name)-1]})
@@ -83,7 +90,7 @@ func uploadBackup(t *testing.T, c *objectstore.Client, b backupSpec, now time.Ti
 	sum := sha256.Sum256(data)
 	started, stopped := b.times(now)
 	_, err := c.UploadBackup(t.Context(), objectstore.UploadRequest{
-		Backup: b.ref(), Method: "clone", Format: objectstore.FormatTar, Compression: objectstore.CompressionZstd,
+		Backup: b.ref(), Namespace: namespace, Method: "clone", Format: objectstore.FormatTar, Compression: objectstore.CompressionZstd,
 		Archive: struct{ io.Reader }{bytes.NewReader(data)},
 		Finish: func() (objectstore.ProducerResult, error) {
 			return objectstore.ProducerResult{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]),

@@ -15,6 +15,11 @@ import (
 // deletes the uncoverable binlog segments, and last removes exactly those segments from
 // _index.json with a conditional write retried on conflict.
 //
+// Only restorable backups of this cluster enter the plan: a directory whose metadata.json names
+// another namespace than opts.Namespace (a Cluster of the same name elsewhere sharing the
+// location), or whose archive is missing or of another size than recorded, is kept and reported,
+// never counted; the first also stops segment deletion, the binlog directory being shared.
+//
 // A zero policy does nothing, without a request. On any store error Run stops and returns it
 // (wrapped) with what it did so far in the Report; nothing is left inconsistent: a directory is
 // either whole, gone, or without metadata.json (removed by a later pass), and the index only
@@ -32,8 +37,15 @@ func Run(ctx context.Context, store Store, cluster string, policy retention.Poli
 	if err != nil {
 		return report, fmt.Errorf("retention pass of cluster %s: gathering the inventory: %w", cluster, err)
 	}
-	report.Unreadable = g.unreadable
+	report.Unreadable, report.Unrestorable = g.unreadable, g.unrestorable
+	report.Foreign, report.ForeignNamespaces = g.foreign, g.foreignNS
+	report.Listed, report.Found = true, g.found
 	report.Plan = retention.Decide(g.inv, policy, opts.Now)
+	if len(g.foreign) > 0 {
+		// The binlog directory is shared with the other Cluster, whose backups the plan does not
+		// know: none of its segments is this pass's to judge.
+		report.Plan.DeleteSegments, report.Plan.SegmentBytes = nil, 0
+	}
 	if err := deleteDirs(ctx, store, g, opts, &report); err != nil {
 		return report, fmt.Errorf("retention pass of cluster %s: deleting backup directories: %w", cluster, err)
 	}

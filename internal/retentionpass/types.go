@@ -21,6 +21,11 @@ type Options struct {
 	// MetadataConcurrency bounds the metadata.json reads in flight. Zero:
 	// DefaultMetadataConcurrency.
 	MetadataConcurrency int
+	// Namespace is the Cluster's. A complete directory whose metadata.json names another
+	// namespace is a Cluster of the same name elsewhere writing to the same location: it is not
+	// this cluster's, never deleted, and reported in Report.Foreign. Empty: every directory is
+	// this cluster's.
+	Namespace string
 }
 
 // Report says what a pass found and did.
@@ -42,6 +47,23 @@ type Report struct {
 	// completed more than MaxClockAhead after Now. They are kept, and while any is there no
 	// binlog segment is deleted (its start time is unknown).
 	Unreadable []objectstore.BackupRef
+	// Unrestorable are complete directories whose archive is missing or does not have the size
+	// metadata.json records: no restore can use them. They are kept, left out of the inventory
+	// (so they never count as the newest backup, towards retentionCount or retentionSize, or
+	// for the binlog horizon) and reported.
+	Unrestorable []objectstore.BackupRef
+	// Foreign are complete directories whose metadata.json names another namespace than
+	// Options.Namespace, and ForeignNamespaces those namespaces, sorted. They are kept and left
+	// out of the inventory; while any is there no binlog segment is deleted, since the binlog
+	// directory is shared with that Cluster.
+	Foreign           []objectstore.BackupRef
+	ForeignNamespaces []string
+	// Listed is true once the pass listed the cluster's directories and read their metadata;
+	// then Found holds every complete directory it found (with metadata.json), whatever became of
+	// it, and a Backup whose directory is in neither Found nor Expired no longer has its
+	// metadata.json in the store.
+	Listed bool
+	Found  []objectstore.BackupRef
 }
 
 // DeletedAnything reports whether the pass removed any object.
