@@ -9,6 +9,10 @@ const (
 	ReasonArtifactsStored = "Stored"
 	// ReasonArtifactsExpired: a retention pass deleted the objects (status=False).
 	ReasonArtifactsExpired = "Expired"
+	// ReasonArtifactsMissing: a retention pass did not find the backup's metadata.json in the
+	// store it was written to (status=False): an earlier pass deleted it without recording it, or
+	// something else did.
+	ReasonArtifactsMissing = "Missing"
 
 	// BackupRemoteCleanup reports the deletion of the remote objects when the Backup object is
 	// deleted with deletionPolicy delete. True when they are gone; False while it cannot proceed.

@@ -43,12 +43,17 @@ func (r *RetentionReconciler) stamp(ctx context.Context, key types.NamespacedNam
 	return nil
 }
 
-// markExpired sets ArtifactsAvailable=False, reason Expired, on each Backup, with an optimistic
-// lock retried on a fresh read after a conflict. A Backup deleted meanwhile needs nothing.
-func (r *RetentionReconciler) markExpired(ctx context.Context, backups []*v1.Backup, policy string, now time.Time) error {
+// markUnavailable sets the condition cond gives on each Backup (ArtifactsAvailable=False), with
+// an optimistic lock retried on a fresh read after a conflict. cond sees the Backup as read
+// fresh and returns false to leave it as it is. A Backup deleted meanwhile, or whose recorded
+// directory changed, needs nothing.
+func (r *RetentionReconciler) markUnavailable(ctx context.Context, backups []*v1.Backup,
+	cond func(cur *v1.Backup) (metav1.Condition, bool),
+) error {
 	var errs []error
 	for _, b := range backups {
 		key := client.ObjectKeyFromObject(b)
+		var reason string
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			var cur v1.Backup
 			if err := r.APIReader.Get(ctx, key, &cur); err != nil {
@@ -57,17 +62,40 @@ func (r *RetentionReconciler) markExpired(ctx context.Context, backups []*v1.Bac
 			if cur.UID != b.UID || cur.Status.DestinationPath != b.Status.DestinationPath {
 				return nil
 			}
+			c, ok := cond(&cur)
 			next := cur.DeepCopy()
-			if !meta.SetStatusCondition(&next.Status.Conditions, expiredCondition(&cur, policy, metav1.NewTime(now))) {
+			if !ok || !meta.SetStatusCondition(&next.Status.Conditions, c) {
 				return nil
 			}
+			reason = c.Reason
 			return r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(&cur, client.MergeFromWithOptimisticLock{}))
 		})
 		if client.IgnoreNotFound(err) != nil {
-			errs = append(errs, fmt.Errorf("marking Backup %s expired: %w", b.Name, err))
+			errs = append(errs, fmt.Errorf("marking the artifacts of Backup %s unavailable: %w", b.Name, err))
 			continue
 		}
-		log.FromContext(ctx).Info("backup artifacts expired", "backup", b.Name, "backupId", b.Status.BackupID)
+		if reason != "" {
+			log.FromContext(ctx).Info("backup artifacts unavailable", "backup", b.Name, "backupId", b.Status.BackupID, "reason", reason)
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// markExpired marks the Backups whose artifacts a pass of policy deleted.
+func (r *RetentionReconciler) markExpired(ctx context.Context, backups []*v1.Backup, policy string, now time.Time) error {
+	return r.markUnavailable(ctx, backups, func(cur *v1.Backup) (metav1.Condition, bool) {
+		return expiredCondition(cur, policy, metav1.NewTime(now)), true
+	})
+}
+
+// markMissing marks the Backups a pass did not find, unless they are marked unavailable already
+// (an Expired mark is more precise).
+func (r *RetentionReconciler) markMissing(ctx context.Context, backups []*v1.Backup, now time.Time) error {
+	return r.markUnavailable(ctx, backups, func(cur *v1.Backup) (metav1.Condition, bool) {
+		c := meta.FindStatusCondition(cur.Status.Conditions, v1.BackupArtifactsAvailable)
+		if cur.Status.Phase != v1.BackupPhaseCompleted || c != nil && c.Status == metav1.ConditionFalse {
+			return metav1.Condition{}, false
+		}
+		return missingCondition(cur, metav1.NewTime(now)), true
+	})
 }

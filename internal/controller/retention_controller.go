@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -148,7 +149,8 @@ func (r *RetentionReconciler) runPass(ctx context.Context, in *retentionPassInpu
 	name := in.Cluster.Name
 	prot := protectedBackups(name, in.Clusters, in.Backups)
 	report, err := retentionpass.Run(ctx, store, name, in.Policy, retentionpass.Options{
-		Now: in.Now, IncompleteGrace: incompleteGrace(name, in.Backups), Protected: prot.protects})
+		Now: in.Now, IncompleteGrace: incompleteGrace(name, in.Backups), Protected: prot.protects,
+		Namespace: in.Cluster.Namespace})
 	if err != nil {
 		return report, fmt.Errorf("bucket %s, %s: %w", in.Config.Bucket, objectstore.ClusterDir(in.Config.Path, name), err)
 	}
@@ -157,7 +159,9 @@ func (r *RetentionReconciler) runPass(ctx context.Context, in *retentionPassInpu
 
 // finishPass records a pass's outcome: the Backups whose directory it deleted (expired, or left
 // without metadata.json by an earlier interrupted pass) are marked expired, even after a failure
-// since what is deleted stays deleted; a success is stamped; the Events go on the Cluster.
+// since what is deleted stays deleted; after a success, the completed Backups recorded in the
+// cluster's directory whose metadata.json the pass did not find are marked missing (marks an
+// earlier pass lost); a success is stamped; the Events go on the Cluster.
 func (r *RetentionReconciler) finishPass(ctx context.Context, cached *v1.Cluster, in *retentionPassInput,
 	report retentionpass.Report, passErr error,
 ) (ctrl.Result, error) {
@@ -176,8 +180,13 @@ func (r *RetentionReconciler) finishPass(ctx context.Context, cached *v1.Cluster
 	}
 	out := decideRetentionOutcome(policy, report, passErr, failures)
 	var markErr error
-	if gone := slices.Concat(report.Expired, report.Incomplete); in != nil && len(gone) > 0 {
+	gone := slices.Concat(report.Expired, report.Incomplete)
+	if in != nil && len(gone) > 0 {
 		markErr = r.markExpired(ctx, backupsOfExpired(gone, in.Config, in.Backups), policy, now)
+	}
+	if in != nil && passErr == nil && report.Listed {
+		missing := backupsMissing(in.Cluster.Name, report.Found, gone, in.Config, in.Backups)
+		markErr = errors.Join(markErr, r.markMissing(ctx, missing, now))
 	}
 	if out.Stamp {
 		if err := r.stamp(ctx, key, now); err != nil {

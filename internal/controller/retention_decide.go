@@ -6,6 +6,7 @@ import (
 	"time"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/retention"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/retentionpass"
 )
@@ -153,13 +154,31 @@ func decideRetentionOutcome(policy string, report retentionpass.Report, err erro
 		out.Events = []eventRecord{evRetention.with(policy, describeDeleted(report))}
 	}
 	if n := len(report.Unreadable); n > 0 {
-		names := make([]string, n)
-		for i, ref := range report.Unreadable {
-			names[i] = ref.Name + "/" + ref.ID
-		}
-		out.Events = append(out.Events, evRetentionUnreadable.with(n, strings.Join(names, ", ")))
+		out.Events = append(out.Events, evRetentionUnreadable.with(n, describeRefs(report.Unreadable)))
+	}
+	if n := len(report.Unrestorable); n > 0 {
+		out.Events = append(out.Events, evRetentionUnrestorable.with(n, describeRefs(report.Unrestorable)))
+	}
+	if n := len(report.Foreign); n > 0 {
+		out.Events = append(out.Events, evRetentionForeign.with(n, strings.Join(report.ForeignNamespaces, ", "),
+			describeRefs(report.Foreign)))
 	}
 	return out
+}
+
+// maxEventRefs bounds the directories an Event names.
+const maxEventRefs = 20
+
+// describeRefs names backup directories as <name>/<id>, at most maxEventRefs of them.
+func describeRefs(refs []objectstore.BackupRef) string {
+	names := make([]string, 0, min(len(refs), maxEventRefs))
+	for _, ref := range refs[:min(len(refs), maxEventRefs)] {
+		names = append(names, ref.Name+"/"+ref.ID)
+	}
+	if n := len(refs) - len(names); n > 0 {
+		names = append(names, fmt.Sprintf("and %d more", n))
+	}
+	return strings.Join(names, ", ")
 }
 
 // describeDeleted counts what a pass deleted, with bytes.

@@ -224,6 +224,51 @@ func TestRetentionBackupsOfExpired(t *testing.T) {
 	}
 }
 
+func TestRetentionBackupsMissing(t *testing.T) {
+	cfg := objectstore.Config{Endpoint: "s3.example:9000", Bucket: "bucket", Path: "ctl"}
+	at := func(name string, mutate func(*v1.Backup)) v1.Backup {
+		b := retBackup(name, "db", v1.BackupPhaseCompleted, "1", 0)
+		ref := objectstore.BackupRef{Cluster: "db", Name: name, ID: "1"}
+		b.Status.Bucket, b.Status.Endpoint, b.Status.DestinationPath = "bucket", "http://s3.example:9000", objectstore.BackupDir("ctl", ref)
+		if mutate != nil {
+			mutate(&b)
+		}
+		return b
+	}
+	backups := []v1.Backup{
+		at("lost", nil),
+		at("found", nil),
+		at("deleted-now", nil),
+		at("other-bucket", func(b *v1.Backup) { b.Status.Bucket = "elsewhere" }),
+		at("other-endpoint", func(b *v1.Backup) { b.Status.Endpoint = "http://s3.other:9000" }),
+		at("other-path", func(b *v1.Backup) {
+			b.Status.DestinationPath = objectstore.BackupDir("old-path", objectstore.BackupRef{Cluster: "db", Name: "other-path", ID: "1"})
+		}),
+		at("other-cluster", func(b *v1.Backup) {
+			b.Status.DestinationPath = objectstore.BackupDir("ctl", objectstore.BackupRef{Cluster: "db2", Name: "other-cluster", ID: "1"})
+		}),
+		at("running", func(b *v1.Backup) { b.Status.Phase = v1.BackupPhaseRunning }),
+		at("failed", func(b *v1.Backup) { b.Status.Phase = v1.BackupPhaseFailed }),
+		at("expired", func(b *v1.Backup) {
+			b.Status.Conditions = []metav1.Condition{expiredCondition(b, "7d", metav1.NewTime(retNow))}
+		}),
+		at("missing", func(b *v1.Backup) {
+			b.Status.Conditions = []metav1.Condition{missingCondition(b, metav1.NewTime(retNow))}
+		}),
+		at("garbled", func(b *v1.Backup) { b.Status.DestinationPath = "not a directory" }),
+	}
+	found := []objectstore.BackupRef{{Cluster: "db", Name: "found", ID: "1"}, {Cluster: "db", Name: "deleted-now", ID: "1"}}
+	gone := []objectstore.BackupRef{{Cluster: "db", Name: "deleted-now", ID: "1"}}
+	got := backupsMissing("db", found, gone, cfg, backups)
+	if len(got) != 1 || got[0].Name != "lost" {
+		t.Fatalf("got %v, want only lost: a completed, unmarked Backup recorded in this cluster's directory of this store, neither found nor deleted by the pass", got)
+	}
+	c := missingCondition(got[0], metav1.NewTime(retNow))
+	if c.Type != v1.BackupArtifactsAvailable || c.Status != metav1.ConditionFalse || c.Reason != v1.ReasonArtifactsMissing {
+		t.Errorf("condition %+v", c)
+	}
+}
+
 func TestDecideRetentionOutcome(t *testing.T) {
 	deleted := retentionpass.Report{Expired: []objectstore.BackupRef{{Cluster: "db", Name: "a", ID: "1"}},
 		ExpiredBytes: 7000, Segments: 2, SegmentBytes: 300}
@@ -249,6 +294,11 @@ func TestDecideRetentionOutcome(t *testing.T) {
 			requeue: time.Minute, events: "RetentionFailed", message: "before failing it deleted 1 expired base backup(s)"},
 		{name: "unreadable metadata warns", stamp: true, requeue: time.Hour, events: "UnreadableBackupMetadata",
 			report: retentionpass.Report{Unreadable: []objectstore.BackupRef{{Cluster: "db", Name: "x", ID: "9"}}}, message: "x/9"},
+		{name: "a backup without its archive warns", stamp: true, requeue: time.Hour, events: "UnrestorableBackups",
+			report: retentionpass.Report{Unrestorable: []objectstore.BackupRef{{Cluster: "db", Name: "y", ID: "8"}}}, message: "y/8"},
+		{name: "another namespace's backups warn that two Clusters share the location", stamp: true, requeue: time.Hour,
+			events: "ForeignBackups", message: "namespace(s) team-b: two Clusters share",
+			report: retentionpass.Report{Foreign: []objectstore.BackupRef{{Cluster: "db", Name: "z", ID: "7"}}, ForeignNamespaces: []string{"team-b"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -62,6 +62,18 @@ func newRetWorld(t *testing.T) *retWorld {
 	return w
 }
 
+// sameStoreElsewhere is a world in a new namespace of the same API server, with its own s3
+// Secret, sharing w's store, proxy, clock, recorder and reconciler: a Cluster there of the same
+// name as one in w, with the same object store, writes to the same directory.
+func (w *retWorld) sameStoreElsewhere() *retWorld {
+	w.t.Helper()
+	o := *w
+	o.ns = w.env.NewNamespace(w.t)
+	o.create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3", Namespace: o.ns},
+		Data: map[string][]byte{"id": []byte(w.s3.AccessKey), "secret": []byte(w.s3.SecretKey)}})
+	return &o
+}
+
 func (w *retWorld) create(obj client.Object) {
 	w.t.Helper()
 	if err := w.env.Client.Create(w.ctx, obj); err != nil {
@@ -114,14 +126,15 @@ func (w *retWorld) store() *objectstore.Client {
 func backupID(t time.Time) string { return t.UTC().Format("20060102T150405Z") }
 
 // uploadBackup uploads a complete backup of cluster that ran for a minute and completed age before
-// the fake now, and creates its completed Backup object, as the Backup controller leaves it.
+// the fake now, its metadata.json naming the world's namespace as a backup Job writes it, and
+// creates its completed Backup object, as the Backup controller leaves it.
 func (w *retWorld) uploadBackup(cluster, name string, age time.Duration) objectstore.BackupRef {
 	w.t.Helper()
 	done := w.clock.Now().Add(-age)
 	ref := objectstore.BackupRef{Cluster: cluster, Name: name, ID: backupID(done.Add(-time.Minute))}
 	data := bytes.Repeat([]byte(name), 500)
 	sum := sha256.Sum256(data)
-	md, err := w.store().UploadBackup(w.ctx, objectstore.UploadRequest{Backup: ref, Method: "clone",
+	md, err := w.store().UploadBackup(w.ctx, objectstore.UploadRequest{Backup: ref, Namespace: w.ns, Method: "clone",
 		Format: objectstore.FormatTar, Compression: objectstore.CompressionZstd, Archive: bytes.NewReader(data),
 		Finish: func() (objectstore.ProducerResult, error) {
 			return objectstore.ProducerResult{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]),
