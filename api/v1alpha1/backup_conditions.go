@@ -17,7 +17,8 @@ const (
 	// BackupRemoteCleanup reports the deletion of the remote objects when the Backup object is
 	// deleted with deletionPolicy delete. True when they are gone; False while it cannot proceed.
 	BackupRemoteCleanup = "RemoteCleanup"
-	// ReasonCleanupFailed: the object store refused or failed a request; retried with backoff.
+	// ReasonCleanupFailed: the object store or the API server refused or failed a request;
+	// retried with backoff.
 	ReasonCleanupFailed = "CleanupFailed"
 	// ReasonCleanupRefused: a Cluster's bootstrap.recovery references this Backup.
 	ReasonCleanupRefused = "ReferencedByRecovery"
@@ -29,6 +30,10 @@ const (
 	// gone, or neither the Backup nor its Cluster says which store holds the objects. Retried
 	// with backoff; the bypass annotation ends it.
 	ReasonCleanupUnresolved = "StoreUnresolved"
+	// ReasonCleanupForeign: the recorded directory's metadata.json names another namespace: a
+	// Cluster of the same name there shares the object store location and wrote it. Nothing is
+	// deleted; retried with backoff; the bypass annotation ends it.
+	ReasonCleanupForeign = "ForeignBackup"
 	// ReasonCleanupWaitingForJob: the Backup was deleted while running; its Job is stopped before
 	// the partial upload is deleted, so nothing writes after the cleanup.
 	ReasonCleanupWaitingForJob = "WaitingForJob"

@@ -65,8 +65,8 @@ func (w *bkWorld) testCompleted(t *testing.T) {
 	}
 }
 
-// uploadFor writes a small archive and its metadata.json where the Backup says it goes, as the
-// Job's data path would.
+// uploadFor writes a small archive and its metadata.json (naming the Backup's namespace) where
+// the Backup says it goes, as the Job's data path would.
 func (w *bkWorld) uploadFor(b *v1.Backup) *objectstore.Metadata {
 	w.t.Helper()
 	prefix, ref, err := objectstore.ParseBackupDir(b.Status.DestinationPath)
@@ -81,7 +81,7 @@ func (w *bkWorld) uploadFor(b *v1.Backup) *objectstore.Metadata {
 	}
 	data := bytes.Repeat([]byte("archive"), 1000)
 	sum := sha256.Sum256(data)
-	md, err := store.UploadBackup(w.ctx, objectstore.UploadRequest{Backup: ref, Method: "clone",
+	md, err := store.UploadBackup(w.ctx, objectstore.UploadRequest{Backup: ref, Namespace: b.Namespace, Method: "clone",
 		Format: objectstore.FormatTar, Compression: objectstore.CompressionZstd, Archive: bytes.NewReader(data),
 		Finish: func() (objectstore.ProducerResult, error) {
 			return objectstore.ProducerResult{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]),

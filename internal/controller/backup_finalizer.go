@@ -35,18 +35,25 @@ const (
 var errStoreUnresolved = errors.New("object store unresolved")
 
 // reconcileFinalizer runs the remote-cleanup finalizer's gather, decide and act. done says the
-// reconcile ends here: the Backup is being deleted, or its finalizer just changed.
+// reconcile ends here: the Backup is being deleted, or the finalizer step failed.
 func (r *BackupReconciler) reconcileFinalizer(ctx context.Context, b *v1.Backup) (ctrl.Result, bool, error) {
-	if b.DeletionTimestamp != nil && controllerutil.ContainsFinalizer(b, v1.RemoteCleanupFinalizer) {
+	cleaning := b.DeletionTimestamp != nil && controllerutil.ContainsFinalizer(b, v1.RemoteCleanupFinalizer)
+	if cleaning {
 		// The cleanup deletes a recovery point: it decides on the Backup as the API server has
 		// it, not as the cache does (a keep or the bypass annotation written since).
 		fresh := &v1.Backup{}
 		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(b), fresh); err != nil {
-			return ctrl.Result{}, true, client.IgnoreNotFound(err)
+			if apierrors.IsNotFound(err) {
+				return ctrl.Result{}, true, nil
+			}
+			return r.cleanupReadFailed(ctx, b, fmt.Errorf("reading Backup %s: %w", b.Name, err))
 		}
 		*b = *fresh
 	}
 	o, err := r.gatherFinalizer(ctx, b)
+	if err != nil && cleaning {
+		return r.cleanupReadFailed(ctx, b, err)
+	}
 	if err != nil {
 		return ctrl.Result{}, true, err
 	}
@@ -56,6 +63,19 @@ func (r *BackupReconciler) reconcileFinalizer(ctx context.Context, b *v1.Backup)
 	}
 	res, err := r.actFinalizer(ctx, o, d)
 	return res, b.DeletionTimestamp != nil || err != nil, err
+}
+
+// cleanupReadFailed surfaces a cleanup that could not read what it decides on (the API server
+// failed or refused a read; a missing RBAC permission does not go away by itself) in the
+// RemoteCleanup condition and a Warning, and retries with the cleanup's backoff, so that the
+// Warning comes once per attempt. Nothing is deleted.
+func (r *BackupReconciler) cleanupReadFailed(ctx context.Context, b *v1.Backup, err error) (ctrl.Result, bool, error) {
+	o := &finalizerObservation{Now: r.Clock.Now(), Backup: b}
+	res, aerr := r.actFinalizer(ctx, o, decideCleanupReadFailed(*o, err))
+	if aerr != nil {
+		return ctrl.Result{}, true, errors.Join(err, aerr)
+	}
+	return res, true, nil
 }
 
 // gatherFinalizer reads what decideFinalizer needs: the Cluster for its default policy, or, for a
@@ -181,8 +201,13 @@ func (r *BackupReconciler) cleanupStore(ctx context.Context, b *v1.Backup) (obje
 	return cfg, nil
 }
 
+// errForeignBackup marks a directory whose metadata.json names another namespace.
+var errForeignBackup = errors.New("the backup directory belongs to a Cluster of another namespace")
+
 // deleteRemote deletes the backup directory ref: metadata.json first, then the archive and
-// anything else under it, then its open multipart uploads.
+// anything else under it, then its open multipart uploads. A directory whose metadata.json names
+// another namespace than the Backup's was written by a Cluster of the same name there sharing
+// the location: it is refused (errForeignBackup), untouched.
 func (r *BackupReconciler) deleteRemote(ctx context.Context, o *finalizerObservation, ref objectstore.BackupRef) error {
 	store, err := r.OpenStore(o.Store)
 	if err != nil {
@@ -190,6 +215,13 @@ func (r *BackupReconciler) deleteRemote(ctx context.Context, o *finalizerObserva
 	}
 	ctx, cancel := context.WithTimeout(ctx, cleanupTimeout)
 	defer cancel()
+	md, err := store.ReadMetadata(ctx, ref)
+	switch {
+	case err == nil && !md.BelongsTo(o.Backup.Namespace):
+		return fmt.Errorf("%w: its metadata.json names namespace %s", errForeignBackup, md.Namespace)
+	case err != nil && !errors.Is(err, objectstore.ErrNotFound) && !errors.Is(err, objectstore.ErrInvalid):
+		return fmt.Errorf("reading metadata.json before deleting: %w", err)
+	}
 	return store.DeleteBackup(ctx, ref)
 }
 

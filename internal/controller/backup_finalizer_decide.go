@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -163,6 +164,10 @@ func recordedRef(b *v1.Backup) (objectstore.BackupRef, error) {
 func decideCleanupResult(o finalizerObservation, err error) finalizerDecision {
 	b := o.Backup
 	dir := b.Status.Endpoint + "/" + b.Status.Bucket + "/" + b.Status.DestinationPath
+	if errors.Is(err, errForeignBackup) {
+		msg := fmt.Sprintf("not deleting %s: %v; two Clusters of the same name share this object store location", dir, err)
+		return cleanupWait(o, v1.ReasonCleanupForeign, msg, backoffFor(o), evBkCleanupBlocked.with(msg, bypassHint))
+	}
 	if err != nil {
 		msg := fmt.Sprintf("deleting %s: %v", dir, err)
 		wait := backoffFor(o)
@@ -171,6 +176,15 @@ func decideCleanupResult(o finalizerObservation, err error) finalizerDecision {
 	return finalizerDecision{Action: finRemove,
 		Condition: cleanupCondition(o, metav1.ConditionTrue, v1.ReasonCleanupDone, "deleted the archive and metadata.json under "+dir),
 		Events:    []eventRecord{evBkCleanupDone.with(dir)}}
+}
+
+// decideCleanupReadFailed is what follows a cleanup that could not read what it decides on
+// from the API server: nothing is deleted; the condition and a Warning say why, and it is
+// retried with backoff.
+func decideCleanupReadFailed(o finalizerObservation, err error) finalizerDecision {
+	msg := fmt.Sprintf("reading what the cleanup decides on from the API server: %v", err)
+	wait := backoffFor(o)
+	return cleanupWait(o, v1.ReasonCleanupFailed, msg, wait, evBkCleanupFailed.with(msg, wait))
 }
 
 // bypassHint tells a user how to let the deletion go on without the cleanup.

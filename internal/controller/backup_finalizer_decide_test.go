@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -207,6 +208,10 @@ func TestDecideCleanupResult(t *testing.T) {
 		{rule: "failing for an hour: the wait is capped",
 			b: finBackup(v1.DeletionPolicyDelete, deleting, failingSince(time.Hour)), err: s3down, action: finWait,
 			reason: v1.ReasonCleanupFailed, status: metav1.ConditionFalse, event: "Warning RemoteCleanupFailed", requeue: cleanupMaxBackoff},
+		{rule: "another namespace's directory: refused, ForeignBackup, Warning with the bypass, retried with backoff",
+			b: finBackup(v1.DeletionPolicyDelete, deleting), err: fmt.Errorf("%w: its metadata.json names namespace team-b", errForeignBackup),
+			action: finWait, reason: v1.ReasonCleanupForeign, status: metav1.ConditionFalse, event: "Warning RemoteCleanupBlocked",
+			requeue: cleanupMinBackoff},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			d := decideCleanupResult(finalizerObservation{Now: finNow, Backup: tc.b}, tc.err)
@@ -241,6 +246,30 @@ func checkFinDecision(t *testing.T, d finalizerDecision, action finalizerAction,
 	}
 	if d.RequeueAfter != requeue {
 		t.Errorf("requeue after %s, want %s", d.RequeueAfter, requeue)
+	}
+}
+
+// TestDecideCleanupReadFailed: a cleanup that cannot read its inputs from the API server (RBAC
+// refuses, the server fails) deletes nothing and says so, in the condition and a Warning, and
+// retries with the cleanup's backoff, which grows while it keeps failing.
+func TestDecideCleanupReadFailed(t *testing.T) {
+	forbidden := errors.New(`clusters.mysql.cloudnative-mysql.io is forbidden: User "operator" cannot list resource "clusters"`)
+	for _, tc := range []struct {
+		rule    string
+		b       *v1.Backup
+		requeue time.Duration
+	}{
+		{"the first failure: retried after the minimum backoff", finBackup(v1.DeletionPolicyDelete, deleting), cleanupMinBackoff},
+		{"failing for 40s: retried after 40s", finBackup(v1.DeletionPolicyDelete, deleting, failingSince(40*time.Second)), 40 * time.Second},
+		{"failing for an hour: the wait is capped", finBackup(v1.DeletionPolicyDelete, deleting, failingSince(time.Hour)), cleanupMaxBackoff},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			d := decideCleanupReadFailed(finalizerObservation{Now: finNow, Backup: tc.b}, forbidden)
+			checkFinDecision(t, d, finWait, v1.ReasonCleanupFailed, metav1.ConditionFalse, "Warning RemoteCleanupFailed", tc.requeue)
+			if !strings.Contains(d.Condition.Message, "forbidden") || !strings.Contains(d.Events[0].Message, "forbidden") {
+				t.Errorf("the condition or the Event does not carry the error: %s / %s", d.Condition.Message, d.Events[0].Message)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,153 @@
+package controller_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+)
+
+// TestBackupFinalizerRefusals drives the remote-cleanup finalizer where it must not delete, on
+// the real API server and a real versitygw.
+func TestBackupFinalizerRefusals(t *testing.T) {
+	w := newBkWorld(t)
+	t.Run("the directory's metadata.json names another namespace: refused, kept, until the bypass", w.testForeignDirectory)
+	t.Run("the API server refuses a read: condition, Warning and backoff, then cleaned up", w.testReadForbidden)
+}
+
+// testForeignDirectory: a Cluster of the same name in another namespace, sharing the location,
+// wrote the directory this Backup recorded (same name and id). Deleting this Backup must not
+// delete the other Cluster's recovery point.
+func (w *bkWorld) testForeignDirectory(t *testing.T) {
+	w.t = t
+	w.createPolicyBackup("fin-shared", "db", v1.DeletionPolicyDelete)
+	b := w.completeBackup("fin-shared")
+	w.rewriteNamespace(b, "team-b")
+	w.events()
+	w.deleteBackup("fin-shared")
+	if res := w.reconcile("fin-shared"); res.RequeueAfter < 5*time.Second {
+		t.Errorf("a refused cleanup is retried after %s", res.RequeueAfter)
+	}
+	if c := w.cleanupCondition("fin-shared"); c == nil || c.Status != metav1.ConditionFalse ||
+		c.Reason != v1.ReasonCleanupForeign || !strings.Contains(c.Message, "team-b") {
+		t.Fatalf("RemoteCleanup %+v, want False ForeignBackup naming team-b", c)
+	}
+	if !w.hasFinalizer("fin-shared") || len(w.remoteKeys(b)) < 2 {
+		t.Fatalf("the refused cleanup lost the finalizer or deleted data: %v", w.remoteKeys(b))
+	}
+	if ev := w.events(); !strings.Contains(ev, "Warning RemoteCleanupBlocked") || !strings.Contains(ev, v1.RemoteCleanupBypassAnnotation) {
+		t.Errorf("events %s", ev)
+	}
+	cur := w.backup("fin-shared")
+	old := cur.DeepCopy()
+	cur.Annotations = map[string]string{v1.RemoteCleanupBypassAnnotation: "true"}
+	if err := w.env.Client.Patch(w.ctx, cur, client.MergeFrom(old)); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile("fin-shared")
+	if !w.backupGone("fin-shared") || len(w.remoteKeys(b)) < 2 {
+		t.Fatalf("the bypass: Backup gone %v, remote objects %v; want it gone and the other namespace's data kept",
+			w.backupGone("fin-shared"), w.remoteKeys(b))
+	}
+}
+
+// rewriteNamespace rewrites the Backup's metadata.json as if a Cluster of namespace had written it.
+func (w *bkWorld) rewriteNamespace(b *v1.Backup, namespace string) {
+	w.t.Helper()
+	key := b.Status.DestinationPath + objectstore.MetadataName
+	obj, err := w.s3.Client().GetObject(w.ctx, w.s3.Bucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	_, err = buf.ReadFrom(obj)
+	obj.Close()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	md, err := objectstore.DecodeMetadata(buf.Bytes())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	md.Namespace = namespace
+	data, err := md.Encode()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := w.s3.Client().PutObject(w.ctx, w.s3.Bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// testReadForbidden: the operator may not list Clusters (an RBAC rule lost in an upgrade). The
+// cleanup cannot tell whether a Cluster recovers from the Backup, so it deletes nothing; it says
+// so in the condition and a Warning, not only in a log line, and waits longer while it lasts.
+func (w *bkWorld) testReadForbidden(t *testing.T) {
+	w.t = t
+	w.createPolicyBackup("fin-rbac", "db", v1.DeletionPolicyDelete)
+	b := w.completeBackup("fin-rbac")
+	w.events()
+	w.deleteBackup("fin-rbac")
+	var forbid atomic.Bool
+	forbid.Store(true)
+	r := w.reconciler()
+	r.APIReader = clusterListsForbidden{Reader: w.env.Client, forbid: &forbid}
+	reconcile := func() ctrl.Result {
+		t.Helper()
+		res, err := r.Reconcile(w.ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: w.ns, Name: "fin-rbac"}})
+		if err != nil {
+			t.Fatalf("reconcile: %v; want the failure in the condition and an Event, retried with the cleanup's backoff", err)
+		}
+		return res
+	}
+	if res := reconcile(); res.RequeueAfter < 5*time.Second {
+		t.Errorf("retried after %s", res.RequeueAfter)
+	}
+	if c := w.cleanupCondition("fin-rbac"); c == nil || c.Status != metav1.ConditionFalse ||
+		c.Reason != v1.ReasonCleanupFailed || !strings.Contains(c.Message, "forbidden") {
+		t.Fatalf("RemoteCleanup %+v, want False CleanupFailed saying forbidden", c)
+	}
+	if ev := w.events(); !strings.Contains(ev, "Warning RemoteCleanupFailed") || !strings.Contains(ev, "forbidden") {
+		t.Errorf("events %s", ev)
+	}
+	if !w.hasFinalizer("fin-rbac") || len(w.remoteKeys(b)) < 2 {
+		t.Fatal("a cleanup that could not read its inputs lost the finalizer or the data")
+	}
+	w.clock.Step(time.Minute)
+	if res := reconcile(); res.RequeueAfter < time.Minute {
+		t.Errorf("still forbidden after a minute: retried after %s, want the wait to grow", res.RequeueAfter)
+	}
+	forbid.Store(false)
+	reconcile()
+	if !w.backupGone("fin-rbac") || len(w.remoteKeys(b)) != 0 {
+		t.Fatalf("once allowed: Backup gone %v, remote objects %v", w.backupGone("fin-rbac"), w.remoteKeys(b))
+	}
+}
+
+// clusterListsForbidden refuses to list Clusters while forbid is set, as the API server does
+// without the RBAC rule.
+type clusterListsForbidden struct {
+	client.Reader
+	forbid *atomic.Bool
+}
+
+func (r clusterListsForbidden) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if _, ok := list.(*v1.ClusterList); ok && r.forbid.Load() {
+		return apierrors.NewForbidden(schema.GroupResource{Group: v1.GroupVersion.Group, Resource: "clusters"}, "",
+			errors.New(`User "system:serviceaccount:cnm-system:operator" cannot list resource "clusters"`))
+	}
+	return r.Reader.List(ctx, list, opts...)
+}
