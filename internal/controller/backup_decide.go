@@ -192,6 +192,10 @@ func decideComplete(o backupObservation, deadline time.Time) backupDecision {
 	if res, ok := parseJobResult(o.PodMessage); ok && res.Checksum != "" && res.Checksum != md.Checksum() {
 		return fail(o, evBkNoMetadata, "the Job reported %s but metadata.json records %s", res.Checksum, md.Checksum())
 	}
+	if !md.BelongsTo(b.Namespace) {
+		return fail(o, evBkNoMetadata, "metadata.json under %s names namespace %s: a Cluster of the same name there shares this object store location and wrote it",
+			b.Status.DestinationPath, md.Namespace)
+	}
 	st := *b.Status.DeepCopy()
 	st.Phase, st.Error = v1.BackupPhaseCompleted, ""
 	st.Checksum, st.Size, st.GTIDExecuted = md.Checksum(), md.Size, md.GTIDExecuted
