@@ -17,6 +17,8 @@ type options struct {
 	duration   time.Duration
 	grace      time.Duration
 	workers    int
+	profile    string
+	opProfile  string
 }
 
 func main() {
@@ -28,7 +30,9 @@ func main() {
 	flag.DurationVar(&o.cadence, "cadence", 10*time.Second, "schedule cadence (whole seconds dividing a minute)")
 	flag.DurationVar(&o.duration, "duration", 90*time.Second, "measured window")
 	flag.DurationVar(&o.grace, "grace", 5*time.Second, "wait after the window for late Backups")
-	flag.IntVar(&o.workers, "workers", 0, "operator reconcile workers (0: the controller's default)")
+	flag.IntVar(&o.workers, "workers", 0, "operator reconcile workers (0: the controller's default, as `manager controller --scheduled-backup-workers`)")
+	flag.StringVar(&o.profile, "apiserver-profile", "", "write a CPU profile of kube-apiserver over the window to this file")
+	flag.StringVar(&o.opProfile, "operator-profile", "", "write a CPU profile of the operator process over the window to this file")
 	flag.Parse()
 	var err error
 	if *operatorMode {

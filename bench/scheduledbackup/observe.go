@@ -20,6 +20,11 @@ type creation struct {
 	seen time.Time
 }
 
+// failWorkers is how many Backups the stand-in fails at a time: enough that a slot's Backups are
+// failed at once even while the API server is slow to answer, so that the stand-in never holds a
+// schedule's next slot back (its concurrency guard waits for the previous Backup to finish).
+const failWorkers = 128
+
 // observer watches every Backup: it records when each was first seen and, standing in for the
 // Backup controller, fails each new one at once (as a Backup of an unreachable Cluster would).
 type observer struct {
@@ -41,7 +46,7 @@ func (o *observer) run(ctx context.Context) error {
 		return fmt.Errorf("listing Backups: %w", err)
 	}
 	rv := list.ResourceVersion
-	for w := range 8 {
+	for w := range failWorkers {
 		go o.failWorker(ctx, w)
 	}
 	go func() {

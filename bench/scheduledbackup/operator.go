@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/pprof"
 	"os"
 
 	"k8s.io/utils/clock"
@@ -14,8 +16,9 @@ import (
 )
 
 // runOperator is the operator process of the benchmark: the production ScheduledBackup
-// reconciler in a manager configured like `manager controller` (ctrl.GetConfig, info logs), and
-// no other controller, so its CPU and memory are the scheduler's alone.
+// reconciler in a manager configured like `manager controller` (ctrl.GetConfig, info logs, the
+// operator's Event broadcaster), and no other controller, so its CPU and memory are the
+// scheduler's alone.
 func runOperator(metricsAddr string, workers int) error {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zap.Options{})))
 	registerLatencyMetric()
@@ -23,10 +26,14 @@ func runOperator(metricsAddr string, workers int) error {
 	if err != nil {
 		return err
 	}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return createTimer{rt} })
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 operator.NewScheme(),
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
+		Scheme: operator.NewScheme(),
+		Metrics: metricsserver.Options{BindAddress: metricsAddr, ExtraHandlers: map[string]http.Handler{
+			"/debug/pprof/profile": http.HandlerFunc(pprof.Profile),
+		}},
 		HealthProbeBindAddress: "0",
+		EventBroadcaster:       operator.NewEventBroadcaster(),
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)

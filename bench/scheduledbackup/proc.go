@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -160,4 +162,34 @@ func label(series, name string) string {
 	}
 	rest := series[i+len(name)+2:]
 	return rest[:strings.IndexByte(rest, '"')]
+}
+
+// histogramQuantile is the upper bound of the bucket holding quantile q of the observations a
+// histogram gained between two scrapes.
+func histogramQuantile(m0, m1 map[string]float64, name string, q float64) time.Duration {
+	type bucket struct{ le, count float64 }
+	var buckets []bucket
+	for k, v := range m1 {
+		if !strings.HasPrefix(k, name+"_bucket{") {
+			continue
+		}
+		le, err := strconv.ParseFloat(label(k, "le"), 64)
+		if err == nil {
+			buckets = append(buckets, bucket{le, v - m0[k]})
+		}
+	}
+	sort.Slice(buckets, func(i, j int) bool { return buckets[i].le < buckets[j].le })
+	if len(buckets) == 0 || buckets[len(buckets)-1].count == 0 {
+		return 0
+	}
+	want := q * buckets[len(buckets)-1].count
+	for _, b := range buckets {
+		if b.count >= want {
+			if math.IsInf(b.le, 1) {
+				return -1
+			}
+			return time.Duration(b.le * float64(time.Second)).Round(time.Millisecond)
+		}
+	}
+	return 0
 }

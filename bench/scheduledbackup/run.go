@@ -31,11 +31,14 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 	res := &result{schedules: len(b.names), startup: time.Since(started)}
-	servers := childrenNamed("kube-apiserver", "etcd")
+	apiserver, etcd := childrenNamed("kube-apiserver"), childrenNamed("etcd")
 	t0 := time.Now().Add(2 * time.Second).Truncate(b.o.cadence).Add(b.o.cadence)
 	end := t0.Add(b.o.duration)
 
 	sleepUntil(t0.Add(-time.Second))
+	profiled := make(chan error, 2)
+	go func() { profiled <- profileIf(ctx, b.o.profile, b.o.duration, profileServer, b.env.Config) }()
+	go func() { profiled <- profileIf(ctx, b.o.opProfile, b.o.duration, profileOperator, b.metrics) }()
 	m0, err := scrape(ctx, b.metrics)
 	if err != nil {
 		return nil, err
@@ -44,7 +47,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 
 	busy0, load0 := machineBusy(), loadAverage()
 	self0, _ := cpuTime(os.Getpid())
-	s0 := totalCPU(servers)
+	a0, e0 := totalCPU(apiserver), totalCPU(etcd)
 	sleepUntil(end.Add(-time.Second))
 	m1, err := scrape(ctx, b.metrics)
 	if err != nil {
@@ -52,7 +55,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	}
 	c1, _ := cpuTime(b.op.Process.Pid)
 
-	s1 := totalCPU(servers)
+	a1, e1 := totalCPU(apiserver), totalCPU(etcd)
 	res.machineBusy, res.load = machineBusy()-busy0, [2]string{load0, loadAverage()}
 	self1, _ := cpuTime(os.Getpid())
 	res.benchCPU = self1 - self0
@@ -60,9 +63,14 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 
 	res.tally(obs.snapshot(), b.names, t0, end, b.o.cadence)
 	res.metrics(m0, m1)
-	res.operatorWindowCPU, res.serverWindowCPU = c1-c0, s1-s0
+	res.operatorWindowCPU, res.apiserverWindowCPU, res.etcdWindowCPU = c1-c0, a1-a0, e1-e0
 	if res.operatorCPU, res.operatorRSS, err = b.stopOperator(); err != nil {
 		return nil, err
+	}
+	for range 2 {
+		if err := <-profiled; err != nil {
+			res.observerErrors = append(res.observerErrors, err.Error())
+		}
 	}
 	close(obs.errs)
 	for err := range obs.errs {
@@ -91,6 +99,15 @@ func (b *bench) waitAllChecked(ctx context.Context) error {
 		return fmt.Errorf("waiting for the operator to check every schedule: %w", err)
 	}
 	return nil
+}
+
+// profileIf runs profiler over the window d when path is set.
+func profileIf[T any](ctx context.Context, path string, d time.Duration,
+	profiler func(context.Context, T, time.Duration, string) error, target T) error {
+	if path == "" {
+		return nil
+	}
+	return profiler(ctx, target, d, path)
 }
 
 func sleepUntil(t time.Time) {

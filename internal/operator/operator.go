@@ -27,6 +27,9 @@ type Options struct {
 	HealthProbeBindAddress  string
 	LeaderElection          bool
 	LeaderElectionNamespace string
+	// ScheduledBackupWorkers is how many ScheduledBackups are reconciled in parallel; 0 means
+	// controller.DefaultScheduledBackupWorkers.
+	ScheduledBackupWorkers int
 	// Clock is the time source of every reconciler; nil means the real clock.
 	Clock clock.PassiveClock
 }
@@ -37,6 +40,14 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(mysqlv1alpha1.AddToScheme(s))
 	return s
+}
+
+// NewEventBroadcaster is the operator's Event broadcaster. The manager lives as long as the
+// process, so a broadcaster of its own leaks nothing. Its correlator lets an object emit a burst
+// of 100 Events, refilled one per 10 s, where client-go's default (25, then one per 5 minutes)
+// hides a Cluster's later transitions.
+func NewEventBroadcaster() record.EventBroadcaster {
+	return record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 100, QPS: 0.1})
 }
 
 // NewManager builds the controller-runtime manager with probes, metrics, leader election and
@@ -50,13 +61,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElectionID:              LeaderElectionID,
 		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		// The manager lives as long as the process, so a broadcaster of its own leaks nothing. Its
-		// correlator lets an object emit a burst of 100 Events, refilled one per 10 s, where
-		// client-go's default (25, then one per 5 minutes) hides a Cluster's later transitions.
-		EventBroadcaster: record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{
-			BurstSize: 100,
-			QPS:       0.1,
-		}),
+		EventBroadcaster:              NewEventBroadcaster(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
@@ -79,7 +84,8 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 		opts.Clock = clock.RealClock{}
 	}
 	if err := (&controller.ScheduledBackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
-		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
+		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: opts.Clock,
+		MaxConcurrentReconciles: opts.ScheduledBackupWorkers}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := controller.NewClusterReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
