@@ -30,7 +30,7 @@ func (r *ScheduledBackupReconciler) create(ctx context.Context, sb *v1.Scheduled
 }
 
 // act performs the rest of d once its Backup exists: patch the status, reset skipImmediately,
-// prune, then emit Events.
+// emit Events, then prune and say so.
 func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBackup, d sbDecision) (ctrl.Result, error) {
 	updated := sb.DeepCopy()
 	if !statusEqual(sb.Status, d.Status) {
@@ -48,19 +48,20 @@ func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBac
 		}
 		r.expect.wrote(updated)
 	}
-	if err := r.prune(ctx, d.Prune); err != nil {
-		return ctrl.Result{}, err
-	}
 	emit(r.Recorder, updated, d.Events)
+	if err := r.prune(ctx, d.Prune); err != nil {
+		return conflictOr(err)
+	}
+	emit(r.Recorder, updated, d.PruneEvents)
 	return ctrl.Result{RequeueAfter: d.RequeueAfter}, nil
 }
 
-// prune deletes history beyond the limits. Each Backup gets deletionPolicy keep first, so
-// deleting the object never deletes its remote data.
-func (r *ScheduledBackupReconciler) prune(ctx context.Context, backups []*v1.Backup) error {
-	for _, b := range backups {
-		b = b.DeepCopy()
-		if b.Spec.DeletionPolicy != v1.DeletionPolicyKeep {
+// prune deletes history beyond the limits without deleting remote data (see sbPrune). A conflict
+// means a Backup changed since it was read; the caller retries with a new decision.
+func (r *ScheduledBackupReconciler) prune(ctx context.Context, steps []sbPrune) error {
+	for _, s := range steps {
+		b := s.Backup.DeepCopy()
+		if s.KeepFirst {
 			base := b.DeepCopy()
 			b.Spec.DeletionPolicy = v1.DeletionPolicyKeep
 			if err := patchSpec(ctx, r.Client, b, base); apierrors.IsNotFound(err) {
@@ -69,8 +70,8 @@ func (r *ScheduledBackupReconciler) prune(ctx context.Context, backups []*v1.Bac
 				return err
 			}
 		}
-		uid := b.UID
-		if err := r.Client.Delete(ctx, b, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+		uid, rv := b.UID, b.ResourceVersion
+		if err := r.Client.Delete(ctx, b, client.Preconditions{UID: &uid, ResourceVersion: &rv}); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting Backup %s beyond the history limit: %w", b.Name, err)
 		}
 	}

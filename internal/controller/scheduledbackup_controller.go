@@ -25,7 +25,7 @@ type ScheduledBackupReconciler struct {
 	APIReader client.Reader
 	Recorder  record.EventRecorder
 	Clock     clock.PassiveClock
-	// MaxConcurrentReconciles defaults to defaultScheduledBackupWorkers.
+	// MaxConcurrentReconciles defaults to DefaultScheduledBackupWorkers.
 	MaxConcurrentReconciles int
 
 	// cacheIndexed says Client is the manager's cache with the Backup index of SetupWithManager.

@@ -34,22 +34,37 @@ type sbObservation struct {
 }
 
 // sbDecision is what the reconciler does for one ScheduledBackup, in this order: create the
-// Backup, patch the status, reset spec.skipImmediately, prune history, emit Events, requeue.
+// Backup, patch the status, reset spec.skipImmediately, emit Events, prune history and emit
+// PruneEvents, requeue.
 type sbDecision struct {
 	Create               *v1.Backup
 	CreateEvent          eventRecord
 	Status               v1.ScheduledBackupStatus
 	ResetSkipImmediately bool
-	Prune                []*v1.Backup
 	Events               []eventRecord
+	Prune                []sbPrune
+	PruneEvents          []eventRecord
 	RequeueAfter         time.Duration
 }
 
-// needsFreshLook says the decision creates a Backup from a cached view: unless the cache shows
-// every write of this process, the schedule and its children are re-read from the API server and
-// the decision taken again.
+// sbPrune is one Backup object to delete beyond a history limit. Its remote data is never
+// deleted: when KeepFirst, it is set to deletionPolicy keep before the delete; either way the
+// delete holds only for the version read (or just written), so a finalizer or a policy set
+// meanwhile makes it fail and the Backup is decided on again.
+type sbPrune struct {
+	Backup    *v1.Backup
+	KeepFirst bool
+}
+
+// needsFreshLook says the decision writes from a cached view: unless the cache shows every write
+// of this process, the schedule and the Backups it created are re-read from the API server and the
+// decision taken again. From a view behind the process's own writes, a create could make a Backup
+// that must not exist, and a status patch would only fail its optimistic lock and be retried.
 func (d sbDecision) needsFreshLook(o sbObservation) bool {
-	return d.Create != nil && !o.Fresh
+	if o.Fresh {
+		return false
+	}
+	return d.Create != nil || d.ResetSkipImmediately || len(d.Prune) > 0 || !statusEqual(o.Schedule.Status, d.Status)
 }
 
 // slotTarget is the run a schedule wants now: a cron slot or the immediate Backup.

@@ -98,7 +98,7 @@ func runDecideCases(t *testing.T, cases []decideCase) {
 			if d.Create != nil {
 				reasons = append(reasons, d.CreateEvent.Kind.Reason)
 			}
-			for _, e := range d.Events {
+			for _, e := range append(slices.Clone(d.Events), d.PruneEvents...) {
 				reasons = append(reasons, e.Kind.Reason)
 			}
 			if !slices.Equal(reasons, c.wantEvents) {

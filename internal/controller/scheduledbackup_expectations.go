@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -59,6 +60,27 @@ func (e *sbExpectations) created(sb *v1.ScheduledBackup, backup string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).created[backup] = true
+}
+
+// pending are the Backups this process created for sb that the cache did not show at the last
+// satisfied call, sorted.
+func (e *sbExpectations) pending(sb *v1.ScheduledBackup) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	x := e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name})
+	out := make([]string, 0, len(x.created))
+	for name := range x.created {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// gone stops waiting for a created Backup the API server no longer shows as sb's.
+func (e *sbExpectations) gone(sb *v1.ScheduledBackup, backup string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).created, backup)
 }
 
 // forget drops what is remembered about a ScheduledBackup that is gone.

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,10 +36,11 @@ func (r *ScheduledBackupReconciler) gather(ctx context.Context, key client.Objec
 	return o, nil
 }
 
-// refresh re-reads the ScheduledBackup and its children from the API server before a Backup is
-// created, so a cache lagging behind this operator's own writes can never yield a second Backup
-// for a slot, re-create a pruned one, or overlap a running one.
-// It reports false when the ScheduledBackup is gone or being deleted.
+// refresh re-reads from the API server, before a Backup is created, what a cache lagging behind
+// this operator's own writes could hide: the ScheduledBackup, and each Backup this process created
+// that the cache does not show yet, by its deterministic name. So a lagging cache can never yield a
+// second Backup for a slot, re-create a pruned one, or overlap a running one, and no read scans the
+// namespace's Backups. It reports false when the ScheduledBackup is gone or being deleted.
 func (r *ScheduledBackupReconciler) refresh(ctx context.Context, o *sbObservation) (bool, error) {
 	var sb v1.ScheduledBackup
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o.Schedule), &sb); err != nil {
@@ -47,14 +49,41 @@ func (r *ScheduledBackupReconciler) refresh(ctx context.Context, o *sbObservatio
 	if sb.DeletionTimestamp != nil {
 		return false, nil
 	}
-	children, err := listChildren(ctx, r.APIReader, &sb, false)
+	children, err := r.freshChildren(ctx, &sb, o.Children)
 	if err != nil {
 		return false, err
 	}
 	o.Schedule, o.Children, o.Fresh = &sb, children, true
 	r.expect.wrote(&sb)
-	r.expect.satisfied(&sb, children)
 	return true, nil
+}
+
+// freshChildren is cached with each Backup this process created and the cache does not show yet
+// read from the API server. One that is gone, or no longer carries sb's label, is not waited for
+// any more.
+func (r *ScheduledBackupReconciler) freshChildren(ctx context.Context, sb *v1.ScheduledBackup, cached []v1.Backup) ([]v1.Backup, error) {
+	out := slices.Clone(cached)
+	for _, name := range r.expect.pending(sb) {
+		var b v1.Backup
+		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: sb.Namespace, Name: name}, &b)
+		switch {
+		case apierrors.IsNotFound(err):
+			r.expect.gone(sb, name)
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("reading Backup %s: %w", name, err)
+		case b.Labels[v1.ScheduledBackupLabel] != sb.Name:
+			r.expect.gone(sb, name)
+			continue
+		}
+		i := slices.IndexFunc(out, func(c v1.Backup) bool { return c.Name == name })
+		if i < 0 {
+			out = append(out, b)
+		} else {
+			out[i] = b
+		}
+	}
+	return out, nil
 }
 
 // occupant reads the Backup holding name; nil when it is this schedule's own (the next decision
@@ -71,7 +100,7 @@ func (r *ScheduledBackupReconciler) occupant(ctx context.Context, sb *v1.Schedul
 }
 
 // listChildren lists the Backups carrying sb's label, whatever their owner references; through
-// the cache's index when indexed, else by label selector.
+// the cache's index when indexed, else by label selector (a reader without the index).
 func listChildren(ctx context.Context, c client.Reader, sb *v1.ScheduledBackup, indexed bool) ([]v1.Backup, error) {
 	var list v1.BackupList
 	var selector client.ListOption = client.MatchingLabels{v1.ScheduledBackupLabel: sb.Name}

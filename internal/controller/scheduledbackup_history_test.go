@@ -5,18 +5,18 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
-// remoteCleanupFinalizer stands for the Backup controller's finalizer that deletes remote data
-// according to deletionPolicy; holding it lets the test see what a pruned Backup was left with.
-const remoteCleanupFinalizer = "test.cloudnative-mysql.io/remote-cleanup"
-
 // TestHistoryLimitsPruneBackupObjectsButKeepRemoteData runs six slots (alternately completed and
-// failed) with both limits at one: the newest of each phase stays, the others are deleted, and
-// every deleted Backup was first set to deletionPolicy keep so no remote data goes with it.
+// failed) with both limits at one and deletionPolicy delete; every other Backup carries the
+// Backup controller's remote-cleanup finalizer. The newest of each phase stays, the others are
+// deleted: those with the finalizer (whose deletion would delete remote data) were set to
+// deletionPolicy keep first, and the finalizer still holds them so the test sees what they were
+// deleted with; those without it are gone at once, nothing left that could delete remote data.
 func TestHistoryLimitsPruneBackupObjectsButKeepRemoteData(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -25,6 +25,7 @@ func TestHistoryLimitsPruneBackupObjectsButKeepRemoteData(t *testing.T) {
 		s.SuccessfulBackupsHistoryLimit, s.FailedBackupsHistoryLimit = int32Ptr(1), int32Ptr(1)
 		s.DeletionPolicy = v1.DeletionPolicyDelete
 	})
+	t.Cleanup(func() { h.removeFinalizers() })
 	h.reconcile("nightly")
 	first := h.firstSlot("nightly")
 	var names []string
@@ -34,7 +35,9 @@ func TestHistoryLimitsPruneBackupObjectsButKeepRemoteData(t *testing.T) {
 		h.reconcile("nightly")
 		name := childName("nightly", slot)
 		names = append(names, name)
-		h.addFinalizer(name)
+		if i%2 == 0 {
+			h.addFinalizer(name)
+		}
 		phase := v1.BackupPhaseCompleted
 		if i%2 == 1 {
 			phase = v1.BackupPhaseFailed
@@ -42,19 +45,26 @@ func TestHistoryLimitsPruneBackupObjectsButKeepRemoteData(t *testing.T) {
 		h.setPhase(name, phase)
 	}
 	h.reconcile("nightly")
-	t.Cleanup(func() { h.removeFinalizers() })
 
 	for i, name := range names {
+		kept, finalizer := i >= len(names)-2, i%2 == 0
 		var b v1.Backup
-		if err := h.env.Client.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, &b); err != nil {
+		err := h.env.Client.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, &b)
+		switch {
+		case !kept && !finalizer:
+			if !apierrors.IsNotFound(err) {
+				t.Fatalf("%s (no finalizer, beyond the limit): %v, want it deleted", name, err)
+			}
+			continue
+		case err != nil:
 			t.Fatalf("reading %s: %v", name, err)
 		}
-		kept := i >= len(names)-2
 		if kept != (b.DeletionTimestamp == nil) {
 			t.Fatalf("%s (%s): deleted=%v, want kept=%v", name, b.Status.Phase, b.DeletionTimestamp != nil, kept)
 		}
 		if !kept && b.Spec.DeletionPolicy != v1.DeletionPolicyKeep {
-			t.Fatalf("%s was deleted with deletionPolicy %q: its remote data would go too", name, b.Spec.DeletionPolicy)
+			t.Fatalf("%s was deleted with deletionPolicy %q and the remote-cleanup finalizer: its remote data would go too",
+				name, b.Spec.DeletionPolicy)
 		}
 		if kept && b.Spec.DeletionPolicy != v1.DeletionPolicyDelete {
 			t.Fatalf("%s is kept but its deletionPolicy changed to %q", name, b.Spec.DeletionPolicy)
@@ -65,6 +75,60 @@ func TestHistoryLimitsPruneBackupObjectsButKeepRemoteData(t *testing.T) {
 	}
 }
 
+// TestPruneNeverDeletesABackupThatGainedTheFinalizerSinceItWasRead: the reconciler's cache shows a
+// failed Backup beyond the limit without the remote-cleanup finalizer, but the Backup controller
+// has added it since. The direct delete holds only for the version read, so it fails and the
+// Backup stays untouched; the next reconcile sees the finalizer, sets deletionPolicy keep, then
+// deletes it.
+func TestPruneNeverDeletesABackupThatGainedTheFinalizerSinceItWasRead(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.createCluster("db")
+	h.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) {
+		s.FailedBackupsHistoryLimit = int32Ptr(0)
+		s.DeletionPolicy = v1.DeletionPolicyDelete
+	})
+	t.Cleanup(func() { h.removeFinalizers() })
+	h.reconcile("nightly")
+	slot := h.firstSlot("nightly")
+	h.clock.SetTime(slot)
+	h.reconcile("nightly")
+	name := childName("nightly", slot)
+	h.setPhase(name, v1.BackupPhaseFailed)
+
+	lc := &laggingCache{sb: h.schedule("nightly"), list: &v1.BackupList{}}
+	if err := h.env.Client.List(h.ctx, lc.list, client.InNamespace(h.ns)); err != nil {
+		t.Fatal(err)
+	}
+	lc.frozen = true
+	h.addFinalizer(name)
+	h.clock.Step(time.Minute)
+	res, err := h.reconcileWith(h.laggingClient(lc), "nightly")
+	if err != nil || res.RequeueAfter == 0 {
+		t.Fatalf("reconcile on the stale view: %+v, %v; want a quick retry", res, err)
+	}
+	b := h.backup(name)
+	if b.DeletionTimestamp != nil || b.Spec.DeletionPolicy != v1.DeletionPolicyDelete {
+		t.Fatalf("%s was deleted (%v) or changed (deletionPolicy %q) from a view without its finalizer",
+			name, b.DeletionTimestamp, b.Spec.DeletionPolicy)
+	}
+
+	h.reconcile("nightly")
+	b = h.backup(name)
+	if b.DeletionTimestamp == nil || b.Spec.DeletionPolicy != v1.DeletionPolicyKeep {
+		t.Fatalf("%s: deleted %v with deletionPolicy %q, want deleted with keep", name, b.DeletionTimestamp, b.Spec.DeletionPolicy)
+	}
+}
+
+func (h *harness) backup(name string) *v1.Backup {
+	h.t.Helper()
+	var b v1.Backup
+	if err := h.env.Client.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, &b); err != nil {
+		h.t.Fatalf("reading Backup %s: %v", name, err)
+	}
+	return &b
+}
+
 func int32Ptr(v int32) *int32 { return &v }
 
 func (h *harness) addFinalizer(name string) {
@@ -73,7 +137,7 @@ func (h *harness) addFinalizer(name string) {
 	if err := h.env.Client.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, &b); err != nil {
 		h.t.Fatal(err)
 	}
-	b.Finalizers = append(b.Finalizers, remoteCleanupFinalizer)
+	b.Finalizers = append(b.Finalizers, v1.RemoteCleanupFinalizer)
 	if err := h.env.Client.Update(h.ctx, &b); err != nil {
 		h.t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func TestDecideRobustnessRules(t *testing.T) {
 			sb: []func(*v1.ScheduledBackup){scheduledAt(hour(5))},
 			children: []v1.Backup{failed("nightly-20260501050000"), failed("nightly-20260501010000"),
 				failed("nightly-20260501020000"), failed("nightly-20260501030000"), failed("nightly-20260501040000")},
-			now: hour(5).Add(time.Minute), wantEvents: []string{"BackupsPruned", "BackupFailed"},
+			now: hour(5).Add(time.Minute), wantEvents: []string{"BackupFailed", "BackupsPruned"},
 			check: wantPruned("nightly-20260501010000", "nightly-20260501020000")},
 		{rule: "completed Backups are all kept without a successful history limit",
 			sb: []func(*v1.ScheduledBackup){scheduledAt(hour(3))},
@@ -160,8 +160,8 @@ func wantPruned(names ...string) func(*testing.T, sbDecision) {
 	return func(t *testing.T, d sbDecision) {
 		t.Helper()
 		var got []string
-		for _, b := range d.Prune {
-			got = append(got, b.Name)
+		for _, p := range d.Prune {
+			got = append(got, p.Backup.Name)
 		}
 		if strings.Join(got, ",") != strings.Join(names, ",") {
 			t.Fatalf("pruned %v, want %v", got, names)

@@ -3,6 +3,8 @@ package controller
 import (
 	"fmt"
 
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/schedule"
 )
@@ -112,7 +114,7 @@ func (p *sbPlanner) skipAlreadyRecorded() bool {
 }
 
 // prune picks the finished children beyond the history limits, oldest first. Only Backup objects
-// go: the reconciler sets deletionPolicy keep on each before deleting it, so no remote data is lost.
+// go, never remote data: see sbPrune.
 func (p *sbPlanner) prune() {
 	limits := []struct {
 		phase v1.BackupPhase
@@ -128,12 +130,21 @@ func (p *sbPlanner) prune() {
 		}
 		names := ""
 		for i := len(done) - 1; i >= int(*l.limit); i-- {
-			p.d.Prune = append(p.d.Prune, done[i].backup)
-			names += sep(names) + done[i].backup.Name
+			b := done[i].backup
+			p.d.Prune = append(p.d.Prune, sbPrune{Backup: b, KeepFirst: keepBeforeDelete(b)})
+			names += sep(names) + b.Name
 		}
-		p.d.Events = append(p.d.Events,
+		p.d.PruneEvents = append(p.d.PruneEvents,
 			evBackupsPruned.with(len(done)-int(*l.limit), string(l.phase), *l.limit, names))
 	}
+}
+
+// keepBeforeDelete says a Backup must be set to deletionPolicy keep before its object is deleted:
+// it carries the remote-cleanup finalizer, so its deletion would delete its remote data unless its
+// own policy says keep. A Backup without the finalizer cannot have its remote data deleted by
+// its deletion: once deleted it is gone, and no finalizer can be added to it any more.
+func keepBeforeDelete(b *v1.Backup) bool {
+	return controllerutil.ContainsFinalizer(b, v1.RemoteCleanupFinalizer) && b.Spec.DeletionPolicy != v1.DeletionPolicyKeep
 }
 
 func sep(s string) string {

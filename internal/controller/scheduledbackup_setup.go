@@ -17,10 +17,12 @@ import (
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
+// DefaultScheduledBackupWorkers is how many ScheduledBackups are reconciled in parallel unless
+// configured: the work is mostly waiting on the API server, and many schedules often share a
+// slot, whose Backups should not wait in line for a free worker.
+const DefaultScheduledBackupWorkers = 50
+
 const (
-	// defaultScheduledBackupWorkers is how many ScheduledBackups are reconciled in parallel: the
-	// work is mostly waiting on the API server, and many schedules often share a slot.
-	defaultScheduledBackupWorkers = 10
 	// scheduledBackupClusterIndex indexes ScheduledBackups by spec.cluster.name.
 	scheduledBackupClusterIndex = "spec.cluster.name"
 	// backupScheduleIndex indexes cached Backups by their ScheduledBackup label, so listing one
@@ -48,7 +50,7 @@ func (r *ScheduledBackupReconciler) SetupWithManager(mgr ctrl.Manager, opts ...f
 	r.cacheIndexed = true
 	options := controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}
 	if options.MaxConcurrentReconciles == 0 {
-		options.MaxConcurrentReconciles = defaultScheduledBackupWorkers
+		options.MaxConcurrentReconciles = DefaultScheduledBackupWorkers
 	}
 	for _, o := range opts {
 		o(&options)
