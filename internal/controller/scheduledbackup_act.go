@@ -39,6 +39,7 @@ func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBac
 			return conflictOr(err)
 		}
 		r.expect.wrote(updated)
+		r.expect.recorded(updated)
 	}
 	if d.ResetSkipImmediately {
 		base := updated.DeepCopy()

@@ -27,6 +27,10 @@ type ScheduledBackupReconciler struct {
 	Clock     clock.PassiveClock
 	// MaxConcurrentReconciles defaults to DefaultScheduledBackupWorkers.
 	MaxConcurrentReconciles int
+	// StatusDelay is how long after creating a slot's Backup the status recording it is written
+	// (see sbDecision.statusCanWait); zero writes it at once. SetupWithManager sets
+	// DefaultStatusDelay when it is zero.
+	StatusDelay time.Duration
 
 	// cacheIndexed says Client is the manager's cache with the Backup index of SetupWithManager.
 	cacheIndexed bool
@@ -58,6 +62,10 @@ func (r *ScheduledBackupReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		if !created {
 			return r.nameTaken(ctx, o, d.Create.Name)
+		}
+		if r.StatusDelay > 0 && d.statusCanWait() {
+			r.expect.unrecorded(o.Schedule, d.Create.Name)
+			return ctrl.Result{RequeueAfter: r.StatusDelay}, nil
 		}
 	}
 	return r.act(ctx, o.Schedule, d)

@@ -31,6 +31,9 @@ type sbObservation struct {
 	Occupant *v1.Backup
 	// Fresh says Schedule and Children were read from the API server rather than the cache.
 	Fresh bool
+	// Unrecorded are the Backups this process created whose slot it has not written to status
+	// yet: adopting one of them is recording it, not adoption after a crash.
+	Unrecorded map[string]bool
 }
 
 // sbDecision is what the reconciler does for one ScheduledBackup, in this order: create the
@@ -65,6 +68,16 @@ func (d sbDecision) needsFreshLook(o sbObservation) bool {
 		return false
 	}
 	return d.Create != nil || d.ResetSkipImmediately || len(d.Prune) > 0 || !statusEqual(o.Schedule.Status, d.Status)
+}
+
+// statusCanWait says the status of a decision that creates a scheduled Backup may be written a
+// little later: it only records the slot, which the next decision derives from the Backup itself,
+// and nothing else (no Event but the create's, no pruning, no reset) depends on it. Written later,
+// it leaves the API server to the creates of the other schedules sharing the slot, and folds into
+// the write that records the Backup's end when that comes first.
+func (d sbDecision) statusCanWait() bool {
+	return d.Create != nil && d.Create.Labels[v1.ImmediateBackupLabel] != "true" &&
+		len(d.Events) == 0 && len(d.Prune) == 0 && !d.ResetSkipImmediately
 }
 
 // slotTarget is the run a schedule wants now: a cron slot or the immediate Backup.
@@ -150,7 +163,9 @@ func (p *sbPlanner) anchor() {
 	}
 	if last := p.d.Status.LastScheduleTime; last == nil || newest.slot.After(last.UTC()) {
 		p.d.Status.LastScheduleTime = timePtr(newest.slot)
-		p.d.Events = append(p.d.Events, evBackupAdopted.with(newest.backup.Name, stamp(newest.slot)))
+		if !p.o.Unrecorded[newest.backup.Name] {
+			p.d.Events = append(p.d.Events, evBackupAdopted.with(newest.backup.Name, stamp(newest.slot)))
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
@@ -22,6 +23,8 @@ type sbExpectations struct {
 type sbExpectation struct {
 	resourceVersion string
 	created         map[string]bool
+	// unrecorded are created Backups whose slot is not written to status yet (StatusDelay).
+	unrecorded map[string]bool
 }
 
 func (e *sbExpectations) get(key types.NamespacedName) *sbExpectation {
@@ -30,7 +33,7 @@ func (e *sbExpectations) get(key types.NamespacedName) *sbExpectation {
 	}
 	x := e.m[key]
 	if x == nil {
-		x = &sbExpectation{created: map[string]bool{}}
+		x = &sbExpectation{created: map[string]bool{}, unrecorded: map[string]bool{}}
 		e.m[key] = x
 	}
 	return x
@@ -81,6 +84,27 @@ func (e *sbExpectations) gone(sb *v1.ScheduledBackup, backup string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).created, backup)
+}
+
+// unrecorded records a Backup this process created for sb whose slot it writes to status later.
+func (e *sbExpectations) unrecorded(sb *v1.ScheduledBackup, backup string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded[backup] = true
+}
+
+// unrecordedOf are the Backups created for sb whose slot is not written to status yet.
+func (e *sbExpectations) unrecordedOf(sb *v1.ScheduledBackup) map[string]bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return maps.Clone(e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded)
+}
+
+// recorded says a status write of sb succeeded: it recorded every slot created before it.
+func (e *sbExpectations) recorded(sb *v1.ScheduledBackup) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	clear(e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded)
 }
 
 // forget drops what is remembered about a ScheduledBackup that is gone.

@@ -50,3 +50,30 @@ func TestDecideNeedsFreshLookExactlyWhenItWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideStatusCanWaitOnlyForAPlainSlot: only the status of a decision that creates a slot's
+// Backup and does nothing else may be written later.
+func TestDecideStatusCanWaitOnlyForAPlainSlot(t *testing.T) {
+	sb := testSchedule()
+	slot := buildScheduledBackup(sb, nil, hour(1), false)
+	immediate := buildScheduledBackup(sb, nil, hour(1), true)
+	cases := []struct {
+		rule string
+		d    sbDecision
+		want bool
+	}{
+		{rule: "a slot's Backup and nothing else", d: sbDecision{Create: slot}, want: true},
+		{rule: "no create", d: sbDecision{}},
+		{rule: "the immediate Backup", d: sbDecision{Create: immediate}},
+		{rule: "with an Event (missed slots)", d: sbDecision{Create: slot, Events: []eventRecord{evMissedSlots.with("2", "a", "b")}}},
+		{rule: "with history to prune", d: sbDecision{Create: slot, Prune: []sbPrune{{Backup: &v1.Backup{}}}}},
+		{rule: "with skipImmediately to reset", d: sbDecision{Create: slot, ResetSkipImmediately: true}},
+	}
+	for _, c := range cases {
+		t.Run(c.rule, func(t *testing.T) {
+			if got := c.d.statusCanWait(); got != c.want {
+				t.Fatalf("statusCanWait %v, want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -21,7 +21,7 @@ func (r *ScheduledBackupReconciler) gather(ctx context.Context, key client.Objec
 	if sb.DeletionTimestamp != nil {
 		return nil, nil
 	}
-	o := &sbObservation{Now: r.Clock.Now(), Schedule: &sb}
+	o := &sbObservation{Now: r.Clock.Now(), Schedule: &sb, Unrecorded: r.expect.unrecordedOf(&sb)}
 	var err error
 	if o.Children, err = listChildren(ctx, r.Client, &sb, r.cacheIndexed); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,6 +22,10 @@ import (
 // configured: the work is mostly waiting on the API server, and many schedules often share a
 // slot, whose Backups should not wait in line for a free worker.
 const DefaultScheduledBackupWorkers = 50
+
+// DefaultStatusDelay is the StatusDelay of a reconciler set up with a manager: long enough for the
+// creates of many schedules sharing a slot to go before their status writes.
+const DefaultStatusDelay = time.Second
 
 const (
 	// scheduledBackupClusterIndex indexes ScheduledBackups by spec.cluster.name.
@@ -48,6 +53,9 @@ func (r *ScheduledBackupReconciler) SetupWithManager(mgr ctrl.Manager, opts ...f
 		return fmt.Errorf("indexing Backups by ScheduledBackup: %w", err)
 	}
 	r.cacheIndexed = true
+	if r.StatusDelay == 0 {
+		r.StatusDelay = DefaultStatusDelay
+	}
 	options := controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}
 	if options.MaxConcurrentReconciles == 0 {
 		options.MaxConcurrentReconciles = DefaultScheduledBackupWorkers
