@@ -50,7 +50,7 @@ func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBac
 		r.expect.wrote(updated)
 	}
 	emit(r.Recorder, updated, d.Events)
-	if err := r.prune(ctx, d.Prune); err != nil {
+	if err := r.prune(ctx, updated, d.Prune); err != nil {
 		return conflictOr(err)
 	}
 	emit(r.Recorder, updated, d.PruneEvents)
@@ -58,14 +58,16 @@ func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBac
 }
 
 // prune deletes history beyond the limits without deleting remote data (see sbPrune). A conflict
-// means a Backup changed since it was read; the caller retries with a new decision.
-func (r *ScheduledBackupReconciler) prune(ctx context.Context, steps []sbPrune) error {
+// means a Backup changed since it was read; the caller retries with a new decision. A Backup
+// deleted, or found gone, is remembered so a cache still showing it does not have it deleted again.
+func (r *ScheduledBackupReconciler) prune(ctx context.Context, sb *v1.ScheduledBackup, steps []sbPrune) error {
 	for _, s := range steps {
 		b := s.Backup.DeepCopy()
 		if s.KeepFirst {
 			base := b.DeepCopy()
 			b.Spec.DeletionPolicy = v1.DeletionPolicyKeep
 			if err := patchSpec(ctx, r.Client, b, base); apierrors.IsNotFound(err) {
+				r.expect.deleted(sb, b.UID)
 				continue
 			} else if err != nil {
 				return err
@@ -75,6 +77,7 @@ func (r *ScheduledBackupReconciler) prune(ctx context.Context, steps []sbPrune) 
 		if err := r.Client.Delete(ctx, b, client.Preconditions{UID: &uid, ResourceVersion: &rv}); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting Backup %s beyond the history limit: %w", b.Name, err)
 		}
+		r.expect.deleted(sb, uid)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -34,6 +35,9 @@ type sbObservation struct {
 	// Unrecorded are the Backups this process created whose slot it has not written to status
 	// yet: adopting one of them is recording it, not adoption after a crash.
 	Unrecorded map[string]bool
+	// Deleted are the Backups (by UID) this process deleted that Children, read from a lagging
+	// cache, still show as not being deleted: pruning treats them as the API server does, gone.
+	Deleted map[types.UID]bool
 }
 
 // sbDecision is what the reconciler does for one ScheduledBackup, in this order: create the

@@ -25,6 +25,10 @@ type sbExpectation struct {
 	created         map[string]bool
 	// unrecorded are created Backups whose slot is not written to status yet (StatusDelay).
 	unrecorded map[string]bool
+	// deleted are the Backups (by UID) this process deleted or found gone while pruning, until the
+	// cache shows them gone or being deleted. Only an optimisation: a process that forgot them
+	// deletes them again, and finds them gone.
+	deleted map[types.UID]bool
 }
 
 func (e *sbExpectations) get(key types.NamespacedName) *sbExpectation {
@@ -33,7 +37,7 @@ func (e *sbExpectations) get(key types.NamespacedName) *sbExpectation {
 	}
 	x := e.m[key]
 	if x == nil {
-		x = &sbExpectation{created: map[string]bool{}, unrecorded: map[string]bool{}}
+		x = &sbExpectation{created: map[string]bool{}, unrecorded: map[string]bool{}, deleted: map[types.UID]bool{}}
 		e.m[key] = x
 	}
 	return x
@@ -105,6 +109,29 @@ func (e *sbExpectations) recorded(sb *v1.ScheduledBackup) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	clear(e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded)
+}
+
+// deleted records a Backup of sb this process deleted, or found gone, while pruning.
+func (e *sbExpectations) deleted(sb *v1.ScheduledBackup, uid types.UID) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).deleted[uid] = true
+}
+
+// deletedOf are the Backups this process deleted that the cached children still show as not
+// being deleted; the others are forgotten, since the cache has caught up with their deletion.
+func (e *sbExpectations) deletedOf(sb *v1.ScheduledBackup, children []v1.Backup) map[types.UID]bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	x := e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name})
+	out := map[types.UID]bool{}
+	for i := range children {
+		if uid := children[i].UID; x.deleted[uid] && children[i].DeletionTimestamp == nil {
+			out[uid] = true
+		}
+	}
+	x.deleted = out
+	return maps.Clone(out)
 }
 
 // forget drops what is remembered about a ScheduledBackup that is gone.

@@ -26,6 +26,7 @@ func (r *ScheduledBackupReconciler) gather(ctx context.Context, key client.Objec
 	if o.Children, err = listChildren(ctx, r.Client, &sb, r.cacheIndexed); err != nil {
 		return nil, err
 	}
+	o.Deleted = r.expect.deletedOf(&sb, o.Children)
 	var cluster v1.Cluster
 	switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: sb.Namespace, Name: sb.Spec.Cluster.Name}, &cluster); {
 	case err == nil:

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -124,7 +125,7 @@ func (p *sbPlanner) prune() {
 		{v1.BackupPhaseFailed, p.sb.Spec.FailedBackupsHistoryLimit},
 	}
 	for _, l := range limits {
-		done := p.kids.inPhase(l.phase)
+		done := slices.DeleteFunc(p.kids.inPhase(l.phase), func(c child) bool { return p.o.Deleted[c.backup.UID] })
 		if l.limit == nil || len(done) <= int(*l.limit) {
 			continue
 		}
