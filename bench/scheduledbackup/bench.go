@@ -91,10 +91,15 @@ func (b *bench) createSchedules(ctx context.Context) error {
 	return <-errs
 }
 
-// startOperator runs this binary in operator mode against the API server.
-func (b *bench) startOperator() error {
+// startOperator runs this binary in operator mode against the API server, with the credentials
+// operatorCredentials gives it.
+func (b *bench) startOperator(ctx context.Context) error {
+	cfg, err := operatorCredentials(ctx, b.env, b.o.adminCredentials)
+	if err != nil {
+		return err
+	}
 	kubeconfig := filepath.Join(b.dir, "kubeconfig")
-	if err := writeKubeconfig(b.env.Config, kubeconfig); err != nil {
+	if err := writeKubeconfig(cfg, kubeconfig); err != nil {
 		return err
 	}
 	addr, err := freeAddr()

@@ -19,6 +19,9 @@ type options struct {
 	workers    int
 	profile    string
 	opProfile  string
+	// adminCredentials runs the operator with the admin client certificate instead of its
+	// ServiceAccount's token.
+	adminCredentials bool
 }
 
 func main() {
@@ -33,6 +36,8 @@ func main() {
 	flag.IntVar(&o.workers, "workers", 0, "operator reconcile workers (0: the controller's default, as `manager controller --scheduled-backup-workers`)")
 	flag.StringVar(&o.profile, "apiserver-profile", "", "write a CPU profile of kube-apiserver over the window to this file")
 	flag.StringVar(&o.opProfile, "operator-profile", "", "write a CPU profile of the operator process over the window to this file")
+	flag.BoolVar(&o.adminCredentials, "admin-credentials", false,
+		"run the operator with the control plane's admin client certificate instead of a token of its ServiceAccount bound to config/rbac")
 	flag.Parse()
 	var err error
 	if *operatorMode {

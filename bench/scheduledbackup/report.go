@@ -111,6 +111,11 @@ func (r *result) print(w io.Writer, o options) {
 	maxLate := percentile(r.lateness, 1)
 	fmt.Fprintf(w, "ScheduledBackups:            %d in %d namespace(s), every %v, window %v (%d slots each, %d expected Backups)\n",
 		r.schedules, o.namespaces, o.cadence, o.duration, r.slotsEach, expected)
+	creds := "the operator's ServiceAccount token (config/rbac)"
+	if o.adminCredentials {
+		creds = "the control plane's admin client certificate"
+	}
+	fmt.Fprintf(w, "operator credentials:        %s\n", creds)
 	fmt.Fprintf(w, "startup:                     every schedule checked %v after the operator started\n", r.startup.Round(time.Millisecond))
 	fmt.Fprintf(w, "slots without a Backup:      %d\n", r.missed)
 	fmt.Fprintf(w, "slots with more than one:    %d\n", r.doubled)

@@ -24,7 +24,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 	started := time.Now()
-	if err := b.startOperator(); err != nil {
+	if err := b.startOperator(ctx); err != nil {
 		return nil, err
 	}
 	if err := b.waitAllChecked(ctx); err != nil {
