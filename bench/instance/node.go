@@ -40,12 +40,11 @@ func newPKI() (pki, error) {
 
 func newNode(p pki, base, name, host string) (*node, error) {
 	n := &node{name: name, host: host, dir: filepath.Join(base, name)}
-	var err error
-	for _, port := range []*int{&n.mysqlPort, &n.apiPort, &n.probe} {
-		if *port, err = freePort(host); err != nil {
-			return nil, err
-		}
+	ports, err := freePorts(host, 3)
+	if err != nil {
+		return nil, err
 	}
+	n.mysqlPort, n.apiPort, n.probe = ports[0], ports[1], ports[2]
 	server, err := certs.Issue(p.ca, certs.Request{CommonName: name, IPAddresses: []net.IP{net.ParseIP(host)}}, time.Now())
 	if err != nil {
 		return nil, err
@@ -70,13 +69,19 @@ func newNode(p pki, base, name, host string) (*node, error) {
 	return n, nil
 }
 
-func freePort(host string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return 0, err
+// freePorts returns n distinct free ports of host. Every listener stays open until all are
+// chosen: closing each before asking for the next lets the kernel hand out the same port twice.
+func freePorts(host string, n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
 
 // start runs `manager instance run` for n, logging into <dir>/manager.log.
