@@ -13,7 +13,6 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3test"
 )
@@ -27,23 +26,7 @@ const (
 // endpoint (the server or a proxy in front of it).
 func storeConfig(t *testing.T, s *s3test.Server, endpoint, path string) objectstore.Config {
 	t.Helper()
-	spec := &v1alpha1.ObjectStoreConfiguration{
-		Bucket:         s.Bucket,
-		Path:           path,
-		Endpoint:       endpoint,
-		Region:         s.Region,
-		ForcePathStyle: true,
-		Credentials: v1alpha1.S3Credentials{
-			AccessKeyID:     v1alpha1.SecretKeySelector{Name: "s3", Key: "id"},
-			SecretAccessKey: v1alpha1.SecretKeySelector{Name: "s3", Key: "secret"},
-		},
-	}
-	cfg, err := objectstore.ResolveConfig(spec, objectstore.SecretValues{
-		Credentials: objectstore.Credentials{AccessKeyID: s.AccessKey, SecretAccessKey: s.SecretKey},
-	})
-	if err != nil {
-		t.Fatalf("resolving the configuration: %v", err)
-	}
+	cfg := s.StoreConfig(t, endpoint, path)
 	cfg.PartSize = objectstore.MinPartSize
 	return cfg
 }
@@ -52,14 +35,7 @@ func storeConfig(t *testing.T, s *s3test.Server, endpoint, path string) objectst
 // fault then surfaces instead of being absorbed.
 func newClient(t *testing.T, cfg objectstore.Config, retries bool) *objectstore.Client {
 	t.Helper()
-	if !retries {
-		cfg.MaxRetries = 1
-	}
-	c, err := objectstore.New(cfg)
-	if err != nil {
-		t.Fatalf("creating the client: %v", err)
-	}
-	return c
+	return s3test.StoreClient(t, cfg, retries)
 }
 
 func ref(name, id string) objectstore.BackupRef {
