@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,10 +13,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
@@ -48,7 +51,20 @@ type BackupReconciler struct {
 	OpenStore func(objectstore.Config) (objectstore.Store, error)
 	// OperatorImage is the image of the init container that copies the manager binary.
 	OperatorImage string
+	// Rush, shared with the ScheduledBackup controller, holds the first steps on a Backup not
+	// started yet while the Backups of a slot many schedules share are still being created; nil
+	// never holds.
+	Rush *SlotRush
+	// HoldLimit bounds such a hold; zero means DefaultHoldLimit.
+	HoldLimit time.Duration
+	// MaxConcurrentReconciles defaults to DefaultBackupWorkers.
+	MaxConcurrentReconciles int
 }
+
+// DefaultBackupWorkers is how many Backups are reconciled in parallel unless configured: the
+// Backups of many schedules sharing a slot arrive together, and each reconcile mostly waits on the
+// API server.
+const DefaultBackupWorkers = 50
 
 // NewBackupReconciler returns the production reconciler for mgr; the operator image comes from
 // the same environment variable as the Cluster reconciler's.
@@ -62,18 +78,27 @@ func NewBackupReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *BackupReconc
 const backupClusterIndex = "spec.cluster.name"
 
 // SetupWithManager registers the reconciler; a Backup is reconciled when it or its Job changes,
-// and when the spec of a Cluster it belongs to or that bootstraps from it changes or the Cluster
-// goes: the default deletion policy and a refused cleanup depend on them.
+// when the spec of a Cluster it belongs to or that bootstraps from it changes or the Cluster goes
+// (the default deletion policy and a refused cleanup depend on them), and when a hold of the Rush
+// ends.
 func (r *BackupReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1.Backup{}, backupClusterIndex,
 		func(o client.Object) []string { return []string{o.(*v1.Backup).Spec.Cluster.Name} }); err != nil {
 		return fmt.Errorf("indexing Backups by Cluster: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).For(&v1.Backup{}, builder.WithPredicates(skipCleanupConditionWrites())).
+	workers := r.MaxConcurrentReconciles
+	if workers == 0 {
+		workers = DefaultBackupWorkers
+	}
+	b := ctrl.NewControllerManagedBy(mgr).For(&v1.Backup{}, builder.WithPredicates(skipCleanupConditionWrites())).
 		Owns(&batchv1.Job{}).
 		Watches(&v1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToBackups),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Named("backup").Complete(r)
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers})
+	if r.Rush != nil {
+		b = b.WatchesRawSource(source.Channel(r.Rush.wakeChannel(heldBackup), &handler.EnqueueRequestForObject{}))
+	}
+	return b.Named("backup").Complete(r)
 }
 
 // clusterToBackups maps a Cluster to its Backups and to the Backup its bootstrap.recovery names.
@@ -106,6 +131,9 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if err := r.Client.Get(ctx, req.NamespacedName, &b); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if wait, held := r.holdNew(&b); held {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
 	if res, done, err := r.reconcileFinalizer(ctx, &b); done {
 		return res, err
 	}
@@ -118,6 +146,19 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: d.RequeueAft}, nil
+}
+
+// holdNew says whether the first steps on a Backup not started yet wait for the Backups other
+// schedules are due to create at a shared slot (see SlotRush), and for how long at most.
+func (r *BackupReconciler) holdNew(b *v1.Backup) (time.Duration, bool) {
+	if r.Rush == nil || b.Status.Phase != "" || b.DeletionTimestamp != nil {
+		return 0, false
+	}
+	limit := r.HoldLimit
+	if limit <= 0 {
+		limit = DefaultHoldLimit
+	}
+	return r.Rush.hold(heldObject{heldBackup, client.ObjectKeyFromObject(b)}, r.Clock.Now(), limit, false)
 }
 
 // actBackup performs the decision: the Job first (creation or deletion), then the status patch

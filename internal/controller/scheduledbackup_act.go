@@ -25,12 +25,18 @@ func (r *ScheduledBackupReconciler) create(ctx context.Context, sb *v1.Scheduled
 	}
 	r.expect.created(sb, d.Create.Name)
 	log.FromContext(ctx).Info("created backup", "backup", d.Create.Name)
-	emit(r.Recorder, sb, []eventRecord{d.CreateEvent})
+	if d.statusCanWait() {
+		// Its status may be held (see SlotRush): the Event comes with it, so that no Event is
+		// sent while the slot's other Backups are still to be created.
+		r.expect.unrecorded(sb, d.Create.Name, d.CreateEvent)
+	} else {
+		emit(r.Recorder, sb, []eventRecord{d.CreateEvent})
+	}
 	return true, nil
 }
 
-// act performs the rest of d once its Backup exists: patch the status, reset skipImmediately,
-// emit Events, then prune and say so.
+// act performs the rest of d once its Backup exists: patch the status and emit the Events of the
+// creates it records, reset skipImmediately, emit Events, then prune and say so.
 func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBackup, d sbDecision) (ctrl.Result, error) {
 	updated := sb.DeepCopy()
 	if !statusEqual(sb.Status, d.Status) {
@@ -39,7 +45,7 @@ func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBac
 			return conflictOr(err)
 		}
 		r.expect.wrote(updated)
-		r.expect.recorded(updated)
+		emit(r.Recorder, updated, r.expect.recorded(updated))
 	}
 	if d.ResetSkipImmediately {
 		base := updated.DeepCopy()
@@ -54,6 +60,7 @@ func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBac
 		return conflictOr(err)
 	}
 	emit(r.Recorder, updated, d.PruneEvents)
+	r.rush().wrote(heldObject{heldSchedule, client.ObjectKeyFromObject(sb)})
 	return ctrl.Result{RequeueAfter: d.RequeueAfter}, nil
 }
 

@@ -3,9 +3,11 @@ package controller
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -27,33 +29,54 @@ type ScheduledBackupReconciler struct {
 	Clock     clock.PassiveClock
 	// MaxConcurrentReconciles defaults to DefaultScheduledBackupWorkers.
 	MaxConcurrentReconciles int
-	// StatusDelay is how long after creating a slot's Backup the status recording it is written
-	// (see sbDecision.statusCanWait); zero writes it at once. SetupWithManager sets
-	// DefaultStatusDelay when it is zero.
-	StatusDelay time.Duration
+	// Rush is shared with the Backup controller of the process; the reconciler makes its own when
+	// nil.
+	Rush *SlotRush
+	// HoldLimit bounds how long a schedule's status, pruning and Events wait for the Backups other
+	// schedules are due to create (see SlotRush); zero means DefaultHoldLimit.
+	HoldLimit time.Duration
 
 	// cacheIndexed says Client is the manager's cache with the Backup index of SetupWithManager.
 	cacheIndexed bool
 	// expect tracks this process's writes the cache may not show yet.
-	expect sbExpectations
+	expect   sbExpectations
+	rushOnce sync.Once
+}
+
+// rush is Rush, made on first use when none was given.
+func (r *ScheduledBackupReconciler) rush() *SlotRush {
+	r.rushOnce.Do(func() {
+		if r.Rush == nil {
+			r.Rush = &SlotRush{}
+		}
+	})
+	return r.Rush
 }
 
 // Reconcile gathers, decides and acts for one ScheduledBackup. A decision to create a Backup is
-// taken again on a fresh read, and once more if the name turns out to be taken.
+// taken again on a fresh read, and once more if the name turns out to be taken. While other
+// schedules' Backups are due, everything but creating this one's waits (see SlotRush).
 func (r *ScheduledBackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	o, err := r.gather(ctx, req.NamespacedName)
 	if o == nil && err == nil {
 		r.expect.forget(req.NamespacedName)
+		r.rush().forget(req.NamespacedName, r.Clock.Now())
 	}
 	if err != nil || o == nil {
 		return ctrl.Result{}, err
 	}
 	d := decideScheduledBackup(*o)
+	if wait, held := r.holds(req.NamespacedName, d, *o); held {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
 	if d.needsFreshLook(*o) && !r.expect.satisfied(o.Schedule, o.Children) {
 		if alive, err := r.refresh(ctx, o); err != nil || !alive {
 			return ctrl.Result{}, err
 		}
 		d = decideScheduledBackup(*o)
+		if wait, held := r.holds(req.NamespacedName, d, *o); held {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
 	}
 	if d.Create != nil {
 		created, err := r.create(ctx, o.Schedule, d)
@@ -63,12 +86,38 @@ func (r *ScheduledBackupReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		if !created {
 			return r.nameTaken(ctx, o, d.Create.Name)
 		}
-		if r.StatusDelay > 0 && d.statusCanWait() {
-			r.expect.unrecorded(o.Schedule, d.Create.Name)
-			return ctrl.Result{RequeueAfter: r.StatusDelay}, nil
+		r.rush().expect(req.NamespacedName, d.nextCreate(o.Now), o.Now)
+		if !d.statusCanWait() {
+			return r.act(ctx, o.Schedule, d)
+		}
+		if wait, held := r.rush().hold(heldObject{heldSchedule, req.NamespacedName}, o.Now, r.holdLimit(), false); held {
+			return ctrl.Result{RequeueAfter: wait}, nil
 		}
 	}
 	return r.act(ctx, o.Schedule, d)
+}
+
+// holds records when a decision that creates nothing expects the schedule's next Backup, and
+// says whether its writes wait, and how long at most: for the Backups due and, once held for them,
+// for the end of the Backup this process created and has not recorded yet, so that its slot and
+// its end (a fast failure, typically) take one status write. A decision that creates a Backup goes
+// on: its create is what the others wait for.
+func (r *ScheduledBackupReconciler) holds(key types.NamespacedName, d sbDecision, o sbObservation) (time.Duration, bool) {
+	if d.Create != nil {
+		return 0, false
+	}
+	r.rush().expect(key, d.nextCreate(o.Now), o.Now)
+	if !d.writes(o) {
+		return 0, false
+	}
+	return r.rush().hold(heldObject{heldSchedule, key}, o.Now, r.holdLimit(), o.unrecordedRunning())
+}
+
+func (r *ScheduledBackupReconciler) holdLimit() time.Duration {
+	if r.HoldLimit > 0 {
+		return r.HoldLimit
+	}
+	return DefaultHoldLimit
 }
 
 // nameTaken handles a create that found its name taken: a Backup carrying this schedule's label
@@ -87,6 +136,7 @@ func (r *ScheduledBackupReconciler) nameTaken(ctx context.Context, o *sbObservat
 	if d.Create != nil {
 		return ctrl.Result{}, fmt.Errorf("backup %s: the name is taken and the decision still creates it", name)
 	}
+	r.rush().expect(client.ObjectKeyFromObject(o.Schedule), d.nextCreate(o.Now), o.Now)
 	return r.act(ctx, o.Schedule, d)
 }
 

@@ -68,17 +68,30 @@ type sbPrune struct {
 // decision taken again. From a view behind the process's own writes, a create could make a Backup
 // that must not exist, and a status patch would only fail its optimistic lock and be retried.
 func (d sbDecision) needsFreshLook(o sbObservation) bool {
-	if o.Fresh {
-		return false
-	}
-	return d.Create != nil || d.ResetSkipImmediately || len(d.Prune) > 0 || !statusEqual(o.Schedule.Status, d.Status)
+	return !o.Fresh && d.writes(o)
 }
 
-// statusCanWait says the status of a decision that creates a scheduled Backup may be written a
-// little later: it only records the slot, which the next decision derives from the Backup itself,
-// and nothing else (no Event but the create's, no pruning, no reset) depends on it. Written later,
-// it leaves the API server to the creates of the other schedules sharing the slot, and folds into
-// the write that records the Backup's end when that comes first.
+// writes says the decision writes anything: a Backup, the status, the spec, a deletion or an Event.
+func (d sbDecision) writes(o sbObservation) bool {
+	return d.Create != nil || d.ResetSkipImmediately || len(d.Prune) > 0 || len(d.Events) > 0 ||
+		!statusEqual(o.Schedule.Status, d.Status)
+}
+
+// nextCreate is when the decision expects the schedule's next Backup to be created: its next slot,
+// or zero when it waits for something else first (a running Backup, a missing Cluster) or runs
+// nothing (suspended, invalid).
+func (d sbDecision) nextCreate(now time.Time) time.Time {
+	if next := d.Status.NextScheduleTime; next != nil && next.After(now) {
+		return next.UTC()
+	}
+	return time.Time{}
+}
+
+// statusCanWait says the status of a decision that creates a scheduled Backup may be written
+// later, once the other schedules sharing the slot have created theirs (see SlotRush): it only
+// records the slot, which the next decision derives from the Backup itself, and nothing else (no
+// Event but the create's, which waits with it, no pruning, no reset) depends on it. Written later,
+// it folds into the write that records the Backup's end when that comes first.
 func (d sbDecision) statusCanWait() bool {
 	return d.Create != nil && d.Create.Labels[v1.ImmediateBackupLabel] != "true" &&
 		len(d.Events) == 0 && len(d.Prune) == 0 && !d.ResetSkipImmediately

@@ -23,8 +23,9 @@ type sbExpectations struct {
 type sbExpectation struct {
 	resourceVersion string
 	created         map[string]bool
-	// unrecorded are created Backups whose slot is not written to status yet (StatusDelay).
-	unrecorded map[string]bool
+	// unrecorded are created Backups whose slot is not written to status yet, each with the Event
+	// saying it was created, emitted once the status records it (see SlotRush).
+	unrecorded map[string]eventRecord
 	// deleted are the Backups (by UID) this process deleted or found gone while pruning, until the
 	// cache shows them gone or being deleted. Only an optimisation: a process that forgot them
 	// deletes them again, and finds them gone.
@@ -37,7 +38,7 @@ func (e *sbExpectations) get(key types.NamespacedName) *sbExpectation {
 	}
 	x := e.m[key]
 	if x == nil {
-		x = &sbExpectation{created: map[string]bool{}, unrecorded: map[string]bool{}, deleted: map[types.UID]bool{}}
+		x = &sbExpectation{created: map[string]bool{}, unrecorded: map[string]eventRecord{}, deleted: map[types.UID]bool{}}
 		e.m[key] = x
 	}
 	return x
@@ -90,25 +91,38 @@ func (e *sbExpectations) gone(sb *v1.ScheduledBackup, backup string) {
 	delete(e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).created, backup)
 }
 
-// unrecorded records a Backup this process created for sb whose slot it writes to status later.
-func (e *sbExpectations) unrecorded(sb *v1.ScheduledBackup, backup string) {
+// unrecorded records a Backup this process created for sb, and the Event saying so, until a status
+// write records its slot.
+func (e *sbExpectations) unrecorded(sb *v1.ScheduledBackup, backup string, created eventRecord) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded[backup] = true
+	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded[backup] = created
 }
 
 // unrecordedOf are the Backups created for sb whose slot is not written to status yet.
 func (e *sbExpectations) unrecordedOf(sb *v1.ScheduledBackup) map[string]bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return maps.Clone(e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded)
+	out := map[string]bool{}
+	for name := range e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded {
+		out[name] = true
+	}
+	return out
 }
 
-// recorded says a status write of sb succeeded: it recorded every slot created before it.
-func (e *sbExpectations) recorded(sb *v1.ScheduledBackup) {
+// recorded says sb's status, as written or found equal to the decision, records every slot created
+// before it, and returns the Events of those creates, in the order of their Backups' names (which
+// is the order of their slots).
+func (e *sbExpectations) recorded(sb *v1.ScheduledBackup) []eventRecord {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	clear(e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded)
+	x := e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name})
+	out := make([]eventRecord, 0, len(x.unrecorded))
+	for _, name := range slices.Sorted(maps.Keys(x.unrecorded)) {
+		out = append(out, x.unrecorded[name])
+	}
+	clear(x.unrecorded)
+	return out
 }
 
 // deleted records a Backup of sb this process deleted, or found gone, while pruning.

@@ -18,7 +18,11 @@ import (
 
 // startManager runs the reconciler in a controller-runtime manager watching only the test's
 // namespace, with the fake clock, until the test ends.
-func (h *harness) startManager() {
+func (h *harness) startManager() { h.startManagerWith() }
+
+// startManagerWith is startManager with the reconciler changed, and more set up, by each of
+// configure.
+func (h *harness) startManagerWith(configure ...func(ctrl.Manager, *controller.ScheduledBackupReconciler)) {
 	h.t.Helper()
 	mgr, err := ctrl.NewManager(h.env.Config, ctrl.Options{
 		Scheme:     h.env.Scheme,
@@ -31,6 +35,9 @@ func (h *harness) startManager() {
 	}
 	r := &controller.ScheduledBackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: h.clock}
+	for _, c := range configure {
+		c(mgr, r)
+	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -14,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
@@ -22,10 +22,6 @@ import (
 // configured: the work is mostly waiting on the API server, and many schedules often share a
 // slot, whose Backups should not wait in line for a free worker.
 const DefaultScheduledBackupWorkers = 50
-
-// DefaultStatusDelay is the StatusDelay of a reconciler set up with a manager: long enough for the
-// creates of many schedules sharing a slot to go before their status writes.
-const DefaultStatusDelay = time.Second
 
 const (
 	// scheduledBackupClusterIndex indexes ScheduledBackups by spec.cluster.name.
@@ -37,7 +33,8 @@ const (
 
 // SetupWithManager registers the reconciler. A ScheduledBackup is reconciled when its spec
 // changes, when one of its child Backups (found by label, whatever the owner-reference mode)
-// finishes or goes away, when its Cluster appears, and at its next slot.
+// finishes or goes away, when its Cluster appears, at its next slot, and when the Backups other
+// schedules were due to create are created while its writes were held (see SlotRush).
 func (r *ScheduledBackupReconciler) SetupWithManager(mgr ctrl.Manager, opts ...func(*controller.Options)) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1.ScheduledBackup{}, scheduledBackupClusterIndex,
 		func(o client.Object) []string { return []string{o.(*v1.ScheduledBackup).Spec.Cluster.Name} }); err != nil {
@@ -53,9 +50,6 @@ func (r *ScheduledBackupReconciler) SetupWithManager(mgr ctrl.Manager, opts ...f
 		return fmt.Errorf("indexing Backups by ScheduledBackup: %w", err)
 	}
 	r.cacheIndexed = true
-	if r.StatusDelay == 0 {
-		r.StatusDelay = DefaultStatusDelay
-	}
 	options := controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}
 	if options.MaxConcurrentReconciles == 0 {
 		options.MaxConcurrentReconciles = DefaultScheduledBackupWorkers
@@ -74,6 +68,7 @@ func (r *ScheduledBackupReconciler) SetupWithManager(mgr ctrl.Manager, opts ...f
 				DeleteFunc:  func(event.DeleteEvent) bool { return false },
 				GenericFunc: func(event.GenericEvent) bool { return false },
 			})).
+		WatchesRawSource(source.Channel(r.rush().wakeChannel(heldSchedule), &handler.EnqueueRequestForObject{})).
 		WithOptions(options).
 		Complete(r)
 	if err != nil {
