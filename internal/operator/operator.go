@@ -30,6 +30,9 @@ type Options struct {
 	// ScheduledBackupWorkers is how many ScheduledBackups are reconciled in parallel; 0 means
 	// controller.DefaultScheduledBackupWorkers.
 	ScheduledBackupWorkers int
+	// BackupWorkers is how many Backups are reconciled in parallel; 0 means
+	// controller.DefaultBackupWorkers.
+	BackupWorkers int
 	// Clock is the time source of every reconciler; nil means the real clock.
 	Clock clock.PassiveClock
 }
@@ -83,21 +86,34 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	if err := (&controller.ScheduledBackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
-		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: opts.Clock,
-		MaxConcurrentReconciles: opts.ScheduledBackupWorkers}).SetupWithManager(mgr); err != nil {
+	if err := RegisterBackupControllers(mgr, opts); err != nil {
 		return err
 	}
 	if err := controller.NewClusterReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	if err := controller.NewBackupReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := controller.NewRetentionReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return nil
+}
+
+// RegisterBackupControllers wires the ScheduledBackup and Backup reconcilers into mgr, sharing one
+// SlotRush: at a slot many schedules share, the Backups due are created before anything else
+// either controller writes.
+func RegisterBackupControllers(mgr ctrl.Manager, opts Options) error {
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	rush := &controller.SlotRush{}
+	if err := (&controller.ScheduledBackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: opts.Clock, Rush: rush,
+		MaxConcurrentReconciles: opts.ScheduledBackupWorkers}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	b := controller.NewBackupReconciler(mgr, opts.Clock)
+	b.Rush, b.MaxConcurrentReconciles = rush, opts.BackupWorkers
+	return b.SetupWithManager(mgr)
 }
 
 // Run builds the manager and runs it until ctx is cancelled.

@@ -37,6 +37,8 @@ func NewCommand() *cobra.Command {
 		"namespace of the leader-election Lease; required when running outside a cluster")
 	f.IntVar(&opts.ScheduledBackupWorkers, "scheduled-backup-workers", controller.DefaultScheduledBackupWorkers,
 		"ScheduledBackups reconciled in parallel; raise it when many schedules share a slot")
+	f.IntVar(&opts.BackupWorkers, "backup-workers", controller.DefaultBackupWorkers,
+		"Backups reconciled in parallel; raise it when many schedules share a slot")
 	goFlags := flag.NewFlagSet("", flag.ContinueOnError)
 	zapOpts.BindFlags(goFlags)
 	f.AddGoFlagSet(goFlags)
