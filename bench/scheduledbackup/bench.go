@@ -57,7 +57,9 @@ func newBench(ctx context.Context, env *kubetest.Env, o options) (*bench, error)
 	return b, b.createSchedules(ctx)
 }
 
-// clusterObject is an inert Cluster (no Cluster controller runs here) the schedules point at.
+// clusterObject is an inert Cluster (no Cluster controller runs here) the schedules point at. It
+// has no spec.backup, so the operator's Backup controller fails each of its Backups at once: no
+// object store is configured.
 func clusterObject(ns string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": v1.GroupVersion.String(), "kind": "Cluster",
@@ -115,7 +117,8 @@ func (b *bench) startOperator(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b.op = exec.Command(self, "-run-operator", "-metrics-addr", addr, "-workers", fmt.Sprint(b.o.workers))
+	b.op = exec.Command(self, "-run-operator", "-metrics-addr", addr, "-workers", fmt.Sprint(b.o.workers),
+		fmt.Sprintf("-stand-in=%v", b.o.standIn))
 	b.op.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	b.op.Stdout, b.op.Stderr = logFile, logFile
 	b.op.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

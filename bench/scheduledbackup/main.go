@@ -22,6 +22,9 @@ type options struct {
 	// adminCredentials runs the operator with the admin client certificate instead of its
 	// ServiceAccount's token.
 	adminCredentials bool
+	// standIn fails the Backups from the benchmark process instead of the operator's Backup
+	// controller, which then does not run.
+	standIn bool
 }
 
 func main() {
@@ -38,10 +41,12 @@ func main() {
 	flag.StringVar(&o.opProfile, "operator-profile", "", "write a CPU profile of the operator process over the window to this file")
 	flag.BoolVar(&o.adminCredentials, "admin-credentials", false,
 		"run the operator with the control plane's admin client certificate instead of a token of its ServiceAccount bound to config/rbac")
+	flag.BoolVar(&o.standIn, "stand-in", false,
+		"fail every new Backup from the benchmark process (128 at a time) instead of running the operator's Backup controller")
 	flag.Parse()
 	var err error
 	if *operatorMode {
-		err = runOperator(*metricsAddr, o.workers)
+		err = runOperator(*metricsAddr, o.workers, o.standIn)
 	} else {
 		err = runBenchmark(o)
 	}

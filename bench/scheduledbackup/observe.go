@@ -25,18 +25,19 @@ type creation struct {
 // schedule's next slot back (its concurrency guard waits for the previous Backup to finish).
 const failWorkers = 128
 
-// observer watches every Backup: it records when each was first seen and, standing in for the
-// Backup controller, fails each new one at once (as a Backup of an unreachable Cluster would).
+// observer watches every Backup: it records when each was first seen and, with -stand-in,
+// standing in for the Backup controller, fails each new one at once.
 type observer struct {
 	c       client.WithWatch
+	standIn bool
 	mu      sync.Mutex
 	created []creation
 	failing chan *v1.Backup
 	errs    chan error
 }
 
-func newObserver(c client.WithWatch) *observer {
-	return &observer{c: c, failing: make(chan *v1.Backup, 100000), errs: make(chan error, 16)}
+func newObserver(c client.WithWatch, standIn bool) *observer {
+	return &observer{c: c, standIn: standIn, failing: make(chan *v1.Backup, 100000), errs: make(chan error, 16)}
 }
 
 // run watches until ctx ends, reopening the watch where it stopped.
@@ -46,8 +47,10 @@ func (o *observer) run(ctx context.Context) error {
 		return fmt.Errorf("listing Backups: %w", err)
 	}
 	rv := list.ResourceVersion
-	for w := range failWorkers {
-		go o.failWorker(ctx, w)
+	if o.standIn {
+		for w := range failWorkers {
+			go o.failWorker(ctx, w)
+		}
 	}
 	go func() {
 		for ctx.Err() == nil {
@@ -79,7 +82,7 @@ func (o *observer) consume(w watch.Interface, rv string) string {
 		o.mu.Lock()
 		o.created = append(o.created, creation{key: client.ObjectKeyFromObject(b), seen: now})
 		o.mu.Unlock()
-		if b.Status.Phase == "" {
+		if o.standIn && b.Status.Phase == "" {
 			o.failing <- b
 		}
 	}

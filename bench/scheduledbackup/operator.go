@@ -15,11 +15,12 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
 )
 
-// runOperator is the operator process of the benchmark: the production ScheduledBackup
-// reconciler in a manager configured like `manager controller` (ctrl.GetConfig, info logs, the
-// operator's Event broadcaster), and no other controller, so its CPU and memory are the
-// scheduler's alone.
-func runOperator(metricsAddr string, workers int) error {
+// runOperator is the operator process of the benchmark: the production ScheduledBackup and Backup
+// reconcilers, wired as `manager controller` wires them (sharing one SlotRush), in a manager
+// configured like it (ctrl.GetConfig, info logs, the operator's Event broadcaster); no Cluster or
+// retention controller runs. With standIn only the ScheduledBackup reconciler runs, so its CPU and
+// memory are the scheduler's alone.
+func runOperator(metricsAddr string, workers int, standIn bool) error {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zap.Options{})))
 	registerLatencyMetric()
 	cfg, err := ctrl.GetConfig()
@@ -38,10 +39,14 @@ func runOperator(metricsAddr string, workers int) error {
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
-	r := &controller.ScheduledBackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
-		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: clock.RealClock{},
-		MaxConcurrentReconciles: workers}
-	if err := r.SetupWithManager(mgr); err != nil {
+	if standIn {
+		r := &controller.ScheduledBackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+			Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: clock.RealClock{},
+			MaxConcurrentReconciles: workers}
+		if err := r.SetupWithManager(mgr); err != nil {
+			return err
+		}
+	} else if err := operator.RegisterBackupControllers(mgr, operator.Options{ScheduledBackupWorkers: workers}); err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, "operator started")

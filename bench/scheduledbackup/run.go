@@ -19,7 +19,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs := newObserver(wc)
+	obs := newObserver(wc, b.o.standIn)
 	if err := obs.run(ctx); err != nil {
 		return nil, err
 	}
