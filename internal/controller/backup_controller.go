@@ -55,8 +55,6 @@ type BackupReconciler struct {
 	// started yet while the Backups of a slot many schedules share are still being created; nil
 	// never holds.
 	Rush *SlotRush
-	// HoldLimit bounds such a hold; zero means DefaultHoldLimit.
-	HoldLimit time.Duration
 	// MaxConcurrentReconciles defaults to DefaultBackupWorkers.
 	MaxConcurrentReconciles int
 }
@@ -124,11 +122,11 @@ func (r *BackupReconciler) clusterToBackups(ctx context.Context, o client.Object
 
 // Reconcile gathers, decides and acts.
 func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	if r.OpenStore == nil {
-		r.OpenStore = func(cfg objectstore.Config) (objectstore.Store, error) { return objectstore.New(cfg) }
-	}
 	var b v1.Backup
 	if err := r.Client.Get(ctx, req.NamespacedName, &b); err != nil {
+		if apierrors.IsNotFound(err) && r.Rush != nil {
+			r.Rush.wrote(heldObject{heldBackup, req.NamespacedName})
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if wait, held := r.holdNew(&b); held {
@@ -151,14 +149,23 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 // holdNew says whether the first steps on a Backup not started yet wait for the Backups other
 // schedules are due to create at a shared slot (see SlotRush), and for how long at most.
 func (r *BackupReconciler) holdNew(b *v1.Backup) (time.Duration, bool) {
-	if r.Rush == nil || b.Status.Phase != "" || b.DeletionTimestamp != nil {
+	if r.Rush == nil {
 		return 0, false
 	}
-	limit := r.HoldLimit
-	if limit <= 0 {
-		limit = DefaultHoldLimit
+	h := heldObject{heldBackup, client.ObjectKeyFromObject(b)}
+	if b.Status.Phase != "" || b.DeletionTimestamp != nil {
+		r.Rush.wrote(h)
+		return 0, false
 	}
-	return r.Rush.hold(heldObject{heldBackup, client.ObjectKeyFromObject(b)}, r.Clock.Now(), limit, false)
+	return r.Rush.hold(h, r.Clock.Now(), time.Time{}, false)
+}
+
+// openStore opens an object store with OpenStore, or objectstore.New when it is nil.
+func (r *BackupReconciler) openStore(cfg objectstore.Config) (objectstore.Store, error) {
+	if r.OpenStore != nil {
+		return r.OpenStore(cfg)
+	}
+	return objectstore.New(cfg)
 }
 
 // actBackup performs the decision: the Job first (creation or deletion), then the status patch

@@ -209,7 +209,7 @@ var errForeignBackup = errors.New("the backup directory belongs to a Cluster of 
 // another namespace than the Backup's was written by a Cluster of the same name there sharing
 // the location: it is refused (errForeignBackup), untouched.
 func (r *BackupReconciler) deleteRemote(ctx context.Context, o *finalizerObservation, ref objectstore.BackupRef) error {
-	store, err := r.OpenStore(o.Store)
+	store, err := r.openStore(o.Store)
 	if err != nil {
 		return fmt.Errorf("opening the object store: %w", err)
 	}

@@ -166,7 +166,7 @@ func (r *BackupReconciler) readMetadata(ctx context.Context, b *v1.Backup) (*obj
 			b.Status.Endpoint, b.Status.Bucket, cfg.EndpointURL(), cfg.Bucket)
 	}
 	cfg.Path = prefix
-	store, err := r.OpenStore(cfg)
+	store, err := r.openStore(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -28,15 +28,15 @@ func (r *ScheduledBackupReconciler) create(ctx context.Context, sb *v1.Scheduled
 	if d.statusCanWait() {
 		// Its status may be held (see SlotRush): the Event comes with it, so that no Event is
 		// sent while the slot's other Backups are still to be created.
-		r.expect.unrecorded(sb, d.Create.Name, d.CreateEvent)
+		r.expect.unrecorded(sb, d.Create.Name, d.Status.LastScheduleTime.UTC(), d.CreateEvent)
 	} else {
 		emit(r.Recorder, sb, []eventRecord{d.CreateEvent})
 	}
 	return true, nil
 }
 
-// act performs the rest of d once its Backup exists: patch the status and emit the Events of the
-// creates it records, reset skipImmediately, emit Events, then prune and say so.
+// act performs the rest of d once its Backup exists: patch the status, emit the Events of the
+// creates it records (written now or before), reset skipImmediately, emit Events, then prune and say so.
 func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBackup, d sbDecision) (ctrl.Result, error) {
 	updated := sb.DeepCopy()
 	if !statusEqual(sb.Status, d.Status) {
@@ -45,8 +45,8 @@ func (r *ScheduledBackupReconciler) act(ctx context.Context, sb *v1.ScheduledBac
 			return conflictOr(err)
 		}
 		r.expect.wrote(updated)
-		emit(r.Recorder, updated, r.expect.recorded(updated))
 	}
+	emit(r.Recorder, updated, r.expect.recorded(updated))
 	if d.ResetSkipImmediately {
 		base := updated.DeepCopy()
 		updated.Spec.SkipImmediately = new(bool)

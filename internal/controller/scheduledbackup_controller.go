@@ -32,9 +32,6 @@ type ScheduledBackupReconciler struct {
 	// Rush is shared with the Backup controller of the process; the reconciler makes its own when
 	// nil.
 	Rush *SlotRush
-	// HoldLimit bounds how long a schedule's status, pruning and Events wait for the Backups other
-	// schedules are due to create (see SlotRush); zero means DefaultHoldLimit.
-	HoldLimit time.Duration
 
 	// cacheIndexed says Client is the manager's cache with the Backup index of SetupWithManager.
 	cacheIndexed bool
@@ -86,11 +83,12 @@ func (r *ScheduledBackupReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		if !created {
 			return r.nameTaken(ctx, o, d.Create.Name)
 		}
-		r.rush().expect(req.NamespacedName, d.nextCreate(o.Now), o.Now)
+		now := r.Clock.Now()
+		r.rush().expect(req.NamespacedName, d.nextCreate(o.Now), now)
 		if !d.statusCanWait() {
 			return r.act(ctx, o.Schedule, d)
 		}
-		if wait, held := r.rush().hold(heldObject{heldSchedule, req.NamespacedName}, o.Now, r.holdLimit(), false); held {
+		if wait, held := r.rush().hold(heldObject{heldSchedule, req.NamespacedName}, now, lookAgain(*o, d), false); held {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
 	}
@@ -106,18 +104,20 @@ func (r *ScheduledBackupReconciler) holds(key types.NamespacedName, d sbDecision
 	if d.Create != nil {
 		return 0, false
 	}
-	r.rush().expect(key, d.nextCreate(o.Now), o.Now)
+	now := r.Clock.Now()
+	r.rush().expect(key, d.nextCreate(o.Now), now)
 	if !d.writes(o) {
 		return 0, false
 	}
-	return r.rush().hold(heldObject{heldSchedule, key}, o.Now, r.holdLimit(), o.unrecordedRunning())
+	return r.rush().hold(heldObject{heldSchedule, key}, now, lookAgain(o, d), o.unrecordedRunning())
 }
 
-func (r *ScheduledBackupReconciler) holdLimit() time.Duration {
-	if r.HoldLimit > 0 {
-		return r.HoldLimit
+// lookAgain is when the schedule must be reconciled whatever holds it: its next slot, or sooner.
+func lookAgain(o sbObservation, d sbDecision) time.Time {
+	if d.RequeueAfter <= 0 {
+		return time.Time{}
 	}
-	return DefaultHoldLimit
+	return o.Now.Add(d.RequeueAfter)
 }
 
 // nameTaken handles a create that found its name taken: a Backup carrying this schedule's label
@@ -136,7 +136,7 @@ func (r *ScheduledBackupReconciler) nameTaken(ctx context.Context, o *sbObservat
 	if d.Create != nil {
 		return ctrl.Result{}, fmt.Errorf("backup %s: the name is taken and the decision still creates it", name)
 	}
-	r.rush().expect(client.ObjectKeyFromObject(o.Schedule), d.nextCreate(o.Now), o.Now)
+	r.rush().expect(client.ObjectKeyFromObject(o.Schedule), d.nextCreate(o.Now), r.Clock.Now())
 	return r.act(ctx, o.Schedule, d)
 }
 

@@ -32,9 +32,10 @@ type sbObservation struct {
 	Occupant *v1.Backup
 	// Fresh says Schedule and Children were read from the API server rather than the cache.
 	Fresh bool
-	// Unrecorded are the Backups this process created whose slot it has not written to status
-	// yet: adopting one of them is recording it, not adoption after a crash.
-	Unrecorded map[string]bool
+	// Unrecorded are the slots, by Backup name, this process created and has not written to
+	// status yet: adopting one of them is recording it, not adoption after a crash, and each
+	// counts as run even if its Backup is gone.
+	Unrecorded map[string]time.Time
 	// Deleted are the Backups (by UID) this process deleted that Children, read from a lagging
 	// cache, still show as not being deleted: pruning treats them as the API server does, gone.
 	Deleted map[types.UID]bool
@@ -173,15 +174,20 @@ func (p *sbPlanner) evaluate(sched schedule.Schedule) {
 
 // anchor records the newest child's slot as lastScheduleTime when status lags behind it: the
 // operator created that Backup and stopped before its status patch. The slot is never run again.
+// A slot this process created and has not recorded yet counts too, even if its Backup was deleted
+// meanwhile.
 func (p *sbPlanner) anchor() {
-	newest, ok := p.kids.newestSlotNotAfter(p.now)
-	if !ok {
-		return
+	if newest, ok := p.kids.newestSlotNotAfter(p.now); ok {
+		if last := p.d.Status.LastScheduleTime; last == nil || newest.slot.After(last.UTC()) {
+			p.d.Status.LastScheduleTime = timePtr(newest.slot)
+			if _, ours := p.o.Unrecorded[newest.backup.Name]; !ours {
+				p.d.Events = append(p.d.Events, evBackupAdopted.with(newest.backup.Name, stamp(newest.slot)))
+			}
+		}
 	}
-	if last := p.d.Status.LastScheduleTime; last == nil || newest.slot.After(last.UTC()) {
-		p.d.Status.LastScheduleTime = timePtr(newest.slot)
-		if !p.o.Unrecorded[newest.backup.Name] {
-			p.d.Events = append(p.d.Events, evBackupAdopted.with(newest.backup.Name, stamp(newest.slot)))
+	for _, slot := range p.o.Unrecorded {
+		if last := p.d.Status.LastScheduleTime; !slot.After(p.now) && (last == nil || slot.After(last.UTC())) {
+			p.d.Status.LastScheduleTime = timePtr(slot)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -23,9 +24,9 @@ type sbExpectations struct {
 type sbExpectation struct {
 	resourceVersion string
 	created         map[string]bool
-	// unrecorded are created Backups whose slot is not written to status yet, each with the Event
-	// saying it was created, emitted once the status records it (see SlotRush).
-	unrecorded map[string]eventRecord
+	// unrecorded are created Backups whose slot is not written to status yet, each with its slot
+	// and the Event saying it was created, emitted once the status records it (see SlotRush).
+	unrecorded map[string]unrecordedCreate
 	// deleted are the Backups (by UID) this process deleted or found gone while pruning, until the
 	// cache shows them gone or being deleted. Only an optimisation: a process that forgot them
 	// deletes them again, and finds them gone.
@@ -38,7 +39,7 @@ func (e *sbExpectations) get(key types.NamespacedName) *sbExpectation {
 	}
 	x := e.m[key]
 	if x == nil {
-		x = &sbExpectation{created: map[string]bool{}, unrecorded: map[string]eventRecord{}, deleted: map[types.UID]bool{}}
+		x = &sbExpectation{created: map[string]bool{}, unrecorded: map[string]unrecordedCreate{}, deleted: map[types.UID]bool{}}
 		e.m[key] = x
 	}
 	return x
@@ -91,37 +92,55 @@ func (e *sbExpectations) gone(sb *v1.ScheduledBackup, backup string) {
 	delete(e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).created, backup)
 }
 
-// unrecorded records a Backup this process created for sb, and the Event saying so, until a status
-// write records its slot.
-func (e *sbExpectations) unrecorded(sb *v1.ScheduledBackup, backup string, created eventRecord) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded[backup] = created
+// unrecordedCreate is a Backup created for a slot its schedule's status does not record yet.
+type unrecordedCreate struct {
+	slot    time.Time
+	created eventRecord
 }
 
-// unrecordedOf are the Backups created for sb whose slot is not written to status yet.
-func (e *sbExpectations) unrecordedOf(sb *v1.ScheduledBackup) map[string]bool {
+// unrecorded records a Backup this process created for sb's slot, and the Event saying so, until
+// a status records the slot.
+func (e *sbExpectations) unrecorded(sb *v1.ScheduledBackup, backup string, slot time.Time, created eventRecord) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := map[string]bool{}
-	for name := range e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded {
-		out[name] = true
+	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded[backup] = unrecordedCreate{slot, created}
+}
+
+// unrecordedOf are the slots, by Backup name, this process created for sb and has not seen
+// recorded in its status yet.
+func (e *sbExpectations) unrecordedOf(sb *v1.ScheduledBackup) map[string]time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := map[string]time.Time{}
+	for name, u := range e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded {
+		out[name] = u.slot
 	}
 	return out
 }
 
-// recorded says sb's status, as written or found equal to the decision, records every slot created
-// before it, and returns the Events of those creates, in the order of their Backups' names (which
-// is the order of their slots).
+// recorded takes sb's status, as just written or found already so, and returns the Events of the
+// creates whose slot it records (lastScheduleTime at or after it), in the order of their slots;
+// those are no longer unrecorded.
 func (e *sbExpectations) recorded(sb *v1.ScheduledBackup) []eventRecord {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	x := e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name})
-	out := make([]eventRecord, 0, len(x.unrecorded))
-	for _, name := range slices.Sorted(maps.Keys(x.unrecorded)) {
-		out = append(out, x.unrecorded[name])
+	last := sb.Status.LastScheduleTime
+	if last == nil {
+		return nil
 	}
-	clear(x.unrecorded)
+	x := e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name})
+	var done []unrecordedCreate
+	for name, u := range x.unrecorded {
+		if !u.slot.After(last.UTC()) {
+			done = append(done, u)
+			delete(x.unrecorded, name)
+		}
+	}
+	slices.SortFunc(done, func(a, b unrecordedCreate) int { return a.slot.Compare(b.slot) })
+	out := make([]eventRecord, 0, len(done))
+	for _, u := range done {
+		out = append(out, u.created)
+	}
 	return out
 }
 

@@ -114,12 +114,13 @@ func listChildren(ctx context.Context, c client.Reader, sb *v1.ScheduledBackup, 
 	return list.Items, nil
 }
 
-// unrecordedRunning says a Backup this process created, and has not recorded in status yet, has
-// not finished (or is not seen yet).
+// unrecordedRunning says a Backup this process created, and has not recorded in status yet, is
+// seen and has not finished. One not seen (deleted, or not in the cache yet) does not count: its
+// slot is recorded without waiting.
 func (o *sbObservation) unrecordedRunning() bool {
 	for name := range o.Unrecorded {
 		i := slices.IndexFunc(o.Children, func(b v1.Backup) bool { return b.Name == name })
-		if i < 0 || !o.Children[i].IsDone() {
+		if i >= 0 && !o.Children[i].IsDone() {
 			return true
 		}
 	}

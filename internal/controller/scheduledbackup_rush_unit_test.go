@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
@@ -16,12 +17,23 @@ func key(name string) types.NamespacedName { return types.NamespacedName{Namespa
 
 func sched(k types.NamespacedName) heldObject { return heldObject{heldSchedule, k} }
 
-// woken drains the names sent on the rush's wake channel.
-func woken(r *SlotRush) []string {
+// newRush is a rush with a 5 s limit whose schedule wake-ups can be drained with woken.
+func newRush() *SlotRush {
+	r := &SlotRush{Limit: 5 * time.Second}
+	r.wakeChannel(heldSchedule)
+	return r
+}
+
+// woken drains the names sent on a kind's wake channel.
+func woken(r *SlotRush, kinds ...heldKind) []string {
+	kind := heldSchedule
+	if len(kinds) > 0 {
+		kind = kinds[0]
+	}
 	var out []string
 	for {
 		select {
-		case e := <-r.wake[heldSchedule]:
+		case e := <-r.wake[kind]:
 			out = append(out, e.Object.GetName())
 		default:
 			slices.Sort(out)
@@ -30,33 +42,33 @@ func woken(r *SlotRush) []string {
 	}
 }
 
+// holds is r.hold of a schedule without a time to look again and without a reason of its own.
+func holds(r *SlotRush, name string, now time.Time) (time.Duration, bool) {
+	return r.hold(sched(key(name)), now, time.Time{}, false)
+}
+
 // TestRushHoldsWhileABackupIsDueAndWakesWhenTheLastIsCreated walks one slot shared by three
 // schedules through the rush: who is held, for how long, and who is woken when.
 func TestRushHoldsWhileABackupIsDueAndWakesWhenTheLastIsCreated(t *testing.T) {
-	r := &SlotRush{}
-	r.wakeChannel(heldSchedule)
+	r := newRush()
 	slot, next := hour(1), hour(2)
 	before := slot.Add(-time.Minute)
 	for _, n := range []string{"a", "b", "c"} {
 		r.expect(key(n), slot, before)
 	}
-	if _, held := r.hold(sched(key("x")), before, time.Minute, false); held {
+	if _, held := holds(r, "x", before); held {
 		t.Fatal("held before any Backup is due")
 	}
-	// a creates its Backup at the slot; b and c are still due.
-	r.expect(key("a"), next, slot)
-	if wait, held := r.hold(sched(key("a")), slot, 5*time.Second, false); !held || wait != 5*time.Second {
+	r.expect(key("a"), next, slot) // a creates its Backup at the slot; b and c are still due
+	if wait, held := holds(r, "a", slot); !held || wait != 5*time.Second {
 		t.Fatalf("a's status after its create: %v %v, want held for the limit", wait, held)
 	}
-	// A schedule outside the slot with something to write waits too, its own limit counted from
-	// when it was first held.
-	if wait, held := r.hold(sched(key("x")), slot.Add(time.Second), 5*time.Second, false); !held || wait != 5*time.Second {
-		t.Fatalf("x: %v %v", wait, held)
+	if wait, held := holds(r, "x", slot.Add(time.Second)); !held || wait != 5*time.Second {
+		t.Fatalf("x, first held a second later: %v %v, want its own full limit", wait, held)
 	}
-	if wait, held := r.hold(sched(key("a")), slot.Add(2*time.Second), 5*time.Second, false); !held || wait != 3*time.Second {
+	if wait, held := holds(r, "a", slot.Add(2*time.Second)); !held || wait != 3*time.Second {
 		t.Fatalf("a held again 2 s later: %v %v, want the 3 s left", wait, held)
 	}
-	// b creates; c is still due: nobody is woken.
 	r.expect(key("b"), next, slot.Add(2*time.Second))
 	if got := woken(r); len(got) != 0 {
 		t.Fatalf("woken %v while c's Backup is due", got)
@@ -66,52 +78,98 @@ func TestRushHoldsWhileABackupIsDueAndWakesWhenTheLastIsCreated(t *testing.T) {
 	if got := woken(r); !slices.Equal(got, []string{"a", "x"}) {
 		t.Fatalf("woken %v, want the held a and x", got)
 	}
-	if _, held := r.hold(sched(key("a")), slot.Add(3*time.Second), 5*time.Second, false); held {
+	if _, held := holds(r, "a", slot.Add(3*time.Second)); held {
 		t.Fatal("a held after the rush")
-	}
-	r.wrote(sched(key("a")))
-	// At the next slot a's hold counts afresh.
-	r.expect(key("b"), next, slot.Add(4*time.Second))
-	if wait, held := r.hold(sched(key("a")), next, 5*time.Second, false); !held || wait != 5*time.Second {
-		t.Fatalf("a at the next slot: %v %v, want a fresh limit", wait, held)
 	}
 }
 
-// TestRushLimitAndForget: a due Backup that is never created holds the others only up to their
-// limit; a schedule that is deleted ends the rush it was holding up.
-func TestRushLimitAndForget(t *testing.T) {
-	r := &SlotRush{}
-	r.wakeChannel(heldSchedule)
+// TestRushLimitIsABound: an object let through at its limit is not held again in the same rush
+// (a second look in one reconcile, a retry after a conflict), and is held afresh in the next rush.
+func TestRushLimitIsABound(t *testing.T) {
+	r := newRush()
+	slot := hour(1)
+	r.expect(key("due1"), slot, slot.Add(-time.Minute))
+	r.expect(key("due2"), slot.Add(2*time.Second), slot.Add(-time.Minute)) // a cron on another second
+	if _, held := holds(r, "a", slot); !held {
+		t.Fatal("a not held during the rush")
+	}
+	if _, held := holds(r, "a", slot.Add(5*time.Second)); held {
+		t.Fatal("a held at its limit")
+	}
+	if !r.busy(slot.Add(5200 * time.Millisecond)) {
+		t.Fatal("the rush is over while due2 is due")
+	}
+	if _, held := holds(r, "a", slot.Add(5200*time.Millisecond)); held {
+		t.Fatal("a, let through at its limit, held again in the same rush")
+	}
+	r.expect(key("due1"), hour(2), slot.Add(6*time.Second))
+	r.expect(key("due2"), hour(2), slot.Add(6*time.Second))
+	if wait, held := holds(r, "a", hour(2)); !held || wait != 5*time.Second {
+		t.Fatalf("a in the next rush: %v %v, want a fresh limit", wait, held)
+	}
+	if wait, held := holds(r, "a", hour(2).Add(2*time.Second)); !held || wait != 3*time.Second {
+		t.Fatalf("a 2 s into the next rush: %v %v, want 3s left", wait, held)
+	}
+	r.wrote(sched(key("a")))
+	if wait, held := holds(r, "a", hour(2).Add(2*time.Second)); !held || wait != 5*time.Second {
+		t.Fatalf("a after it wrote: %v %v, want its next hold to be a first one", wait, held)
+	}
+}
+
+// TestRushOverdueDueTimeNoLongerCounts: a schedule whose create keeps failing stays due, but
+// once the limit has passed since its due time it no longer makes a rush, so it cannot hold every
+// other write of the operator.
+func TestRushOverdueDueTimeNoLongerCounts(t *testing.T) {
+	r := newRush()
 	slot := hour(1)
 	r.expect(key("stuck"), slot, slot.Add(-time.Minute))
-	if _, held := r.hold(sched(key("a")), slot, 5*time.Second, false); !held {
+	if _, held := holds(r, "a", slot.Add(4*time.Second)); !held {
 		t.Fatal("a not held while stuck's Backup is due")
 	}
-	if _, held := r.hold(sched(key("a")), slot.Add(5*time.Second), 5*time.Second, false); held {
-		t.Fatal("a still held at its limit")
-	}
-	if _, held := r.hold(sched(key("b")), slot.Add(5*time.Second), 5*time.Second, false); !held {
-		t.Fatal("b, first held now, let through")
-	}
-	r.forget(key("stuck"), slot.Add(6*time.Second))
-	if got := woken(r); !slices.Equal(got, []string{"b"}) {
-		t.Fatalf("woken %v after the stuck schedule was deleted, want b", got)
+	if _, held := holds(r, "b", slot.Add(5*time.Second)); held {
+		t.Fatal("b held by a due time the limit has passed")
 	}
 	if r.busy(slot.Add(time.Hour)) {
-		t.Fatal("busy with nothing expected")
+		t.Fatal("an hour-old due time still makes a rush")
+	}
+}
+
+// TestRushNeverHoldsPastTheTimeToLookAgain: a hold never outlasts the time the caller must be
+// reconciled anyway (its own next slot), so a held schedule cannot sleep through its own slot.
+func TestRushNeverHoldsPastTheTimeToLookAgain(t *testing.T) {
+	r := newRush()
+	slot := hour(1)
+	r.expect(key("due"), slot, slot.Add(-time.Minute))
+	if wait, held := r.hold(sched(key("a")), slot, slot.Add(2*time.Second), false); !held || wait != 2*time.Second {
+		t.Fatalf("a whose next slot is 2 s away: %v %v, want held 2s", wait, held)
+	}
+	if _, held := r.hold(sched(key("a")), slot.Add(2*time.Second), slot.Add(2*time.Second), false); held {
+		t.Fatal("a held at its own next slot")
+	}
+}
+
+// TestRushForgetEndsTheRushADeletedScheduleHeldUp.
+func TestRushForgetEndsTheRushADeletedScheduleHeldUp(t *testing.T) {
+	r := newRush()
+	slot := hour(1)
+	r.expect(key("gone"), slot, slot.Add(-time.Minute))
+	if _, held := holds(r, "a", slot); !held {
+		t.Fatal("a not held")
+	}
+	r.forget(key("gone"), slot.Add(time.Second))
+	if got := woken(r); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("woken %v after the due schedule was deleted, want a", got)
 	}
 }
 
 // TestRushWakeNeverBlocks: more held schedules than the wake buffer holds, and no reader: the
-// wake-ups that do not fit are dropped (those schedules go on at their limit) and nothing blocks.
+// wake-ups that do not fit are dropped (those schedules come back at their limit); nothing blocks.
 func TestRushWakeNeverBlocks(t *testing.T) {
-	r := &SlotRush{}
-	r.wakeChannel(heldSchedule)
+	r := newRush()
 	slot := hour(1)
 	r.expect(key("due"), slot, slot.Add(-time.Minute))
-	n := wakeBuffer + 10
-	for i := range n {
-		r.hold(sched(key(fmt.Sprintf("s%d", i))), slot, time.Minute, false)
+	for i := range wakeBuffer + 10 {
+		holds(r, fmt.Sprintf("s%d", i), slot)
 	}
 	done := make(chan struct{})
 	go func() { r.expect(key("due"), hour(2), slot.Add(time.Second)); close(done) }()
@@ -122,6 +180,94 @@ func TestRushWakeNeverBlocks(t *testing.T) {
 	}
 	if got := len(r.wake[heldSchedule]); got != wakeBuffer {
 		t.Fatalf("%d wake-ups buffered, want %d", got, wakeBuffer)
+	}
+}
+
+// TestRushOwnWaitOnlyAfterAHold: a reason of the caller's own keeps an object waiting only if a
+// rush held it first, and only within the limit counted from that first hold; the end of a rush
+// does not wake an object that waits for its own reason only.
+func TestRushOwnWaitOnlyAfterAHold(t *testing.T) {
+	r := newRush()
+	slot := hour(1)
+	if _, held := r.hold(sched(key("lone")), slot, time.Time{}, true); held {
+		t.Fatal("an object never held for a rush waits for its own reason")
+	}
+	r.expect(key("due"), slot, slot.Add(-time.Minute))
+	if _, held := holds(r, "a", slot); !held {
+		t.Fatal("a not held during the rush")
+	}
+	r.expect(key("due"), hour(2), slot.Add(time.Second))
+	if got := woken(r); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("woken %v at the end of the rush, want a", got)
+	}
+	if wait, held := r.hold(sched(key("a")), slot.Add(2*time.Second), time.Time{}, true); !held || wait != 3*time.Second {
+		t.Fatalf("a after the rush, waiting for its own reason: %v %v, want held 3s more", wait, held)
+	}
+	r.expect(key("other"), hour(3), slot.Add(3*time.Second))
+	if got := woken(r); len(got) != 0 {
+		t.Fatalf("woken %v: a waits for its own reason, not for a rush", got)
+	}
+	if _, held := r.hold(sched(key("a")), slot.Add(5*time.Second), time.Time{}, true); held {
+		t.Fatal("a still held at its limit")
+	}
+}
+
+// TestBackupHoldOnlyForBackupsNotStarted: the Backup controller holds a Backup with no phase while
+// a rush is on, and is woken for it on the Backup wake channel; a Backup already started or being
+// deleted, or a reconciler without a rush, is never held.
+func TestBackupHoldOnlyForBackupsNotStarted(t *testing.T) {
+	slot := hour(1)
+	rush := newRush()
+	rush.wakeChannel(heldBackup)
+	rush.expect(key("due"), slot, slot.Add(-time.Minute))
+	r := &BackupReconciler{Rush: rush, Clock: clocktesting.NewFakePassiveClock(slot)}
+	backup := func(name string, phase v1.BackupPhase, deleting bool) *v1.Backup {
+		b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+		b.Status.Phase = phase
+		if deleting {
+			b.DeletionTimestamp = &metav1.Time{Time: slot}
+		}
+		return b
+	}
+	if wait, held := r.holdNew(backup("new", "", false)); !held || wait != 5*time.Second {
+		t.Fatalf("a new Backup during the rush: %v %v, want held", wait, held)
+	}
+	for _, b := range []*v1.Backup{backup("running", v1.BackupPhaseRunning, false),
+		backup("failed", v1.BackupPhaseFailed, false), backup("deleting", "", true)} {
+		if _, held := r.holdNew(b); held {
+			t.Fatalf("%s held", b.Name)
+		}
+	}
+	if _, held := (&BackupReconciler{Clock: r.Clock}).holdNew(backup("new", "", false)); held {
+		t.Fatal("held without a rush")
+	}
+	rush.expect(key("due"), hour(2), slot.Add(time.Second))
+	if got := woken(rush, heldBackup); !slices.Equal(got, []string{"new"}) {
+		t.Fatalf("Backups woken %v, want new", got)
+	}
+	if got := woken(rush); len(got) != 0 {
+		t.Fatalf("schedules woken %v, want none", got)
+	}
+}
+
+// TestDecideCountsAnUnrecordedSlotWhoseBackupIsGone: this process created a slot's Backup and,
+// its status write held, the Backup was deleted. The slot counts as run: it is recorded, not
+// created again, and not reported as an adoption.
+func TestDecideCountsAnUnrecordedSlotWhoseBackupIsGone(t *testing.T) {
+	sb := testSchedule()
+	scheduledAt(hour(0))(sb)
+	d := decideScheduledBackup(sbObservation{Now: hour(1).Add(3 * time.Second), Schedule: sb, Fresh: true,
+		Cluster: &v1.Cluster{}, Unrecorded: map[string]time.Time{"nightly-20260501010000": hour(1)}})
+	if d.Create != nil {
+		t.Fatalf("the slot is created again: %s", d.Create.Name)
+	}
+	if got := d.Status.LastScheduleTime; got == nil || !got.Time.Equal(hour(1)) {
+		t.Fatalf("lastScheduleTime %v, want %v", got, hour(1))
+	}
+	for _, e := range d.Events {
+		if e.Kind.Reason == evBackupAdopted.Reason {
+			t.Fatalf("events %v", d.Events)
+		}
 	}
 }
 
@@ -141,7 +287,7 @@ func TestDecideNextCreate(t *testing.T) {
 		{rule: "idle: the next slot", mutate: scheduledAt(hour(1)), want: hour(2)},
 		{rule: "waits for a running Backup: none", mutate: scheduledAt(hour(0)), children: []v1.Backup{running}},
 		{rule: "waits for its Cluster: none", mutate: scheduledAt(hour(0)), noClust: true},
-		{rule: "suspended: none", mutate: func(sb *v1.ScheduledBackup) { sb.Spec.Suspend = ptr.To(true) }},
+		{rule: "suspended: none", mutate: func(sb *v1.ScheduledBackup) { sb.Spec.Suspend = new(bool); *sb.Spec.Suspend = true }},
 		{rule: "invalid schedule: none", mutate: func(sb *v1.ScheduledBackup) { sb.Spec.Schedule = "nonsense" }},
 	}
 	for _, c := range cases {
@@ -156,38 +302,5 @@ func TestDecideNextCreate(t *testing.T) {
 				t.Fatalf("nextCreate %v, want %v", got, c.want)
 			}
 		})
-	}
-}
-
-// TestRushOwnWaitOnlyAfterAHold: a reason of the caller's own keeps an object waiting only if the
-// rush held it first, and only within the limit counted from that first hold; the end of the rush
-// does not wake an object that waits for its own reason only.
-func TestRushOwnWaitOnlyAfterAHold(t *testing.T) {
-	r := &SlotRush{}
-	r.wakeChannel(heldSchedule)
-	slot := hour(1)
-	if _, held := r.hold(sched(key("lone")), slot, 5*time.Second, true); held {
-		t.Fatal("an object never held for a rush waits for its own reason")
-	}
-	r.expect(key("due"), slot, slot.Add(-time.Minute))
-	if _, held := r.hold(sched(key("a")), slot, 5*time.Second, false); !held {
-		t.Fatal("a not held during the rush")
-	}
-	r.expect(key("due"), hour(2), slot.Add(time.Second))
-	if got := woken(r); !slices.Equal(got, []string{"a"}) {
-		t.Fatalf("woken %v at the end of the rush, want a", got)
-	}
-	if wait, held := r.hold(sched(key("a")), slot.Add(2*time.Second), 5*time.Second, true); !held || wait != 3*time.Second {
-		t.Fatalf("a after the rush, waiting for its own reason: %v %v, want held 3s more", wait, held)
-	}
-	r.expect(key("other"), hour(3), slot.Add(3*time.Second))
-	if got := woken(r); len(got) != 0 {
-		t.Fatalf("woken %v: a waits for its own reason, not for a rush", got)
-	}
-	if _, held := r.hold(sched(key("a")), slot.Add(5*time.Second), 5*time.Second, true); held {
-		t.Fatal("a still held at its limit")
-	}
-	if _, held := r.hold(sched(key("a")), slot.Add(6*time.Second), 5*time.Second, true); held {
-		t.Fatal("a held for its own reason after it was let through")
 	}
 }

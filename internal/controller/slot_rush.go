@@ -12,7 +12,7 @@ import (
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
-// DefaultHoldLimit is the HoldLimit of a reconciler that sets none.
+// DefaultHoldLimit is the Limit of a SlotRush that sets none.
 const DefaultHoldLimit = 5 * time.Second
 
 // wakeBuffer is how many wake-ups of a kind wait for the controller to take them; beyond it a held
@@ -20,28 +20,43 @@ const DefaultHoldLimit = 5 * time.Second
 const wakeBuffer = 4096
 
 // SlotRush orders this process's writes when many schedules share a slot: the Backups due come
-// first. One SlotRush is shared by the ScheduledBackup and Backup controllers of a process. It knows, for every ScheduledBackup this process reconciled, the time its next Backup is
-// due to be created (none while it waits for a running Backup, a missing Cluster, or is suspended).
-// While any of those times has passed and its reconcile has not created the Backup yet, the
-// writes that can wait are held: a schedule's status, pruning and Events, and the Backup
-// controller's first steps on a Backup not started yet. A held reconcile ends; its object is woken
-// once the last due Backup is created, or when the hold limit since it was first held has passed,
-// whichever comes first. Holding only reorders writes; what is written is decided again when the
-// object is reconciled after the hold. The zero value is ready to use.
+// first. One SlotRush is shared by the ScheduledBackup and Backup controllers of a process; the
+// zero value is ready to use.
+//
+// It knows, for every ScheduledBackup this process reconciled, the time its next Backup is due to
+// be created (none while it waits for a running Backup or a missing Cluster, or is suspended). A
+// rush lasts while any of those times has passed, by less than the limit, and that schedule has
+// not created its Backup yet. During a rush the writes that can wait are held: a schedule's status,
+// pruning and Events, and the Backup controller's first steps on a Backup not started yet. A held
+// reconcile ends; its object is woken when the last due Backup is created, or comes back when the
+// limit since it was first held in this rush has passed, whichever is first. Once let through at
+// the limit it is not held again in the same rush. Holding only reorders writes: what is written is
+// decided again when the object is reconciled after the hold. A due time the limit has passed no
+// longer counts, so a schedule whose create keeps failing cannot hold everything else.
 type SlotRush struct {
+	// Limit bounds every hold; zero means DefaultHoldLimit.
+	Limit time.Duration
+
 	mu sync.Mutex
 	// due is each schedule's next create time; at counts the schedules per time (in Unix
-	// nanoseconds), so the check for a time that has passed looks at a handful of distinct
-	// times, not at every schedule.
+	// nanoseconds), so the check for a rush looks at a handful of distinct times, not at every
+	// schedule.
 	due map[types.NamespacedName]time.Time
 	at  map[int64]int
-	// held are the objects waiting for the end of the rush; since keeps the time each was first
-	// held until it writes.
-	held  map[heldObject]bool
-	since map[heldObject]time.Time
+	// rush numbers the rushes: it moves on when a rush starts after none was seen.
+	rush    int
+	inRush  bool
+	held    map[heldObject]bool // to wake when the rush ends
+	firstAt map[heldObject]firstHold
 	// wake receives the held objects of each kind when the rush ends; a kind nothing listens for
 	// has none.
 	wake map[heldKind]chan event.GenericEvent
+}
+
+// firstHold is when an object was first held, and in which rush.
+type firstHold struct {
+	rush int
+	at   time.Time
 }
 
 // heldKind says which controller holds an object.
@@ -69,13 +84,20 @@ func (h heldObject) object() client.Object {
 func (r *SlotRush) init() {
 	if r.due == nil {
 		r.due, r.at = map[types.NamespacedName]time.Time{}, map[int64]int{}
-		r.held, r.since = map[heldObject]bool{}, map[heldObject]time.Time{}
+		r.held, r.firstAt = map[heldObject]bool{}, map[heldObject]firstHold{}
 		r.wake = map[heldKind]chan event.GenericEvent{}
 	}
 }
 
+func (r *SlotRush) limit() time.Duration {
+	if r.Limit > 0 {
+		return r.Limit
+	}
+	return DefaultHoldLimit
+}
+
 // expect records when key's next Backup is due to be created; a zero time says none is expected.
-// It wakes the held schedules if that ends the rush.
+// It wakes the held objects if that ends the rush.
 func (r *SlotRush) expect(key types.NamespacedName, next, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -106,56 +128,68 @@ func (r *SlotRush) uncount(t time.Time) {
 	}
 }
 
-// hold says whether h's writes wait, and for how long at most: while a schedule's Backup is due
-// and not created, for at most limit since h was first held. An object held for a rush may go on
-// waiting after it ends, within the same limit, while the caller has a reason of its own
-// (ownWait); only a rush's end wakes it. An object let through is no longer remembered as held.
-func (r *SlotRush) hold(h heldObject, now time.Time, limit time.Duration, ownWait bool) (time.Duration, bool) {
+// hold says whether h's writes wait, and for how long at most (never past until, the time the
+// caller must look again anyway): during a rush, until the limit since h was first held in it.
+// An object held in a rush may go on waiting after the rush, within the same limit, while the
+// caller has a reason of its own (ownWait); the end of a rush wakes only the objects held for it.
+func (r *SlotRush) hold(h heldObject, now, until time.Time, ownWait bool) (time.Duration, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.init()
-	_, heldBefore := r.since[h]
-	if busy := r.busy(now); busy || (ownWait && heldBefore) {
-		first, ok := r.since[h]
-		if !ok {
-			first = now
-			r.since[h] = now
-		}
-		if left := first.Add(limit).Sub(now); left > 0 {
-			if busy {
-				r.held[h] = true
-			}
-			return left, true
-		}
+	busy := r.busy(now)
+	first, ok := r.firstAt[h]
+	switch {
+	case busy && (!ok || first.rush != r.rush):
+		first = firstHold{rush: r.rush, at: now}
+		r.firstAt[h] = first
+	case !busy && !(ok && ownWait):
+		delete(r.firstAt, h)
+		return 0, false
 	}
-	delete(r.held, h)
-	delete(r.since, h)
-	return 0, false
+	left := first.at.Add(r.limit()).Sub(now)
+	if !until.IsZero() {
+		left = min(left, until.Sub(now))
+	}
+	if left <= 0 {
+		return 0, false
+	}
+	if busy {
+		r.held[h] = true
+	}
+	return left, true
 }
 
-// wrote says h's held writes are done: a later hold counts its limit afresh.
+// wrote says h's held writes are done, or h is gone: its next hold is a first one.
 func (r *SlotRush) wrote(h heldObject) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.init()
 	delete(r.held, h)
-	delete(r.since, h)
+	delete(r.firstAt, h)
 }
 
-// busy says a schedule's Backup is due at or before now and not created yet.
+// busy says a rush is on at now: a schedule's Backup is due, by less than the limit, and not
+// created yet. It numbers a rush that starts after none was seen.
 func (r *SlotRush) busy(now time.Time) bool {
+	from, to := now.Add(-r.limit()).UnixNano(), now.UnixNano()
+	busy := false
 	for t := range r.at {
-		if t <= now.UnixNano() {
-			return true
+		if from < t && t <= to {
+			busy = true
+			break
 		}
 	}
-	return false
+	if busy && !r.inRush {
+		r.rush++
+	}
+	r.inRush = busy
+	return busy
 }
 
-// releaseIfIdle wakes every held object once no Backup is due any more. A wake-up that does not
-// fit in the buffer is dropped: that object goes on at its hold limit.
+// releaseIfIdle wakes every object held for the rush once it is over. A wake-up that does not fit
+// in the buffer is dropped: that object comes back at its limit.
 func (r *SlotRush) releaseIfIdle(now time.Time) {
-	if len(r.held) == 0 || r.busy(now) {
+	if r.busy(now) || len(r.held) == 0 {
 		return
 	}
 	for h := range r.held {
