@@ -147,7 +147,8 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 }
 
 // holdNew says whether the first steps on a Backup not started yet wait for the Backups other
-// schedules are due to create at a shared slot (see SlotRush), and for how long at most.
+// schedules are due to create at a shared slot (see SlotRush), and for how long at most. Only a
+// Backup created in the current rush is held.
 func (r *BackupReconciler) holdNew(b *v1.Backup) (time.Duration, bool) {
 	if r.Rush == nil {
 		return 0, false
@@ -157,7 +158,7 @@ func (r *BackupReconciler) holdNew(b *v1.Backup) (time.Duration, bool) {
 		r.Rush.wrote(h)
 		return 0, false
 	}
-	return r.Rush.hold(h, r.Clock.Now(), time.Time{}, false)
+	return r.Rush.holdNew(h, r.Clock.Now())
 }
 
 // openStore opens an object store with OpenStore, or objectstore.New when it is nil.

@@ -84,6 +84,7 @@ func (r *ScheduledBackupReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			return r.nameTaken(ctx, o, d.Create.Name)
 		}
 		now := r.Clock.Now()
+		r.rush().created(client.ObjectKeyFromObject(d.Create), now)
 		r.rush().expect(req.NamespacedName, d.nextCreate(o.Now), now)
 		if !d.statusCanWait() {
 			return r.act(ctx, o.Schedule, d)

@@ -212,14 +212,22 @@ func TestRushOwnWaitOnlyAfterAHold(t *testing.T) {
 	}
 }
 
-// TestBackupHoldOnlyForBackupsNotStarted: the Backup controller holds a Backup with no phase while
-// a rush is on, and is woken for it on the Backup wake channel; a Backup already started or being
-// deleted, or a reconciler without a rush, is never held.
-func TestBackupHoldOnlyForBackupsNotStarted(t *testing.T) {
+// TestBackupHoldOnlyForBackupsCreatedInTheRush: the Backup controller holds a Backup not started
+// yet that the ScheduledBackup controller created in the current rush, and is woken for it on the
+// Backup wake channel. A Backup already started or being deleted, one created before the rush (an
+// earlier slot's, whose schedule waits for it to finish before creating this slot's), one created
+// by a user, or a reconciler without a rush, is never held.
+func TestBackupHoldOnlyForBackupsCreatedInTheRush(t *testing.T) {
 	slot := hour(1)
 	rush := newRush()
 	rush.wakeChannel(heldBackup)
-	rush.expect(key("due"), slot, slot.Add(-time.Minute))
+	rush.expect(key("due"), slot.Add(-10*time.Second), slot.Add(-time.Minute))
+	rush.created(key("older"), slot.Add(-9*time.Second)) // in the rush of the slot before
+	rush.expect(key("due"), slot, slot.Add(-8*time.Second))
+	rush.expect(key("due2"), slot, slot.Add(-8*time.Second))
+	for _, n := range []string{"new", "running", "failed", "deleting"} {
+		rush.created(key(n), slot)
+	}
 	r := &BackupReconciler{Rush: rush, Clock: clocktesting.NewFakePassiveClock(slot)}
 	backup := func(name string, phase v1.BackupPhase, deleting bool) *v1.Backup {
 		b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
@@ -230,10 +238,11 @@ func TestBackupHoldOnlyForBackupsNotStarted(t *testing.T) {
 		return b
 	}
 	if wait, held := r.holdNew(backup("new", "", false)); !held || wait != 5*time.Second {
-		t.Fatalf("a new Backup during the rush: %v %v, want held", wait, held)
+		t.Fatalf("a Backup created in the rush: %v %v, want held", wait, held)
 	}
 	for _, b := range []*v1.Backup{backup("running", v1.BackupPhaseRunning, false),
-		backup("failed", v1.BackupPhaseFailed, false), backup("deleting", "", true)} {
+		backup("failed", v1.BackupPhaseFailed, false), backup("deleting", "", true),
+		backup("older", "", false), backup("manual", "", false)} {
 		if _, held := r.holdNew(b); held {
 			t.Fatalf("%s held", b.Name)
 		}
@@ -242,11 +251,15 @@ func TestBackupHoldOnlyForBackupsNotStarted(t *testing.T) {
 		t.Fatal("held without a rush")
 	}
 	rush.expect(key("due"), hour(2), slot.Add(time.Second))
+	rush.expect(key("due2"), hour(2), slot.Add(time.Second))
 	if got := woken(rush, heldBackup); !slices.Equal(got, []string{"new"}) {
 		t.Fatalf("Backups woken %v, want new", got)
 	}
 	if got := woken(rush); len(got) != 0 {
 		t.Fatalf("schedules woken %v, want none", got)
+	}
+	if _, held := r.holdNew(backup("new", "", false)); held {
+		t.Fatal("new held after the rush")
 	}
 }
 

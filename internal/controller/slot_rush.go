@@ -27,7 +27,7 @@ const wakeBuffer = 4096
 // be created (none while it waits for a running Backup or a missing Cluster, or is suspended). A
 // rush lasts while any of those times has passed, by less than the limit, and that schedule has
 // not created its Backup yet. During a rush the writes that can wait are held: a schedule's status,
-// pruning and Events, and the Backup controller's first steps on a Backup not started yet. A held
+// pruning and Events, and the Backup controller's first steps on a Backup created in the rush. A held
 // reconcile ends; its object is woken when the last due Backup is created, or comes back when the
 // limit since it was first held in this rush has passed, whichever is first. Once let through at
 // the limit it is not held again in the same rush. Holding only reorders writes: what is written is
@@ -43,11 +43,17 @@ type SlotRush struct {
 	// schedule.
 	due map[types.NamespacedName]time.Time
 	at  map[int64]int
-	// rush numbers the rushes: it moves on when a rush starts after none was seen.
-	rush    int
-	inRush  bool
-	held    map[heldObject]bool // to wake when the rush ends
-	firstAt map[heldObject]firstHold
+	// rush numbers the rushes: it moves on when a rush starts after none was seen. latest is the
+	// latest time a caller gave; a caller whose clock reading is older (read before it waited
+	// for the lock) is taken to be at latest, so a rush cannot seem to end and start again.
+	rush   int
+	inRush bool
+	latest time.Time
+	// createdIn are the Backups the ScheduledBackup controller created during a rush, with its
+	// number, until the Backup controller has started them.
+	createdIn map[types.NamespacedName]int
+	held      map[heldObject]bool // to wake when the rush ends
+	firstAt   map[heldObject]firstHold
 	// wake receives the held objects of each kind when the rush ends; a kind nothing listens for
 	// has none.
 	wake map[heldKind]chan event.GenericEvent
@@ -86,6 +92,7 @@ func (r *SlotRush) init() {
 		r.due, r.at = map[types.NamespacedName]time.Time{}, map[int64]int{}
 		r.held, r.firstAt = map[heldObject]bool{}, map[heldObject]firstHold{}
 		r.wake = map[heldKind]chan event.GenericEvent{}
+		r.createdIn = map[types.NamespacedName]int{}
 	}
 }
 
@@ -159,6 +166,33 @@ func (r *SlotRush) hold(h heldObject, now, until time.Time, ownWait bool) (time.
 	return left, true
 }
 
+// created records a Backup the ScheduledBackup controller just created: during a rush, the
+// Backup controller holds it (holdNew) until the rush is over.
+func (r *SlotRush) created(backup types.NamespacedName, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.init()
+	if r.busy(now) {
+		r.createdIn[backup] = r.rush
+	}
+}
+
+// holdNew is hold for a Backup not started yet: only one created during the current rush is held.
+// Any other (a Backup of an earlier slot, whose schedule waits for it to finish before creating
+// this slot's, or one a user created) is not.
+func (r *SlotRush) holdNew(h heldObject, now time.Time) (time.Duration, bool) {
+	r.mu.Lock()
+	r.init()
+	n, ok := r.createdIn[h.key]
+	ours := ok && r.busy(now) && n == r.rush
+	r.mu.Unlock()
+	if !ours {
+		r.wrote(h)
+		return 0, false
+	}
+	return r.hold(h, now, time.Time{}, false)
+}
+
 // wrote says h's held writes are done, or h is gone: its next hold is a first one.
 func (r *SlotRush) wrote(h heldObject) {
 	r.mu.Lock()
@@ -166,11 +200,18 @@ func (r *SlotRush) wrote(h heldObject) {
 	r.init()
 	delete(r.held, h)
 	delete(r.firstAt, h)
+	if h.kind == heldBackup {
+		delete(r.createdIn, h.key)
+	}
 }
 
 // busy says a rush is on at now: a schedule's Backup is due, by less than the limit, and not
 // created yet. It numbers a rush that starts after none was seen.
 func (r *SlotRush) busy(now time.Time) bool {
+	if now.After(r.latest) {
+		r.latest = now
+	}
+	now = r.latest
 	from, to := now.Add(-r.limit()).UnixNano(), now.UnixNano()
 	busy := false
 	for t := range r.at {
