@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -36,6 +37,8 @@ type result struct {
 	requests                          map[string]float64
 	load                              [2]string
 	observerErrors                    []string
+	// perSlot are the lateness of each slot's Backups, by slot, for the slot-by-slot line.
+	perSlot map[time.Time][]time.Duration
 }
 
 // tally counts the Backups seen for every schedule's slots in [t0, end).
@@ -52,6 +55,10 @@ func (r *result) tally(seen []creation, schedules []client.ObjectKey, t0, end ti
 		}
 		count[c.key]++
 		r.lateness = append(r.lateness, c.seen.Sub(slot))
+		if r.perSlot == nil {
+			r.perSlot = map[time.Time][]time.Duration{}
+		}
+		r.perSlot[slot] = append(r.perSlot[slot], c.seen.Sub(slot))
 	}
 	for slot := t0; slot.Before(end); slot = slot.Add(cadence) {
 		r.slotsEach++
@@ -124,6 +131,7 @@ func (r *result) print(w io.Writer, o options) {
 	fmt.Fprintf(w, "Backups off any slot:        %d\n", r.unexpected)
 	fmt.Fprintf(w, "lateness slot→Backup (watch): p50 %v  p99 %v  max %v  (%d Backups)\n",
 		p50.Round(time.Millisecond), p99.Round(time.Millisecond), maxLate.Round(time.Millisecond), len(r.lateness))
+	fmt.Fprintf(w, "slot by slot (Backups, max):  %s\n", r.slotBySlot())
 	fmt.Fprintf(w, "lateness slot→create answer: p50 %v  p99 %v  (as the operator saw it; 50 ms buckets)\n",
 		r.createP50, r.createP99)
 	fmt.Fprintf(w, "reconciles per slot:         %.2f (%.0f reconciles)\n", r.reconciles/float64(max(expected, 1)), r.reconciles)
@@ -174,4 +182,15 @@ func (r *result) print(w io.Writer, o options) {
 		verdict = "MISSED"
 	}
 	fmt.Fprintf(w, "target (no missed or doubled slot, p99 <= %v): %s\n", target, verdict)
+}
+
+// slotBySlot renders, for each slot of the window in order, how many Backups it got and the
+// latest one's lateness, so a run that falls behind shows where.
+func (r *result) slotBySlot() string {
+	slots := slices.SortedFunc(maps.Keys(r.perSlot), time.Time.Compare)
+	parts := make([]string, 0, len(slots))
+	for _, s := range slots {
+		parts = append(parts, fmt.Sprintf("%d/%.1fs", len(r.perSlot[s]), slices.Max(r.perSlot[s]).Seconds()))
+	}
+	return strings.Join(parts, " ")
 }

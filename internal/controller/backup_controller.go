@@ -147,8 +147,7 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 }
 
 // holdNew says whether the first steps on a Backup not started yet wait for the Backups other
-// schedules are due to create at a shared slot (see SlotRush), and for how long at most. Only a
-// Backup created in the current rush is held.
+// schedules are due to create at a shared slot (see SlotRush), and for how long at most.
 func (r *BackupReconciler) holdNew(b *v1.Backup) (time.Duration, bool) {
 	if r.Rush == nil {
 		return 0, false

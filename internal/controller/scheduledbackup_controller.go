@@ -53,7 +53,14 @@ func (r *ScheduledBackupReconciler) rush() *SlotRush {
 // Reconcile gathers, decides and acts for one ScheduledBackup. A decision to create a Backup is
 // taken again on a fresh read, and once more if the name turns out to be taken. While other
 // schedules' Backups are due, everything but creating this one's waits (see SlotRush).
-func (r *ScheduledBackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *ScheduledBackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+	defer func() {
+		if err != nil {
+			// Retried with backoff, not at its slot: a create that fails no longer holds the
+			// others' writes. The next reconcile that succeeds says when it is due again.
+			r.rush().expect(req.NamespacedName, time.Time{}, r.Clock.Now())
+		}
+	}()
 	o, err := r.gather(ctx, req.NamespacedName)
 	if o == nil && err == nil {
 		r.expect.forget(req.NamespacedName)

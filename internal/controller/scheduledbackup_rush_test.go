@@ -322,3 +322,50 @@ func TestHeldWritesAreWokenWhenTheLastDueBackupIsCreated(t *testing.T) {
 			c != nil && c.Reason == "BackupFailed", nil
 	})
 }
+
+// TestAScheduleWhoseCreateFailsHoldsNothing: b's create fails at the shared slot (its reconcile is
+// retried with backoff); from then on b is not due, so a, held while b was due, writes as soon as
+// its own Backup has finished rather than at its hold limit.
+func TestAScheduleWhoseCreateFailsHoldsNothing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.createCluster("db")
+	h.createSchedule("a")
+	h.createSchedule("b")
+	c := h.intercepting(interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if strings.HasPrefix(obj.GetName(), "b-") {
+				return errors.New("admission webhook denied the request")
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+	})
+	r := &controller.ScheduledBackupReconciler{Client: c, APIReader: c, Recorder: h.recorder, Clock: h.clock}
+	run := func(name string) (time.Duration, error) {
+		res, err := r.Reconcile(h.ctx, requestFor(h, name))
+		return res.RequeueAfter, err
+	}
+	for _, n := range []string{"a", "b"} {
+		if _, err := run(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slot := h.firstSlot("a")
+	h.clock.SetTime(slot)
+	if wait, err := run("a"); err != nil || wait == 0 {
+		t.Fatalf("a at the slot: %v, %v; want held while b is due", wait, err)
+	}
+	if got := h.schedule("a").Status.LastScheduleTime; got != nil {
+		t.Fatalf("a recorded its slot while b was due")
+	}
+	if _, err := run("b"); err == nil {
+		t.Fatal("b's create did not fail")
+	}
+	h.setPhase(childName("a", slot), v1.BackupPhaseFailed) // a no longer waits for its own Backup
+	h.clock.Step(time.Second)
+	if wait, err := run("a"); err != nil {
+		t.Fatal(err)
+	} else if got := h.schedule("a").Status.LastScheduleTime; got == nil || !got.Time.Equal(slot) {
+		t.Fatalf("a's lastScheduleTime %v (requeue after %v) once b's create failed, want %v", got, wait, slot)
+	}
+}

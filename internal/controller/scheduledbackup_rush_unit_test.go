@@ -212,22 +212,14 @@ func TestRushOwnWaitOnlyAfterAHold(t *testing.T) {
 	}
 }
 
-// TestBackupHoldOnlyForBackupsCreatedInTheRush: the Backup controller holds a Backup not started
-// yet that the ScheduledBackup controller created in the current rush, and is woken for it on the
-// Backup wake channel. A Backup already started or being deleted, one created before the rush (an
-// earlier slot's, whose schedule waits for it to finish before creating this slot's), one created
-// by a user, or a reconciler without a rush, is never held.
-func TestBackupHoldOnlyForBackupsCreatedInTheRush(t *testing.T) {
+// TestBackupHoldOnlyForBackupsNotStarted: the Backup controller holds a Backup not started yet
+// while a rush is on, and is woken for it on the Backup wake channel; a Backup already started or
+// being deleted, or a reconciler without a rush, is never held.
+func TestBackupHoldOnlyForBackupsNotStarted(t *testing.T) {
 	slot := hour(1)
 	rush := newRush()
 	rush.wakeChannel(heldBackup)
-	rush.expect(key("due"), slot.Add(-10*time.Second), slot.Add(-time.Minute))
-	rush.created(key("older"), slot.Add(-9*time.Second)) // in the rush of the slot before
-	rush.expect(key("due"), slot, slot.Add(-8*time.Second))
-	rush.expect(key("due2"), slot, slot.Add(-8*time.Second))
-	for _, n := range []string{"new", "running", "failed", "deleting"} {
-		rush.created(key(n), slot)
-	}
+	rush.expect(key("due"), slot, slot.Add(-time.Minute))
 	r := &BackupReconciler{Rush: rush, Clock: clocktesting.NewFakePassiveClock(slot)}
 	backup := func(name string, phase v1.BackupPhase, deleting bool) *v1.Backup {
 		b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
@@ -238,11 +230,10 @@ func TestBackupHoldOnlyForBackupsCreatedInTheRush(t *testing.T) {
 		return b
 	}
 	if wait, held := r.holdNew(backup("new", "", false)); !held || wait != 5*time.Second {
-		t.Fatalf("a Backup created in the rush: %v %v, want held", wait, held)
+		t.Fatalf("a new Backup during the rush: %v %v, want held", wait, held)
 	}
 	for _, b := range []*v1.Backup{backup("running", v1.BackupPhaseRunning, false),
-		backup("failed", v1.BackupPhaseFailed, false), backup("deleting", "", true),
-		backup("older", "", false), backup("manual", "", false)} {
+		backup("failed", v1.BackupPhaseFailed, false), backup("deleting", "", true)} {
 		if _, held := r.holdNew(b); held {
 			t.Fatalf("%s held", b.Name)
 		}
@@ -251,15 +242,62 @@ func TestBackupHoldOnlyForBackupsCreatedInTheRush(t *testing.T) {
 		t.Fatal("held without a rush")
 	}
 	rush.expect(key("due"), hour(2), slot.Add(time.Second))
-	rush.expect(key("due2"), hour(2), slot.Add(time.Second))
 	if got := woken(rush, heldBackup); !slices.Equal(got, []string{"new"}) {
 		t.Fatalf("Backups woken %v, want new", got)
 	}
 	if got := woken(rush); len(got) != 0 {
 		t.Fatalf("schedules woken %v, want none", got)
 	}
-	if _, held := r.holdNew(backup("new", "", false)); held {
-		t.Fatal("new held after the rush")
+}
+
+// TestRushSchedulesWaitForTheRushsBackupsToStart: after a rush, a schedule held in it waits
+// (within its limit) until the Backups created in the rush are started, and is woken when the last
+// one is; a schedule never held does not wait; without a Backup controller sharing the rush,
+// nothing is counted.
+func TestRushSchedulesWaitForTheRushsBackupsToStart(t *testing.T) {
+	slot := hour(1)
+	rush := newRush()
+	rush.wakeChannel(heldBackup)
+	rush.expect(key("a"), slot, slot.Add(-time.Minute))
+	rush.expect(key("b"), slot, slot.Add(-time.Minute))
+	rush.created(key("a-1"), slot)
+	rush.expect(key("a"), hour(2), slot)
+	if _, held := holds(rush, "a", slot); !held {
+		t.Fatal("a not held during the rush")
+	}
+	rush.created(key("b-1"), slot.Add(time.Second))
+	rush.expect(key("b"), hour(2), slot.Add(time.Second))
+	if got := woken(rush); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("woken %v at the end of the rush, want a", got)
+	}
+	if wait, held := holds(rush, "a", slot.Add(2*time.Second)); !held || wait != 3*time.Second {
+		t.Fatalf("a while the rush's Backups are not started: %v %v, want held 3s more", wait, held)
+	}
+	if _, held := holds(rush, "b", slot.Add(2*time.Second)); held {
+		t.Fatal("b, never held, waits for the Backups to start")
+	}
+	rush.wrote(heldObject{heldBackup, key("a-1")})
+	if got := woken(rush); len(got) != 0 {
+		t.Fatalf("woken %v with b-1 not started", got)
+	}
+	rush.wrote(heldObject{heldBackup, key("b-1")})
+	if got := woken(rush); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("woken %v when the last Backup started, want a", got)
+	}
+	if _, held := holds(rush, "a", slot.Add(3*time.Second)); held {
+		t.Fatal("a held once the Backups started")
+	}
+
+	alone := newRush() // no Backup controller: nothing is counted
+	alone.expect(key("a"), slot, slot.Add(-time.Minute))
+	alone.expect(key("b"), slot, slot.Add(-time.Minute))
+	alone.created(key("a-1"), slot)
+	alone.expect(key("a"), hour(2), slot)
+	holds(alone, "a", slot)
+	alone.created(key("b-1"), slot)
+	alone.expect(key("b"), hour(2), slot)
+	if _, held := holds(alone, "a", slot.Add(time.Second)); held {
+		t.Fatal("held for Backups to start with no Backup controller sharing the rush")
 	}
 }
 

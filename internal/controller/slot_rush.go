@@ -12,7 +12,9 @@ import (
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
-// DefaultHoldLimit is the Limit of a SlotRush that sets none.
+// DefaultHoldLimit is the Limit of a SlotRush that sets none: a few seconds of status and Events
+// held back is nothing to a user, and creating a thousand schedules' Backups on a small API
+// server takes about two.
 const DefaultHoldLimit = 5 * time.Second
 
 // wakeBuffer is how many wake-ups of a kind wait for the controller to take them; beyond it a held
@@ -27,12 +29,14 @@ const wakeBuffer = 4096
 // be created (none while it waits for a running Backup or a missing Cluster, or is suspended). A
 // rush lasts while any of those times has passed, by less than the limit, and that schedule has
 // not created its Backup yet. During a rush the writes that can wait are held: a schedule's status,
-// pruning and Events, and the Backup controller's first steps on a Backup created in the rush. A held
+// pruning and Events, and the Backup controller's first steps on a Backup not started yet. A held
 // reconcile ends; its object is woken when the last due Backup is created, or comes back when the
 // limit since it was first held in this rush has passed, whichever is first. Once let through at
 // the limit it is not held again in the same rush. Holding only reorders writes: what is written is
-// decided again when the object is reconciled after the hold. A due time the limit has passed no
-// longer counts, so a schedule whose create keeps failing cannot hold everything else.
+// decided again when the object is reconciled after the hold. A schedule whose reconcile failed
+// is not due until it succeeds (it is retried with backoff, not at its slot), and a due time the
+// limit has passed no longer counts, so a schedule whose create keeps failing cannot hold
+// everything else.
 type SlotRush struct {
 	// Limit bounds every hold; zero means DefaultHoldLimit.
 	Limit time.Duration
@@ -49,11 +53,15 @@ type SlotRush struct {
 	rush   int
 	inRush bool
 	latest time.Time
-	// createdIn are the Backups the ScheduledBackup controller created during a rush, with its
-	// number, until the Backup controller has started them.
+	// createdIn are the Backups the ScheduledBackup controller created during a rush, with the
+	// rush's number, until the Backup controller has started them (or the limit has passed since
+	// the rush's last create); toStart counts them by rush.
 	createdIn map[types.NamespacedName]int
-	held      map[heldObject]bool // to wake when the rush ends
-	firstAt   map[heldObject]firstHold
+	toStart   map[int]*rushStarts
+	// heldForStarts are the schedules held until the Backups of a rush are started.
+	heldForStarts map[types.NamespacedName]bool
+	held          map[heldObject]bool // to wake when the rush ends
+	firstAt       map[heldObject]firstHold
 	// wake receives the held objects of each kind when the rush ends; a kind nothing listens for
 	// has none.
 	wake map[heldKind]chan event.GenericEvent
@@ -63,6 +71,12 @@ type SlotRush struct {
 type firstHold struct {
 	rush int
 	at   time.Time
+}
+
+// rushStarts counts a rush's Backups not started yet, and when the last of them was created.
+type rushStarts struct {
+	n    int
+	last time.Time
 }
 
 // heldKind says which controller holds an object.
@@ -92,7 +106,8 @@ func (r *SlotRush) init() {
 		r.due, r.at = map[types.NamespacedName]time.Time{}, map[int64]int{}
 		r.held, r.firstAt = map[heldObject]bool{}, map[heldObject]firstHold{}
 		r.wake = map[heldKind]chan event.GenericEvent{}
-		r.createdIn = map[types.NamespacedName]int{}
+		r.createdIn, r.toStart = map[types.NamespacedName]int{}, map[int]*rushStarts{}
+		r.heldForStarts = map[types.NamespacedName]bool{}
 	}
 }
 
@@ -137,19 +152,23 @@ func (r *SlotRush) uncount(t time.Time) {
 
 // hold says whether h's writes wait, and for how long at most (never past until, the time the
 // caller must look again anyway): during a rush, until the limit since h was first held in it.
-// An object held in a rush may go on waiting after the rush, within the same limit, while the
-// caller has a reason of its own (ownWait); the end of a rush wakes only the objects held for it.
+// A schedule held in a rush may go on waiting after the rush, within the same limit, while the
+// Backups created in it are not all started (the Backup controller's work for them comes before
+// the schedules' status writes), or while the caller has a reason of its own (ownWait). The end of
+// a rush wakes the objects held for it; the start of its last Backup wakes the schedules held for
+// that.
 func (r *SlotRush) hold(h heldObject, now, until time.Time, ownWait bool) (time.Duration, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.init()
 	busy := r.busy(now)
 	first, ok := r.firstAt[h]
+	starting := h.kind == heldSchedule && r.starting(now)
 	switch {
 	case busy && (!ok || first.rush != r.rush):
 		first = firstHold{rush: r.rush, at: now}
 		r.firstAt[h] = first
-	case !busy && !(ok && ownWait):
+	case !busy && !(ok && (ownWait || starting)):
 		delete(r.firstAt, h)
 		return 0, false
 	}
@@ -162,46 +181,84 @@ func (r *SlotRush) hold(h heldObject, now, until time.Time, ownWait bool) (time.
 	}
 	if busy {
 		r.held[h] = true
+	} else if starting {
+		r.heldForStarts[h.key] = true
 	}
 	return left, true
 }
 
-// created records a Backup the ScheduledBackup controller just created: during a rush, the
-// Backup controller holds it (holdNew) until the rush is over.
+// starting says Backups created in a rush are not all started yet, counting only those of a
+// rush whose last create is more recent than the limit.
+func (r *SlotRush) starting(now time.Time) bool {
+	for _, st := range r.toStart {
+		if st.n > 0 && now.Sub(st.last) < r.limit() {
+			return true
+		}
+	}
+	return false
+}
+
+// created records a Backup the ScheduledBackup controller just created. One created during a
+// rush, when a Backup controller shares the rush, is counted until that controller starts it.
 func (r *SlotRush) created(backup types.NamespacedName, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.init()
-	if r.busy(now) {
-		r.createdIn[backup] = r.rush
+	if r.wake[heldBackup] == nil || !r.busy(now) {
+		return
 	}
+	if _, ok := r.createdIn[backup]; ok {
+		return
+	}
+	r.createdIn[backup] = r.rush
+	st := r.toStart[r.rush]
+	if st == nil {
+		st = &rushStarts{}
+		r.toStart[r.rush] = st
+	}
+	st.n++
+	st.last = now
 }
 
-// holdNew is hold for a Backup not started yet: only one created during the current rush is held.
-// Any other (a Backup of an earlier slot, whose schedule waits for it to finish before creating
-// this slot's, or one a user created) is not.
+// holdNew is hold for a Backup not started yet.
 func (r *SlotRush) holdNew(h heldObject, now time.Time) (time.Duration, bool) {
-	r.mu.Lock()
-	r.init()
-	n, ok := r.createdIn[h.key]
-	ours := ok && r.busy(now) && n == r.rush
-	r.mu.Unlock()
-	if !ours {
-		r.wrote(h)
-		return 0, false
-	}
 	return r.hold(h, now, time.Time{}, false)
 }
 
-// wrote says h's held writes are done, or h is gone: its next hold is a first one.
+// wrote says h's held writes are done, or h is gone: its next hold is a first one. For a Backup,
+// it is started (or gone): when it was the last of its rush's Backups to start, the schedules held
+// for them are woken.
 func (r *SlotRush) wrote(h heldObject) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.init()
 	delete(r.held, h)
 	delete(r.firstAt, h)
-	if h.kind == heldBackup {
-		delete(r.createdIn, h.key)
+	if h.kind == heldSchedule {
+		delete(r.heldForStarts, h.key)
+		return
+	}
+	n, ok := r.createdIn[h.key]
+	if !ok {
+		return
+	}
+	delete(r.createdIn, h.key)
+	st := r.toStart[n]
+	if st == nil {
+		return
+	}
+	if st.n--; st.n > 0 {
+		return
+	}
+	delete(r.toStart, n)
+	for key := range r.heldForStarts {
+		if ch := r.wake[heldSchedule]; ch != nil {
+			select {
+			case ch <- event.GenericEvent{Object: heldObject{heldSchedule, key}.object()}:
+			default:
+			}
+		}
+		delete(r.heldForStarts, key)
 	}
 }
 
