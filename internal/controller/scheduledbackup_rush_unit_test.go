@@ -83,35 +83,39 @@ func TestRushHoldsWhileABackupIsDueAndWakesWhenTheLastIsCreated(t *testing.T) {
 	}
 }
 
-// TestRushLimitIsABound: an object let through at its limit is not held again in the same rush
-// (a second look in one reconcile, a retry after a conflict), and is held afresh in the next rush.
+// TestRushLimitIsABound: an object let through at its limit is not held again by the same due
+// time (a second look in one reconcile, a retry after a conflict). A later due time (the next
+// slot, while the last one's work goes on) holds a schedule's writes afresh, so that work never
+// competes with the next slot's creates; but never a Backup past the limit since it was first held.
 func TestRushLimitIsABound(t *testing.T) {
 	r := newRush()
 	slot := hour(1)
 	r.expect(key("due1"), slot, slot.Add(-time.Minute))
-	r.expect(key("due2"), slot.Add(2*time.Second), slot.Add(-time.Minute)) // a cron on another second
+	r.expect(key("due2"), slot.Add(10*time.Second), slot.Add(-time.Minute)) // the next slot
 	if _, held := holds(r, "a", slot); !held {
 		t.Fatal("a not held during the rush")
+	}
+	bk := heldObject{heldBackup, key("a-1")}
+	if _, held := r.hold(bk, slot, time.Time{}, false); !held {
+		t.Fatal("a Backup not held during the rush")
 	}
 	if _, held := holds(r, "a", slot.Add(5*time.Second)); held {
 		t.Fatal("a held at its limit")
 	}
-	if !r.busy(slot.Add(5200 * time.Millisecond)) {
-		t.Fatal("the rush is over while due2 is due")
+	if _, held := holds(r, "a", slot.Add(5*time.Second)); held {
+		t.Fatal("a, let through at its limit, held again by the same due time")
 	}
-	if _, held := holds(r, "a", slot.Add(5200*time.Millisecond)); held {
-		t.Fatal("a, let through at its limit, held again in the same rush")
+	if wait, held := holds(r, "a", slot.Add(10*time.Second)); !held || wait != 5*time.Second {
+		t.Fatalf("a at the next slot: %v %v, want a fresh limit", wait, held)
 	}
-	r.expect(key("due1"), hour(2), slot.Add(6*time.Second))
-	r.expect(key("due2"), hour(2), slot.Add(6*time.Second))
-	if wait, held := holds(r, "a", hour(2)); !held || wait != 5*time.Second {
-		t.Fatalf("a in the next rush: %v %v, want a fresh limit", wait, held)
+	if _, held := r.hold(bk, slot.Add(10*time.Second), time.Time{}, false); held {
+		t.Fatal("a Backup held again at the next slot, past its limit")
 	}
-	if wait, held := holds(r, "a", hour(2).Add(2*time.Second)); !held || wait != 3*time.Second {
-		t.Fatalf("a 2 s into the next rush: %v %v, want 3s left", wait, held)
+	if wait, held := holds(r, "a", slot.Add(12*time.Second)); !held || wait != 3*time.Second {
+		t.Fatalf("a 2 s into the next slot's rush: %v %v, want 3s left", wait, held)
 	}
 	r.wrote(sched(key("a")))
-	if wait, held := holds(r, "a", hour(2).Add(2*time.Second)); !held || wait != 5*time.Second {
+	if wait, held := holds(r, "a", slot.Add(12*time.Second)); !held || wait != 5*time.Second {
 		t.Fatalf("a after it wrote: %v %v, want its next hold to be a first one", wait, held)
 	}
 }

@@ -47,12 +47,15 @@ type SlotRush struct {
 	// schedule.
 	due map[types.NamespacedName]time.Time
 	at  map[int64]int
-	// rush numbers the rushes: it moves on when a rush starts after none was seen. latest is the
+	// rush numbers the rushes: it moves on when a rush starts after none was seen, and when a
+	// later due time comes (the next slot while the last one's work is still going on).
+	// newestDue is the due time that numbered the current rush. latest is the
 	// latest time a caller gave; a caller whose clock reading is older (read before it waited
 	// for the lock) is taken to be at latest, so a rush cannot seem to end and start again.
-	rush   int
-	inRush bool
-	latest time.Time
+	rush      int
+	inRush    bool
+	newestDue int64
+	latest    time.Time
 	// createdIn are the Backups the ScheduledBackup controller created during a rush, with the
 	// rush's number, until the Backup controller has started them (or the limit has passed since
 	// the rush's last create); toStart counts them by rush.
@@ -151,7 +154,9 @@ func (r *SlotRush) uncount(t time.Time) {
 }
 
 // hold says whether h's writes wait, and for how long at most (never past until, the time the
-// caller must look again anyway): during a rush, until the limit since h was first held in it.
+// caller must look again anyway): during a rush, until the limit since h was first held in it; a
+// Backup only until the limit since it was first held in any rush, so that no rush, however
+// long, keeps a Backup from starting for more than the limit.
 // A schedule held in a rush may go on waiting after the rush, within the same limit, while the
 // Backups created in it are not all started (the Backup controller's work for them comes before
 // the schedules' status writes), or while the caller has a reason of its own (ownWait). The end of
@@ -165,7 +170,7 @@ func (r *SlotRush) hold(h heldObject, now, until time.Time, ownWait bool) (time.
 	first, ok := r.firstAt[h]
 	starting := h.kind == heldSchedule && r.starting(now)
 	switch {
-	case busy && (!ok || first.rush != r.rush):
+	case busy && (!ok || (h.kind == heldSchedule && first.rush != r.rush)):
 		first = firstHold{rush: r.rush, at: now}
 		r.firstAt[h] = first
 	case !busy && !(ok && (ownWait || starting)):
@@ -270,15 +275,15 @@ func (r *SlotRush) busy(now time.Time) bool {
 	}
 	now = r.latest
 	from, to := now.Add(-r.limit()).UnixNano(), now.UnixNano()
-	busy := false
+	busy, newest := false, int64(0)
 	for t := range r.at {
 		if from < t && t <= to {
-			busy = true
-			break
+			busy, newest = true, max(newest, t)
 		}
 	}
-	if busy && !r.inRush {
+	if busy && (!r.inRush || newest > r.newestDue) {
 		r.rush++
+		r.newestDue = newest
 	}
 	r.inRush = busy
 	return busy
