@@ -157,7 +157,7 @@ func (r *BackupReconciler) holdNew(b *v1.Backup) (time.Duration, bool) {
 		r.Rush.wrote(h)
 		return 0, false
 	}
-	return r.Rush.holdNew(h, r.Clock.Now())
+	return r.Rush.hold(h, r.Clock.Now(), time.Time{}, false)
 }
 
 // openStore opens an object store with OpenStore, or objectstore.New when it is nil.

@@ -225,11 +225,6 @@ func (r *SlotRush) created(backup types.NamespacedName, now time.Time) {
 	st.last = now
 }
 
-// holdNew is hold for a Backup not started yet.
-func (r *SlotRush) holdNew(h heldObject, now time.Time) (time.Duration, bool) {
-	return r.hold(h, now, time.Time{}, false)
-}
-
 // wrote says h's held writes are done, or h is gone: its next hold is a first one. For a Backup,
 // it is started (or gone): when it was the last of its rush's Backups to start, the schedules held
 // for them are woken.
@@ -257,12 +252,7 @@ func (r *SlotRush) wrote(h heldObject) {
 	}
 	delete(r.toStart, n)
 	for key := range r.heldForStarts {
-		if ch := r.wake[heldSchedule]; ch != nil {
-			select {
-			case ch <- event.GenericEvent{Object: heldObject{heldSchedule, key}.object()}:
-			default:
-			}
-		}
+		r.send(heldObject{heldSchedule, key})
 		delete(r.heldForStarts, key)
 	}
 }
@@ -289,20 +279,25 @@ func (r *SlotRush) busy(now time.Time) bool {
 	return busy
 }
 
-// releaseIfIdle wakes every object held for the rush once it is over. A wake-up that does not fit
-// in the buffer is dropped: that object comes back at its limit.
+// releaseIfIdle wakes every object held for the rush once it is over.
 func (r *SlotRush) releaseIfIdle(now time.Time) {
 	if r.busy(now) || len(r.held) == 0 {
 		return
 	}
 	for h := range r.held {
-		if ch := r.wake[h.kind]; ch != nil {
-			select {
-			case ch <- event.GenericEvent{Object: h.object()}:
-			default:
-			}
-		}
+		r.send(h)
 		delete(r.held, h)
+	}
+}
+
+// send wakes h through its kind's channel, if anything listens. A wake-up that does not fit in the
+// buffer is dropped: h comes back at its limit.
+func (r *SlotRush) send(h heldObject) {
+	if ch := r.wake[h.kind]; ch != nil {
+		select {
+		case ch <- event.GenericEvent{Object: h.object()}:
+		default:
+		}
 	}
 }
 
