@@ -16,6 +16,7 @@ import (
 	driver "github.com/go-sql-driver/mysql"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 )
 
 // node is one instance manager process with its directories and addresses.
@@ -40,7 +41,7 @@ func newPKI() (pki, error) {
 
 func newNode(p pki, base, name, host string) (*node, error) {
 	n := &node{name: name, host: host, dir: filepath.Join(base, name)}
-	ports, err := freePorts(host, 3)
+	ports, err := mysqldtest.FreePorts(host, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -67,21 +68,6 @@ func newNode(p pki, base, name, host string) (*node, error) {
 		}
 	}
 	return n, nil
-}
-
-// freePorts returns n distinct free ports of host. Every listener stays open until all are
-// chosen: closing each before asking for the next lets the kernel hand out the same port twice.
-func freePorts(host string, n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // start runs `manager instance run` for n, logging into <dir>/manager.log.

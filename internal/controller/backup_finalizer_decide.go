@@ -169,9 +169,7 @@ func decideCleanupResult(o finalizerObservation, err error) finalizerDecision {
 		return cleanupWait(o, v1.ReasonCleanupForeign, msg, backoffFor(o), evBkCleanupBlocked.with(msg, bypassHint))
 	}
 	if err != nil {
-		msg := fmt.Sprintf("deleting %s: %v", dir, err)
-		wait := backoffFor(o)
-		return cleanupWait(o, v1.ReasonCleanupFailed, msg, wait, evBkCleanupFailed.with(msg, wait))
+		return cleanupFailed(o, fmt.Sprintf("deleting %s: %v", dir, err))
 	}
 	return finalizerDecision{Action: finRemove,
 		Condition: cleanupCondition(o, metav1.ConditionTrue, v1.ReasonCleanupDone, "deleted the archive and metadata.json under "+dir),
@@ -182,7 +180,11 @@ func decideCleanupResult(o finalizerObservation, err error) finalizerDecision {
 // from the API server: nothing is deleted; the condition and a Warning say why, and it is
 // retried with backoff.
 func decideCleanupReadFailed(o finalizerObservation, err error) finalizerDecision {
-	msg := fmt.Sprintf("reading what the cleanup decides on from the API server: %v", err)
+	return cleanupFailed(o, fmt.Sprintf("reading what the cleanup decides on from the API server: %v", err))
+}
+
+// cleanupFailed surfaces a failed cleanup (CleanupFailed and a Warning) and retries it with backoff.
+func cleanupFailed(o finalizerObservation, msg string) finalizerDecision {
 	wait := backoffFor(o)
 	return cleanupWait(o, v1.ReasonCleanupFailed, msg, wait, evBkCleanupFailed.with(msg, wait))
 }

@@ -92,8 +92,7 @@ func (r *RetentionReconciler) markExpired(ctx context.Context, backups []*v1.Bac
 // (an Expired mark is more precise).
 func (r *RetentionReconciler) markMissing(ctx context.Context, backups []*v1.Backup, now time.Time) error {
 	return r.markUnavailable(ctx, backups, func(cur *v1.Backup) (metav1.Condition, bool) {
-		c := meta.FindStatusCondition(cur.Status.Conditions, v1.BackupArtifactsAvailable)
-		if cur.Status.Phase != v1.BackupPhaseCompleted || c != nil && c.Status == metav1.ConditionFalse {
+		if !missingCandidate(cur) {
 			return metav1.Condition{}, false
 		}
 		return missingCondition(cur, metav1.NewTime(now)), true

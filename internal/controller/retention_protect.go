@@ -114,14 +114,11 @@ func backupsMissing(cluster string, found, gone []objectstore.BackupRef, cfg obj
 	for i := range backups {
 		b := &backups[i]
 		st := b.Status
-		if st.Phase != v1.BackupPhaseCompleted || st.Bucket != cfg.Bucket || st.Endpoint != cfg.EndpointURL() {
+		if !missingCandidate(b) || st.Bucket != cfg.Bucket || st.Endpoint != cfg.EndpointURL() {
 			continue
 		}
 		prefix, ref, err := objectstore.ParseBackupDir(st.DestinationPath)
 		if err != nil || prefix != cfg.Path || ref.Cluster != cluster || seen[ref] {
-			continue
-		}
-		if c := meta.FindStatusCondition(st.Conditions, v1.BackupArtifactsAvailable); c != nil && c.Status == metav1.ConditionFalse {
 			continue
 		}
 		out = append(out, b)
@@ -142,4 +139,11 @@ func expiredCondition(b *v1.Backup, policy string, now metav1.Time) metav1.Condi
 	return metav1.Condition{Type: v1.BackupArtifactsAvailable, Status: metav1.ConditionFalse,
 		Reason: v1.ReasonArtifactsExpired, ObservedGeneration: b.Generation, LastTransitionTime: now,
 		Message: "the retention policy (" + policy + ") deleted the archive and metadata.json from the object store"}
+}
+
+// missingCandidate says a Backup's artifacts can be marked missing: it completed, and is not marked
+// unavailable already (an Expired mark is more precise).
+func missingCandidate(b *v1.Backup) bool {
+	return b.Status.Phase == v1.BackupPhaseCompleted &&
+		!meta.IsStatusConditionFalse(b.Status.Conditions, v1.BackupArtifactsAvailable)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
@@ -167,17 +169,7 @@ func (m *Metadata) BelongsTo(namespace string) bool {
 }
 
 // isDNSLabel reports whether s is an RFC 1123 label, as namespace names are.
-func isDNSLabel(s string) bool {
-	if len(s) == 0 || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+func isDNSLabel(s string) bool { return len(validation.IsDNS1123Label(s)) == 0 }
 
 func isSHA256Hex(s string) bool {
 	if len(s) != 64 {

@@ -84,7 +84,8 @@ func must(t *testing.T, err error) {
 func newNode(t *testing.T, p pki, base, name, host string) *node {
 	t.Helper()
 	n := &node{name: name, host: host, dir: filepath.Join(base, name)}
-	ports := freePorts(t, host, 3)
+	ports, err := mysqldtest.FreePorts(host, 3)
+	must(t, err)
 	n.mysqlPort, n.apiPort, n.probes = ports[0], ports[1], ports[2]
 	server := must1(certs.Issue(p.ca, certs.Request{CommonName: name, DNSNames: []string{"localhost"},
 		IPAddresses: []net.IP{net.ParseIP(host)}}, time.Now()))(t)
@@ -103,20 +104,6 @@ func writeTLS(t *testing.T, dir string, data map[string][]byte) {
 	for k, v := range data {
 		must(t, os.WriteFile(filepath.Join(dir, k), v, 0o600))
 	}
-}
-
-// freePorts returns n distinct free ports of host. Every listener stays open until all are
-// chosen: closing each before asking for the next lets the kernel hand out the same port twice.
-func freePorts(t *testing.T, host string, n int) []int {
-	t.Helper()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		must(t, err)
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
 }
 
 // start runs `manager instance run` for n; the process gets SIGTERM at cleanup.

@@ -25,12 +25,27 @@ func nextServerID() int { return int(serverIDSeq.Add(1)) }
 
 // freePort returns a TCP port that is free on host right now.
 func freePort(host string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	ports, err := FreePorts(host, 1)
 	if err != nil {
-		return 0, fmt.Errorf("finding a free port on %s: %w", host, err)
+		return 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports[0], nil
+}
+
+// FreePorts returns n distinct TCP ports that are free on host right now. Every listener stays
+// open until all are chosen: closing each before asking for the next lets the kernel hand out the
+// same port twice.
+func FreePorts(host string, n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err != nil {
+			return nil, fmt.Errorf("finding a free port on %s: %w", host, err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
 }
 
 // startArgs returns the mysqld command line of s; the paths are the ones seen inside the chroot.
