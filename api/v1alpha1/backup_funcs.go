@@ -1,8 +1,22 @@
 package v1alpha1
 
+import "time"
+
+// DefaultBackupTimeout bounds a Backup without a timeout (the API defaults it to the same).
+const DefaultBackupTimeout = 6 * time.Hour
+
 // IsDone reports whether the Backup reached a final phase. A done Backup never runs again.
 func (b *Backup) IsDone() bool {
 	return b.Status.Phase == BackupPhaseCompleted || b.Status.Phase == BackupPhaseFailed
+}
+
+// EffectiveTimeout is how long the whole backup may take: spec.timeout, or DefaultBackupTimeout
+// when it is missing or not positive.
+func (b *Backup) EffectiveTimeout() time.Duration {
+	if b.Spec.Timeout != nil && b.Spec.Timeout.Duration > 0 {
+		return b.Spec.Timeout.Duration
+	}
+	return DefaultBackupTimeout
 }
 
 // IsOnline reports whether the backup may run while the target keeps applying changes.

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
@@ -45,7 +46,7 @@ type BackupReconciler struct {
 	Recorder  record.EventRecorder
 	Clock     clock.PassiveClock
 	// Instances asks instance managers for their status, to choose the target.
-	Instances InstanceStatusSource
+	Instances instances.StatusSource
 	// OpenStore opens the object store to read metadata.json and to delete a deleted Backup's
 	// directory; objectstore.New when nil.
 	OpenStore func(objectstore.Config) (objectstore.Store, error)
@@ -69,7 +70,7 @@ const DefaultBackupWorkers = 50
 func NewBackupReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *BackupReconciler {
 	return &BackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Recorder: mgr.GetEventRecorderFor("backup-controller"), Clock: clk,
-		Instances: MTLSStatusSource{Reader: mgr.GetAPIReader()}, OperatorImage: os.Getenv(OperatorImageEnv)}
+		Instances: instances.MTLS{Reader: mgr.GetAPIReader()}, OperatorImage: os.Getenv(OperatorImageEnv)}
 }
 
 // backupClusterIndex indexes cached Backups by spec.cluster.name.

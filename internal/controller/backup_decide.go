@@ -13,9 +13,6 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
 
-// defaultBackupTimeout applies when a Backup has no timeout (the API defaults it).
-const defaultBackupTimeout = 6 * time.Hour
-
 // backupWaitInterval is how often a Backup waiting for a target or a store answer is retried.
 const backupWaitInterval = 10 * time.Second
 
@@ -73,13 +70,6 @@ func decideBackup(o backupObservation) backupDecision {
 	return decideRunning(o)
 }
 
-func backupTimeout(b *v1.Backup) time.Duration {
-	if b.Spec.Timeout != nil && b.Spec.Timeout.Duration > 0 {
-		return b.Spec.Timeout.Duration
-	}
-	return defaultBackupTimeout
-}
-
 // fail returns the decision that ends the Backup with reason and an Event of kind k.
 func fail(o backupObservation, k eventKind, format string, args ...any) backupDecision {
 	msg := fmt.Sprintf(format, args...)
@@ -103,10 +93,10 @@ func decideNew(o backupObservation) backupDecision {
 	case !b.IsOnline():
 		return fail(o, evBkUnsupported, "offline backups (online: false) are not supported by this build; the clone method takes a consistent online copy")
 	}
-	deadline := b.CreationTimestamp.Add(backupTimeout(b))
+	deadline := b.CreationTimestamp.Add(b.EffectiveTimeout())
 	if o.Target == "" {
 		if !o.Now.Before(deadline) {
-			return fail(o, evBkTimedOut, "no instance to back up within the timeout %s: %s", backupTimeout(b), o.Why)
+			return fail(o, evBkTimedOut, "no instance to back up within the timeout %s: %s", b.EffectiveTimeout(), o.Why)
 		}
 		d := backupDecision{RequeueAft: min(backupWaitInterval, deadline.Sub(o.Now))}
 		if b.Status.Phase == "" {
@@ -137,8 +127,8 @@ func decideStart(o backupObservation) backupDecision {
 	if o.JobForeign {
 		return fail(o, evBkJobFailed, "a Job named %s exists and does not belong to this Backup", b.Status.JobName)
 	}
-	if !o.Now.Before(b.CreationTimestamp.Add(backupTimeout(b))) {
-		return fail(o, evBkTimedOut, "the backup did not start within the timeout %s", backupTimeout(b))
+	if !o.Now.Before(b.CreationTimestamp.Add(b.EffectiveTimeout())) {
+		return fail(o, evBkTimedOut, "the backup did not start within the timeout %s", b.EffectiveTimeout())
 	}
 	st := *b.Status.DeepCopy()
 	st.Phase = v1.BackupPhaseRunning
@@ -157,7 +147,7 @@ func decideRunning(o backupObservation) backupDecision {
 	if b.Status.StartedAt != nil {
 		started = b.Status.StartedAt.Time
 	}
-	deadline := started.Add(backupTimeout(b))
+	deadline := started.Add(b.EffectiveTimeout())
 	switch {
 	case o.JobForeign:
 		return fail(o, evBkJobFailed, "the Job %s was replaced by one that does not belong to this Backup", b.Status.JobName)
@@ -168,7 +158,7 @@ func decideRunning(o backupObservation) backupDecision {
 	case jobCondition(o.Job, batchv1.JobComplete):
 		return decideComplete(o, deadline)
 	case !o.Now.Before(deadline):
-		d := fail(o, evBkTimedOut, "the backup did not finish within the timeout %s", backupTimeout(b))
+		d := fail(o, evBkTimedOut, "the backup did not finish within the timeout %s", b.EffectiveTimeout())
 		d.DeleteJob = true
 		return d
 	}

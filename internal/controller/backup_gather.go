@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
 
@@ -54,16 +55,16 @@ func (r *BackupReconciler) gatherWhere(ctx context.Context, o *backupObservation
 	if err := r.Client.List(ctx, &pods, client.InNamespace(c.Namespace), client.MatchingLabels{v1.ClusterLabel: c.Name}); err != nil {
 		return fmt.Errorf("listing the instances of %s: %w", c.Name, err)
 	}
-	var instances []corev1.Pod
+	var members []corev1.Pod
 	for _, p := range pods.Items {
 		if p.Labels[v1.InstanceLabel] != "" {
-			instances = append(instances, p)
+			members = append(members, p)
 		}
 	}
-	reports, _ := r.Instances.InstanceStatuses(ctx, &c, instances)
-	cands := make([]backupCandidate, 0, len(instances))
-	for _, p := range instances {
-		cands = append(cands, backupCandidate{Name: p.Name, Ready: podReady(&p), Report: reports[p.Name]})
+	reports, _ := r.Instances.InstanceStatuses(ctx, &c, members)
+	cands := make([]backupCandidate, 0, len(members))
+	for _, p := range members {
+		cands = append(cands, backupCandidate{Name: p.Name, Ready: instances.PodReady(&p), Report: reports[p.Name]})
 	}
 	excluded := map[string]bool{}
 	for _, n := range append(append([]string{}, c.Status.FencedInstances...), c.Status.DivergedInstances...) {

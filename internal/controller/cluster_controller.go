@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 )
 
@@ -42,7 +43,7 @@ type ClusterReconciler struct {
 	// OperatorImage is the image of the bootstrap init container (this operator's image).
 	OperatorImage string
 	// Instances asks instance managers for their status.
-	Instances InstanceStatusSource
+	Instances instances.StatusSource
 	// ReportInterval is the periodic requeue; 0 means DefaultReportInterval.
 	ReportInterval time.Duration
 	// MaxReadLag is how far a replica may lag before it leaves the read Services; 0 means

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
@@ -53,23 +54,10 @@ func indexInstances(c *v1.Cluster, pvcs []corev1.PersistentVolumeClaim, pods []c
 	return active, maxSerial
 }
 
-// podReady reports whether the kubelet reports the Pod Running and Ready, and it is not going away.
-func podReady(p *corev1.Pod) bool {
-	if p == nil || p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // allPodsReady reports whether every active instance has a ready Pod.
 func allPodsReady(active []clusterInstance) bool {
 	for _, in := range active {
-		if !podReady(in.Pod) {
+		if !instances.PodReady(in.Pod) {
 			return false
 		}
 	}

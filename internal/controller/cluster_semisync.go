@@ -8,19 +8,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 )
 
 var evClusterSemiSyncAdjusted = eventKind{corev1.EventTypeNormal, "SemiSyncAdjusted",
 	"Set the acknowledgement count of primary %s from %d to %d (%d of %d replicas healthy, dataDurability %s)"}
-
-// SemiSyncSetter applies a runtime acknowledgement count on an instance through its control API.
-// MTLSStatusSource implements it; a status source that does not leaves semi-sync to the
-// instances' own defaults.
-type SemiSyncSetter interface {
-	SetSemiSync(ctx context.Context, c *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncRequest) error
-}
 
 // semiSyncAdjustment is the acknowledgement count the primary must run with, and why.
 type semiSyncAdjustment struct {
@@ -78,7 +72,7 @@ func replicaHealthy(c *v1.Cluster, name string, st *instanceclient.Status) bool 
 // adjustSemiSync applies d on the primary when the status source can; the Event says what
 // changed. A failure is returned so the reconcile is retried.
 func (r *ClusterReconciler) adjustSemiSync(ctx context.Context, o *clusterObservation) error {
-	setter, ok := r.Instances.(SemiSyncSetter)
+	setter, ok := r.Instances.(instances.SemiSyncSetter)
 	if !ok || o.Cluster == nil {
 		return nil
 	}
@@ -100,13 +94,4 @@ func (r *ClusterReconciler) adjustSemiSync(ctx context.Context, o *clusterObserv
 	emit(r.Recorder, o.Cluster, []eventRecord{evClusterSemiSyncAdjusted.with(adj.Primary, adj.From, adj.To,
 		adj.Healthy, adj.Replicas, o.Cluster.Spec.MySQL.SemiSync.DataDurability)})
 	return nil
-}
-
-// SetSemiSync implements SemiSyncSetter over mTLS with the operator's client certificate.
-func (s MTLSStatusSource) SetSemiSync(ctx context.Context, c *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncRequest) error {
-	cl, err := s.client(ctx, c)
-	if err != nil {
-		return err
-	}
-	return cl.SetSemiSync(ctx, instanceTarget(pod), req)
 }

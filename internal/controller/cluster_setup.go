@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 )
 
 // SetupWithManager registers the reconciler. A Cluster is reconciled when its spec changes, when
@@ -66,6 +67,6 @@ func NewClusterReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *ClusterReco
 		Recorder:      mgr.GetEventRecorderFor("cluster-controller"),
 		Clock:         clk,
 		OperatorImage: os.Getenv(OperatorImageEnv),
-		Instances:     MTLSStatusSource{Reader: mgr.GetAPIReader()},
+		Instances:     instances.MTLS{Reader: mgr.GetAPIReader()},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 )
 
@@ -43,7 +44,7 @@ func aggregateStatus(c *v1.Cluster, o clusterObservation, active []clusterInstan
 		if in.Pod != nil && in.Pod.DeletionTimestamp == nil {
 			st.Instances++
 		}
-		if podReady(in.Pod) {
+		if instances.PodReady(in.Pod) {
 			st.ReadyInstances++
 		}
 	}

@@ -101,7 +101,7 @@ func incompleteGrace(cluster string, backups []v1.Backup) time.Duration {
 	for i := range backups {
 		b := &backups[i]
 		if b.Spec.Cluster.Name == cluster && !b.IsDone() {
-			grace = max(grace, backupTimeout(b)+time.Hour)
+			grace = max(grace, b.EffectiveTimeout()+time.Hour)
 		}
 	}
 	return grace

@@ -1,4 +1,4 @@
-package controller
+package instances
 
 import (
 	"context"
@@ -17,24 +17,24 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-// InstanceStatusSource asks a Cluster's running instances for their status. The production source
+// StatusSource asks a Cluster's running instances for their status. The production source
 // calls each instance manager over mTLS; tests inject reports.
-type InstanceStatusSource interface {
+type StatusSource interface {
 	// InstanceStatuses returns the answers by instance name, and the instances asked that did not
 	// answer with their error.
 	InstanceStatuses(ctx context.Context, c *v1.Cluster, pods []corev1.Pod) (map[string]*instanceclient.Status, map[string]error)
 }
 
-// MTLSStatusSource asks instance managers with the operator's client certificate, read from the
+// MTLS asks instance managers with the operator's client certificate, read from the
 // Cluster's Secrets on each call so renewed certificates are picked up.
-type MTLSStatusSource struct {
+type MTLS struct {
 	Reader client.Reader
 	// Timeout bounds each call; 0 means instanceclient.DefaultTimeout.
 	Timeout time.Duration
 }
 
-// InstanceStatuses implements InstanceStatusSource, asking every running Pod with an IP in parallel.
-func (s MTLSStatusSource) InstanceStatuses(ctx context.Context, c *v1.Cluster, pods []corev1.Pod) (map[string]*instanceclient.Status, map[string]error) {
+// InstanceStatuses implements StatusSource, asking every running Pod with an IP in parallel.
+func (s MTLS) InstanceStatuses(ctx context.Context, c *v1.Cluster, pods []corev1.Pod) (map[string]*instanceclient.Status, map[string]error) {
 	errs := map[string]error{}
 	cl, err := s.client(ctx, c)
 	if err != nil {
@@ -64,7 +64,7 @@ func (s MTLSStatusSource) InstanceStatuses(ctx context.Context, c *v1.Cluster, p
 	return reports, errs
 }
 
-func (s MTLSStatusSource) client(ctx context.Context, c *v1.Cluster) (*instanceclient.Client, error) {
+func (s MTLS) client(ctx context.Context, c *v1.Cluster) (*instanceclient.Client, error) {
 	var ca, cert corev1.Secret
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: specs.CASecretName(c.Name)}, &ca); err != nil {
 		return nil, fmt.Errorf("reading the cluster CA: %w", err)
@@ -98,4 +98,20 @@ func instanceTarget(p corev1.Pod) instanceclient.Target {
 		Address:    net.JoinHostPort(p.Status.PodIP, strconv.Itoa(specs.ManagerPort)),
 		ServerName: p.Name + "." + p.Namespace + ".svc",
 	}
+}
+
+// SemiSyncSetter applies a runtime acknowledgement count on an instance through its control API.
+// MTLS implements it; a status source that does not leaves semi-sync to the instances' own
+// defaults.
+type SemiSyncSetter interface {
+	SetSemiSync(ctx context.Context, c *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncRequest) error
+}
+
+// SetSemiSync implements SemiSyncSetter over mTLS with the operator's client certificate.
+func (s MTLS) SetSemiSync(ctx context.Context, c *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncRequest) error {
+	cl, err := s.client(ctx, c)
+	if err != nil {
+		return err
+	}
+	return cl.SetSemiSync(ctx, instanceTarget(pod), req)
 }
