@@ -57,7 +57,9 @@ func (w *World) Elsewhere() *World {
 }
 
 // Key names an object of the namespace.
-func (w *World) Key(name string) client.ObjectKey { return client.ObjectKey{Namespace: w.NS, Name: name} }
+func (w *World) Key(name string) client.ObjectKey {
+	return client.ObjectKey{Namespace: w.NS, Name: name}
+}
 
 // Create creates obj, failing the test on error.
 func (w *World) Create(obj client.Object) {
