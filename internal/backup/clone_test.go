@@ -14,6 +14,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3test"
 )
 
@@ -77,8 +78,8 @@ func testRoundTrip(t *testing.T, src *source, s3 *s3test.Server) {
 	})
 	t.Run("restore refuses a data directory that is not empty", func(t *testing.T) {
 		dataDir := filepath.Join(backuptest.Scratch(t, src.mysqld), "data")
-		must(t, os.MkdirAll(dataDir, 0o750))
-		must(t, os.WriteFile(filepath.Join(dataDir, "ibdata1"), []byte("precious"), 0o640))
+		check.Must(t, os.MkdirAll(dataDir, 0o750))
+		check.Must(t, os.WriteFile(filepath.Join(dataDir, "ibdata1"), []byte("precious"), 0o640))
 		_, err := restore.Restore(t.Context(), restore.Config{Store: store, Ref: ref, DataDir: dataDir,
 			RunDir: filepath.Join(dataDir, "..", "run"), Mysqld: src.mysqld})
 		if !errors.Is(err, restore.ErrNotEmpty) {
@@ -116,9 +117,9 @@ func testCorruptArchive(t *testing.T, src *source, s3 *s3test.Server, store *obj
 		t.Run(tc.name, func(t *testing.T) {
 			path := objectPath(tc.key)
 			orig, err := os.ReadFile(path)
-			must(t, err)
-			must(t, os.WriteFile(path, tc.edit(append([]byte(nil), orig...)), 0o644))
-			defer func() { must(t, os.WriteFile(path, orig, 0o644)) }()
+			check.Must(t, err)
+			check.Must(t, os.WriteFile(path, tc.edit(append([]byte(nil), orig...)), 0o644))
+			defer func() { check.Must(t, os.WriteFile(path, orig, 0o644)) }()
 			dataDir := filepath.Join(backuptest.Scratch(t, src.mysqld), "data")
 			_, err = restore.Restore(t.Context(), restore.Config{Store: store, Ref: ref, DataDir: dataDir,
 				RunDir: filepath.Join(dataDir, "..", "run"), Mysqld: src.mysqld})
@@ -130,12 +131,5 @@ func testCorruptArchive(t *testing.T, src *source, s3 *s3test.Server, store *obj
 				t.Errorf("the data directory holds %d entries after a refused restore", len(entries))
 			}
 		})
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }

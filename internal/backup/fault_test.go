@@ -16,6 +16,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/backuptest"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3proxy"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3test"
 )
@@ -52,7 +53,7 @@ func testFaultAtEveryS3Call(t *testing.T, src *source, s3 *s3test.Server) {
 
 	clone := src.producer(t)
 	coords, err := clone.Snapshot(t.Context())
-	must(t, err)
+	check.Must(t, err)
 	p := fixedProducer{dir: clone.SnapshotDir(), coords: coords}
 
 	// A clean run through the proxy counts the requests of one backup.
@@ -98,8 +99,8 @@ func testFaultAtEveryS3Call(t *testing.T, src *source, s3 *s3test.Server) {
 		dir := t.TempDir()
 		noise := make([]byte, 12<<20)
 		_, _ = rand.Read(noise)
-		must(t, os.WriteFile(filepath.Join(dir, "a.ibd"), noise, 0o640))
-		must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "z-link")))
+		check.Must(t, os.WriteFile(filepath.Join(dir, "a.ibd"), noise, 0o640))
+		check.Must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "z-link")))
 		ref := objectstore.BackupRef{Cluster: "pc1", Name: "broken-stream", ID: "1"}
 		if _, err := backup.Run(t.Context(), direct, ref, "", fixedProducer{dir: dir, coords: coords}); err == nil {
 			t.Fatal("a backup whose stream broke succeeded")

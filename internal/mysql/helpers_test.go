@@ -1,10 +1,8 @@
 package mysql_test
 
 import (
-	"context"
 	"database/sql"
 	"testing"
-	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
@@ -74,27 +72,6 @@ func (n *node) exec(t *testing.T, stmts ...string) {
 	for _, s := range stmts {
 		if _, err := n.db.ExecContext(t.Context(), s); err != nil {
 			t.Fatalf("%s on %s: %v", s, n.srv.Addr(), err)
-		}
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// eventually polls cond every 50 ms until it holds or timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), timeout)
-	defer cancel()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s: not reached within %s", what, timeout)
-		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }

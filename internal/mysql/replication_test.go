@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // TestCluster drives one primary and two replicas through the life of a cluster, each step a
@@ -40,25 +41,25 @@ func TestCluster(t *testing.T) {
 
 func testReplication(t *testing.T, primary, r1, r2 *node) {
 	ctx := t.Context()
-	must(t, primary.op.SetReadOnly(ctx, false))
-	must(t, primary.op.CreateUsers(ctx, testUsers))
-	must(t, primary.op.CreateUsers(ctx, testUsers)) // idempotent
+	check.Must(t, primary.op.SetReadOnly(ctx, false))
+	check.Must(t, primary.op.CreateUsers(ctx, testUsers))
+	check.Must(t, primary.op.CreateUsers(ctx, testUsers)) // idempotent
 	var sslType string
-	must(t, primary.db.QueryRowContext(ctx, "SELECT ssl_type FROM mysql.user WHERE user = ?",
+	check.Must(t, primary.db.QueryRowContext(ctx, "SELECT ssl_type FROM mysql.user WHERE user = ?",
 		testUsers.Replication.Name).Scan(&sslType))
 	if sslType != "X509" {
 		t.Errorf("replication account ssl_type = %q, want X509", sslType)
 	}
 	for _, r := range []*node{r1, r2} {
-		must(t, r.op.SetReadOnly(ctx, true))
-		must(t, r.op.ConfigureReplication(ctx, source(primary, r)))
-		must(t, r.op.StartReplication(ctx))
+		check.Must(t, r.op.SetReadOnly(ctx, true))
+		check.Must(t, r.op.ConfigureReplication(ctx, source(primary, r)))
+		check.Must(t, r.op.StartReplication(ctx))
 	}
 	primary.exec(t, "CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY, v TEXT)",
 		"INSERT INTO app.t VALUES (1, 'one')")
 	want := primary.status(t).GTIDExecuted
 	for _, r := range []*node{r1, r2} {
-		must(t, r.op.WaitForGTIDSet(ctx, want, 10*time.Second))
+		check.Must(t, r.op.WaitForGTIDSet(ctx, want, 10*time.Second))
 		st := r.status(t)
 		if !st.SuperReadOnly || st.Writable() {
 			t.Errorf("%s: super_read_only = %v", r.srv.Addr(), st.SuperReadOnly)
@@ -71,7 +72,7 @@ func testReplication(t *testing.T, primary, r1, r2 *node) {
 			t.Errorf("%s: gtid_executed %q lacks the primary's %q", r.srv.Addr(), st.GTIDExecuted, want)
 		}
 		var v string
-		must(t, r.db.QueryRowContext(ctx, "SELECT v FROM app.t WHERE id = 1").Scan(&v))
+		check.Must(t, r.db.QueryRowContext(ctx, "SELECT v FROM app.t WHERE id = 1").Scan(&v))
 		if v != "one" {
 			t.Errorf("%s: replicated row = %q", r.srv.Addr(), v)
 		}
@@ -99,11 +100,11 @@ func testReplication(t *testing.T, primary, r1, r2 *node) {
 // testErrant writes on a replica behind the operator's back; the GTID comparison flags it.
 func testErrant(t *testing.T, primary, r2 *node) {
 	ctx := t.Context()
-	must(t, r2.op.WaitForGTIDSet(ctx, primary.status(t).GTIDExecuted, 10*time.Second))
-	must(t, r2.op.StopReplication(ctx))
-	must(t, r2.op.SetReadOnly(ctx, false))
+	check.Must(t, r2.op.WaitForGTIDSet(ctx, primary.status(t).GTIDExecuted, 10*time.Second))
+	check.Must(t, r2.op.StopReplication(ctx))
+	check.Must(t, r2.op.SetReadOnly(ctx, false))
 	r2.exec(t, "INSERT INTO app.t VALUES (100, 'errant')")
-	must(t, r2.op.SetReadOnly(ctx, true))
+	check.Must(t, r2.op.SetReadOnly(ctx, true))
 	p, r := primary.status(t).GTIDExecuted, r2.status(t).GTIDExecuted
 	errant := gtid.Errant(r, p)
 	// The primary has not moved: the replica looks "ahead", yet it must not follow.
@@ -124,13 +125,13 @@ func testErrant(t *testing.T, primary, r2 *node) {
 func testClone(t *testing.T, primary, r2 *node) {
 	ctx := t.Context()
 	before := r2.status(t)
-	must(t, r2.op.ResetReplication(ctx))
+	check.Must(t, r2.op.ResetReplication(ctx))
 	primary.exec(t, "INSERT INTO app.t VALUES (3, 'before clone')")
 	donorSet := primary.status(t).GTIDExecuted
 	begin := time.Now()
-	must(t, r2.op.Clone(ctx, donor(primary, r2)))
-	must(t, r2.srv.WaitExit(30*time.Second))
-	must(t, r2.srv.Restart())
+	check.Must(t, r2.op.Clone(ctx, donor(primary, r2)))
+	check.Must(t, r2.srv.WaitExit(30*time.Second))
+	check.Must(t, r2.srv.Restart())
 	t.Logf("clone and restart took %s", time.Since(begin).Round(time.Millisecond))
 	after := r2.status(t)
 	if after.ServerUUID != before.ServerUUID {
@@ -140,14 +141,14 @@ func testClone(t *testing.T, primary, r2 *node) {
 		t.Errorf("clone gtid_executed %q, donor had %q", after.GTIDExecuted, donorSet)
 	}
 	// The clone follows the primary from where the copy ended.
-	must(t, r2.op.SetReadOnly(ctx, true))
-	must(t, r2.op.ResetReplication(ctx))
-	must(t, r2.op.ConfigureReplication(ctx, source(primary, r2)))
-	must(t, r2.op.StartReplication(ctx))
+	check.Must(t, r2.op.SetReadOnly(ctx, true))
+	check.Must(t, r2.op.ResetReplication(ctx))
+	check.Must(t, r2.op.ConfigureReplication(ctx, source(primary, r2)))
+	check.Must(t, r2.op.StartReplication(ctx))
 	primary.exec(t, "INSERT INTO app.t VALUES (4, 'after clone')")
-	must(t, r2.op.WaitForGTIDSet(ctx, primary.status(t).GTIDExecuted, 10*time.Second))
+	check.Must(t, r2.op.WaitForGTIDSet(ctx, primary.status(t).GTIDExecuted, 10*time.Second))
 	var n int
-	must(t, r2.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM app.t WHERE id IN (3, 4, 100, 101)").Scan(&n))
+	check.Must(t, r2.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM app.t WHERE id IN (3, 4, 100, 101)").Scan(&n))
 	if n != 3 {
 		t.Errorf("cloned replica holds %d of rows 3, 4, 101 and the errant 100, want 3 (not 100)", n)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 const semiSyncTimeout = 500 * time.Millisecond
@@ -12,18 +13,18 @@ const semiSyncTimeout = 500 * time.Millisecond
 func testSemiSync(t *testing.T, primary, r1, r2 *node) {
 	ctx := t.Context()
 	for _, n := range []*node{primary, r1, r2} {
-		must(t, n.op.InstallSemiSyncPlugins(ctx))
-		must(t, n.op.InstallSemiSyncPlugins(ctx)) // idempotent
+		check.Must(t, n.op.InstallSemiSyncPlugins(ctx))
+		check.Must(t, n.op.InstallSemiSyncPlugins(ctx)) // idempotent
 	}
 	for _, r := range []*node{r1, r2} {
-		must(t, r.op.ApplySemiSync(ctx, mysql.SemiSyncSettings{ReplicaEnabled: true, WaitForReplicaCount: 1, Timeout: semiSyncTimeout}))
+		check.Must(t, r.op.ApplySemiSync(ctx, mysql.SemiSyncSettings{ReplicaEnabled: true, WaitForReplicaCount: 1, Timeout: semiSyncTimeout}))
 	}
-	must(t, primary.op.ApplySemiSync(ctx, mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 2, Timeout: semiSyncTimeout}))
-	eventually(t, 10*time.Second, "two semi-sync clients", func() bool {
+	check.Must(t, primary.op.ApplySemiSync(ctx, mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 2, Timeout: semiSyncTimeout}))
+	check.Eventually(t, 10*time.Second, "two semi-sync clients", check.True(func() bool {
 		timedInsert(t, primary, 0) // the source turns semi-sync on at an acknowledgement
 		st := primary.status(t).SemiSync
 		return st.Clients == 2 && st.SourceActive
-	})
+	}))
 	st := primary.status(t).SemiSync
 	if st.WaitForReplicaCount != 2 || st.Timeout != semiSyncTimeout || !st.SourceEnabled {
 		t.Fatalf("primary semi-sync variables: %+v", st)
@@ -37,7 +38,7 @@ func testSemiSync(t *testing.T, primary, r1, r2 *node) {
 	}
 
 	// One replica away: the commit waits the timeout, then the source falls back to async.
-	must(t, r1.op.StopReplication(ctx))
+	check.Must(t, r1.op.StopReplication(ctx))
 	took := timedInsert(t, primary, 11)
 	t.Logf("commit with one of two acknowledgements missing took %s (timeout %s)", took, semiSyncTimeout)
 	if took < semiSyncTimeout*9/10 || took > semiSyncTimeout*4 {
@@ -53,11 +54,11 @@ func testSemiSync(t *testing.T, primary, r1, r2 *node) {
 
 	// The replica returns: once it has caught up, semi-sync switches back on by itself.
 	begin := time.Now()
-	must(t, r1.op.StartReplication(ctx))
-	eventually(t, 15*time.Second, "semi-sync active again", func() bool {
+	check.Must(t, r1.op.StartReplication(ctx))
+	check.Eventually(t, 15*time.Second, "semi-sync active again", check.True(func() bool {
 		timedInsert(t, primary, 0)
 		return primary.status(t).SemiSync.SourceActive
-	})
+	}))
 	t.Logf("semi-sync active again %s after the replica restarted", time.Since(begin).Round(time.Millisecond))
 	yes = primary.status(t).SemiSync.YesTx
 	if took := timedInsert(t, primary, 13); took > semiSyncTimeout*9/10 {

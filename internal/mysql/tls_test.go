@@ -8,6 +8,7 @@ import (
 	driver "github.com/go-sql-driver/mysql"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // connectWithTLS connects to n as the replication account with cfg and returns the error.
@@ -20,12 +21,12 @@ func connectWithTLS(t *testing.T, n *node, cfg *tls.Config) error {
 func connectAs(t *testing.T, n *node, user, password string, cfg *tls.Config) error {
 	t.Helper()
 	name := "cnm-mysql-test-" + n.srv.Host
-	must(t, driver.RegisterTLSConfig(name, cfg))
+	check.Must(t, driver.RegisterTLSConfig(name, cfg))
 	defer driver.DeregisterTLSConfig(name)
 	dc := n.srv.MySQLConfig(user, password, "")
 	dc.TLSConfig = name
 	db, err := sql.Open("mysql", dc.FormatDSN())
-	must(t, err)
+	check.Must(t, err)
 	defer db.Close()
 	return db.PingContext(t.Context())
 }
@@ -37,7 +38,7 @@ func testRequireSubject(t *testing.T, primary *node) {
 		Replication: mysql.Account{Name: "subj_ok", Password: "pw-ok", RequireSubject: "/CN=root"},
 		Backup:      mysql.Account{Name: "subj_other", Password: "pw-other", RequireSubject: "/CN=someone-else"},
 	}
-	must(t, primary.op.CreateUsers(t.Context(), users))
+	check.Must(t, primary.op.CreateUsers(t.Context(), users))
 	if err := connectAs(t, primary, "subj_ok", "pw-ok", primary.srv.TLSConfig()); err != nil {
 		t.Errorf("certificate with the required subject refused: %v", err)
 	}

@@ -11,24 +11,21 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 var shared = NewShared(Options{ControllerManager: true})
 
 func TestMain(m *testing.M) { shared.Main(m) }
 
+// eventually waits up to a minute for cond, showing kube-controller-manager's log on failure.
 func eventually(t *testing.T, env *Env, what string, cond func(context.Context) (bool, error)) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, cond); err != nil {
-		t.Fatalf("%s: %v\nkube-controller-manager log:\n%s", what, err, env.ControllerManagerLog())
-	}
+	check.Eventually(t, time.Minute, what, cond, env.ControllerManagerLog)
 }
 
 func TestCRDsAreInstalled(t *testing.T) {
