@@ -16,6 +16,7 @@ import (
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 )
 
 // LeaderElectionID is the Lease that elects the active operator replica.
@@ -92,7 +93,7 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	if err := controller.NewClusterReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := controller.NewRetentionReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
+	if err := retention.NewReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return nil

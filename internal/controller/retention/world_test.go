@@ -1,8 +1,7 @@
-package controller_test
+package retention_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
@@ -15,17 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
-	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3proxy"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3test"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/ctrlworld"
 )
 
 // retWorld is a namespace on the real API server and a real versitygw behind a fault-injecting
@@ -33,28 +28,18 @@ import (
 // clock starts two days after the wall clock, so directories written now (dated by the store)
 // are already past the 24 hours grace of incomplete uploads.
 type retWorld struct {
-	t        *testing.T
-	ctx      context.Context
-	env      *kubetest.Env
-	ns       string
-	s3       *s3test.Server
-	proxy    *s3proxy.Proxy
-	clock    *clocktesting.FakeClock
-	recorder *record.FakeRecorder
+	*ctrlworld.World
+	store *ctrlworld.Store
 	// rec is the reconciler under test; its failure count lives as long as the world.
-	rec *controller.RetentionReconciler
+	rec *retention.Reconciler
 }
 
 func newRetWorld(t *testing.T) *retWorld {
 	t.Helper()
-	e := controlPlane(t)
-	s3 := s3test.Start(t)
-	w := &retWorld{t: t, ctx: context.Background(), env: e, ns: e.NewNamespace(t), s3: s3,
-		proxy: s3proxy.Start(t, s3.Endpoint), recorder: record.NewFakeRecorder(1000),
-		clock: clocktesting.NewFakeClock(time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second))}
-	w.create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3", Namespace: w.ns},
-		Data: map[string][]byte{"id": []byte(s3.AccessKey), "secret": []byte(s3.SecretKey)}})
-	w.rec = &controller.RetentionReconciler{Client: e.Client, APIReader: e.Client, Recorder: w.recorder, Clock: w.clock,
+	w := &retWorld{World: ctrlworld.New(t, shared,
+		ctrlworld.ClockAt(time.Now().Add(48*time.Hour).UTC().Truncate(time.Second)))}
+	w.store = w.StartStore("s3", "")
+	w.rec = &retention.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock,
 		OpenStore: func(cfg objectstore.Config) (*objectstore.Client, error) {
 			cfg.MaxRetries = 1 // a store that is down fails the pass at once
 			return objectstore.New(cfg)
@@ -66,60 +51,43 @@ func newRetWorld(t *testing.T) *retWorld {
 // Secret, sharing w's store, proxy, clock, recorder and reconciler: a Cluster there of the same
 // name as one in w, with the same object store, writes to the same directory.
 func (w *retWorld) sameStoreElsewhere() *retWorld {
-	w.t.Helper()
+	w.T.Helper()
 	o := *w
-	o.ns = w.env.NewNamespace(w.t)
-	o.create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3", Namespace: o.ns},
-		Data: map[string][]byte{"id": []byte(w.s3.AccessKey), "secret": []byte(w.s3.SecretKey)}})
+	o.World = w.Elsewhere()
+	o.Create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3", Namespace: o.NS},
+		Data: map[string][]byte{"id": []byte(w.store.S3.AccessKey), "secret": []byte(w.store.S3.SecretKey)}})
 	return &o
-}
-
-func (w *retWorld) create(obj client.Object) {
-	w.t.Helper()
-	if err := w.env.Client.Create(w.ctx, obj); err != nil {
-		w.t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
-	}
 }
 
 // createCluster creates a Cluster with the window policy (none when ""), an object store through
 // the proxy, and currentPrimary <name>-1 unless primary is false.
 func (w *retWorld) createCluster(name, policy string, primary bool) {
-	w.t.Helper()
-	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns},
+	w.T.Helper()
+	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.NS},
 		Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 			Storage: v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
-			Backup: &v1.BackupConfiguration{RetentionPolicy: policy, ObjectStore: &v1.ObjectStoreConfiguration{
-				Bucket: w.s3.Bucket, Path: "ctl", Endpoint: w.proxy.URL, Region: w.s3.Region, ForcePathStyle: true,
-				Credentials: v1.S3Credentials{AccessKeyID: v1.SecretKeySelector{Name: "s3", Key: "id"},
-					SecretAccessKey: v1.SecretKeySelector{Name: "s3", Key: "secret"}}}}}}
-	w.create(c)
+			Backup:  &v1.BackupConfiguration{RetentionPolicy: policy, ObjectStore: w.store.Config("s3", "ctl", true)}}}
+	w.Create(c)
 	if primary {
 		c.Status.CurrentPrimary = name + "-1"
-		if err := w.env.Client.Status().Update(w.ctx, c); err != nil {
-			w.t.Fatalf("setting the Cluster status: %v", err)
-		}
+		w.UpdateStatus(c)
 	}
 }
 
 // createRecoveryCluster creates a Cluster bootstrapped from backup, without a policy.
 func (w *retWorld) createRecoveryCluster(name, backup string) {
-	w.t.Helper()
-	w.create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns},
+	w.T.Helper()
+	w.Create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.NS},
 		Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 			Storage:   v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
 			Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: v1.LocalObjectReference{Name: backup}}}}})
 }
 
-// store is a client of the versitygw bucket itself, not through the proxy.
-func (w *retWorld) store() *objectstore.Client {
-	w.t.Helper()
-	s, err := objectstore.New(objectstore.Config{Endpoint: strings.TrimPrefix(w.s3.Endpoint, "http://"),
-		Region: w.s3.Region, Bucket: w.s3.Bucket, Path: "ctl", ForcePathStyle: true,
-		Credentials: objectstore.Credentials{AccessKeyID: w.s3.AccessKey, SecretAccessKey: w.s3.SecretKey}})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return s
+// direct is a client of the versitygw bucket itself, not through the proxy.
+func (w *retWorld) direct() *objectstore.Client {
+	w.T.Helper()
+	s, err := w.store.Direct("ctl")
+	return check.Value(w.T, s, err)
 }
 
 // backupID is the id the Backup controller gives a backup started at t.
@@ -129,12 +97,12 @@ func backupID(t time.Time) string { return t.UTC().Format("20060102T150405Z") }
 // the fake now, its metadata.json naming the world's namespace as a backup Job writes it, and
 // creates its completed Backup object, as the Backup controller leaves it.
 func (w *retWorld) uploadBackup(cluster, name string, age time.Duration) objectstore.BackupRef {
-	w.t.Helper()
-	done := w.clock.Now().Add(-age)
+	w.T.Helper()
+	done := w.Clock.Now().Add(-age)
 	ref := objectstore.BackupRef{Cluster: cluster, Name: name, ID: backupID(done.Add(-time.Minute))}
 	data := bytes.Repeat([]byte(name), 500)
 	sum := sha256.Sum256(data)
-	md, err := w.store().UploadBackup(w.ctx, objectstore.UploadRequest{Backup: ref, Namespace: w.ns, Method: "clone",
+	md, err := w.direct().UploadBackup(w.Ctx, objectstore.UploadRequest{Backup: ref, Namespace: w.NS, Method: "clone",
 		Format: objectstore.FormatTar, Compression: objectstore.CompressionZstd, Archive: bytes.NewReader(data),
 		Finish: func() (objectstore.ProducerResult, error) {
 			return objectstore.ProducerResult{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]),
@@ -142,47 +110,43 @@ func (w *retWorld) uploadBackup(cluster, name string, age time.Duration) objects
 				StartedAt: done.Add(-time.Minute), StoppedAt: done}, nil
 		}})
 	if err != nil {
-		w.t.Fatalf("uploading %s: %v", name, err)
+		w.T.Fatalf("uploading %s: %v", name, err)
 	}
 	w.createBackupObject(name, cluster, ref, v1.BackupPhaseCompleted)
 	b := w.backup(name)
 	b.Status.Checksum, b.Status.Size = md.Checksum(), md.Size
 	b.Status.CompletedAt = &metav1.Time{Time: done}
-	if err := w.env.Client.Status().Update(w.ctx, b); err != nil {
-		w.t.Fatal(err)
-	}
+	w.UpdateStatus(b)
 	return ref
 }
 
 // createBackupObject creates a Backup of cluster in phase whose status names ref's directory.
 func (w *retWorld) createBackupObject(name, cluster string, ref objectstore.BackupRef, phase v1.BackupPhase) {
-	w.t.Helper()
-	b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns},
+	w.T.Helper()
+	b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.NS},
 		Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: cluster}}}
-	w.create(b)
+	w.Create(b)
 	b.Status = v1.BackupStatus{Phase: phase, InstanceName: cluster + "-1", JobName: name, BackupID: ref.ID,
-		Endpoint: w.proxy.URL, Bucket: w.s3.Bucket, DestinationPath: objectstore.BackupDir("ctl", ref)}
-	if err := w.env.Client.Status().Update(w.ctx, b); err != nil {
-		w.t.Fatalf("setting the status of Backup %s: %v", name, err)
-	}
+		Endpoint: w.store.Proxy.URL, Bucket: w.store.S3.Bucket, DestinationPath: objectstore.BackupDir("ctl", ref)}
+	w.UpdateStatus(b)
 }
 
 // putIncomplete writes an archive without metadata.json, as an interrupted upload leaves it.
 func (w *retWorld) putIncomplete(ref objectstore.BackupRef) {
-	w.t.Helper()
+	w.T.Helper()
 	key := objectstore.ArchiveKey("ctl", ref, "tar.zst")
-	if _, err := w.s3.Client().PutObject(w.ctx, w.s3.Bucket, key, bytes.NewReader([]byte("partial")), 7,
+	if _, err := w.store.S3.Client().PutObject(w.Ctx, w.store.S3.Bucket, key, bytes.NewReader([]byte("partial")), 7,
 		minio.PutObjectOptions{}); err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 }
 
 // dirs lists cluster's backup directories as "name" (complete) or "name (incomplete)", sorted.
 func (w *retWorld) dirs(cluster string) []string {
-	w.t.Helper()
-	entries, err := w.store().ListBackups(w.ctx, cluster)
+	w.T.Helper()
+	entries, err := w.direct().ListBackups(w.Ctx, cluster)
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	out := []string{}
 	for _, e := range entries {
@@ -197,80 +161,66 @@ func (w *retWorld) dirs(cluster string) []string {
 }
 
 func (w *retWorld) wantDirs(cluster string, want ...string) {
-	w.t.Helper()
+	w.T.Helper()
 	slices.Sort(want)
 	if got := w.dirs(cluster); !slices.Equal(got, want) {
-		w.t.Fatalf("directories of %s: %q, want %q", cluster, got, want)
+		w.T.Fatalf("directories of %s: %q, want %q", cluster, got, want)
 	}
 }
 
 func (w *retWorld) reconcile(cluster string) (ctrl.Result, error) {
-	return w.rec.Reconcile(w.ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: w.ns, Name: cluster}})
+	return w.rec.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key(cluster)})
 }
 
 // reconcileOK reconciles and fails the test on an error.
 func (w *retWorld) reconcileOK(cluster string) ctrl.Result {
-	w.t.Helper()
+	w.T.Helper()
 	res, err := w.reconcile(cluster)
 	if err != nil {
-		w.t.Fatalf("reconcile %s: %v", cluster, err)
+		w.T.Fatalf("reconcile %s: %v", cluster, err)
 	}
 	return res
 }
 
 func (w *retWorld) cluster(name string) *v1.Cluster {
-	w.t.Helper()
+	w.T.Helper()
 	var c v1.Cluster
-	if err := w.env.Client.Get(w.ctx, client.ObjectKey{Namespace: w.ns, Name: name}, &c); err != nil {
-		w.t.Fatal(err)
-	}
+	w.Get(name, &c)
 	return &c
 }
 
 func (w *retWorld) backup(name string) *v1.Backup {
-	w.t.Helper()
+	w.T.Helper()
 	var b v1.Backup
-	if err := w.env.Client.Get(w.ctx, client.ObjectKey{Namespace: w.ns, Name: name}, &b); err != nil {
-		w.t.Fatal(err)
-	}
+	w.Get(name, &b)
 	return &b
 }
 
 // wantStamp checks status.lastRetentionRunTime: at want, or absent when want is zero.
 func (w *retWorld) wantStamp(cluster string, want time.Time) {
-	w.t.Helper()
+	w.T.Helper()
 	got := w.cluster(cluster).Status.LastRetentionRunTime
 	switch {
 	case want.IsZero() && got != nil:
-		w.t.Fatalf("lastRetentionRunTime %v, want none", got)
+		w.T.Fatalf("lastRetentionRunTime %v, want none", got)
 	case !want.IsZero() && (got == nil || !got.Time.Equal(want)):
-		w.t.Fatalf("lastRetentionRunTime %v, want %v", got, want)
+		w.T.Fatalf("lastRetentionRunTime %v, want %v", got, want)
 	}
 }
 
 // artifacts is the reason of the Backup's ArtifactsAvailable condition ("" when absent), the
 // column `kubectl get backups` shows.
 func (w *retWorld) artifacts(name string) string {
-	w.t.Helper()
+	w.T.Helper()
 	c := meta.FindStatusCondition(w.backup(name).Status.Conditions, v1.BackupArtifactsAvailable)
 	if c == nil {
 		return ""
 	}
 	if c.Status != metav1.ConditionFalse {
-		w.t.Fatalf("Backup %s: ArtifactsAvailable is %s", name, c.Status)
+		w.T.Fatalf("Backup %s: ArtifactsAvailable is %s", name, c.Status)
 	}
 	return c.Reason
 }
 
-// events drains the recorded Events.
-func (w *retWorld) events() string {
-	var out []string
-	for {
-		select {
-		case e := <-w.recorder.Events:
-			out = append(out, e)
-		default:
-			return strings.Join(out, "\n")
-		}
-	}
-}
+// events drains the recorded Events, one a line.
+func (w *retWorld) events() string { return strings.Join(w.Events(), "\n") }

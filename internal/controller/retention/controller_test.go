@@ -1,7 +1,6 @@
-package controller_test
+package retention_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,24 +9,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3proxy"
 )
 
 const day = 24 * time.Hour
 
-// TestRetentionPassExpiresThenWaitsAnHour: the first pass of a 7d policy deletes the backups
+// TestPassExpiresThenWaitsAnHour: the first pass of a 7d policy deletes the backups
 // completed more than 7 days ago and an interrupted upload, keeps the newest, the one a Cluster
 // recovers from and the directory of a running Backup; it emits BackupRetention with counts and
 // bytes, stamps lastRetentionRunTime and marks the expired Backups. No pass runs again within the
 // hour; one runs after it.
-func TestRetentionPassExpiresThenWaitsAnHour(t *testing.T) {
+func TestPassExpiresThenWaitsAnHour(t *testing.T) {
 	w := newRetWorld(t)
 	w.createCluster("db", "7d", true)
 	w.uploadBackup("db", "old", 20*day)
@@ -35,11 +32,11 @@ func TestRetentionPassExpiresThenWaitsAnHour(t *testing.T) {
 	w.uploadBackup("db", "mid", 10*day)
 	w.uploadBackup("db", "new", day)
 	w.createRecoveryCluster("restored", "pinned")
-	inflight := objectstore.BackupRef{Cluster: "db", Name: "inflight", ID: backupID(w.clock.Now())}
+	inflight := objectstore.BackupRef{Cluster: "db", Name: "inflight", ID: backupID(w.Clock.Now())}
 	w.putIncomplete(inflight)
 	w.createBackupObject("inflight", "db", inflight, v1.BackupPhaseRunning)
-	w.putIncomplete(objectstore.BackupRef{Cluster: "db", Name: "crashed", ID: backupID(w.clock.Now())})
-	first := w.clock.Now()
+	w.putIncomplete(objectstore.BackupRef{Cluster: "db", Name: "crashed", ID: backupID(w.Clock.Now())})
+	first := w.Clock.Now()
 
 	if res := w.reconcileOK("db"); res.RequeueAfter != time.Hour {
 		t.Errorf("after a pass: requeue %v, want 1h", res.RequeueAfter)
@@ -60,7 +57,7 @@ func TestRetentionPassExpiresThenWaitsAnHour(t *testing.T) {
 	}
 
 	w.uploadBackup("db", "later", 9*day)
-	w.clock.Step(30 * time.Minute)
+	w.Clock.Step(30 * time.Minute)
 	if res := w.reconcileOK("db"); res.RequeueAfter != 30*time.Minute {
 		t.Errorf("30 minutes after a pass: requeue %v, want 30m", res.RequeueAfter)
 	}
@@ -70,18 +67,18 @@ func TestRetentionPassExpiresThenWaitsAnHour(t *testing.T) {
 		t.Errorf("no pass, yet events %q", ev)
 	}
 
-	w.clock.Step(31 * time.Minute)
+	w.Clock.Step(31 * time.Minute)
 	w.reconcileOK("db")
 	w.wantDirs("db", "pinned", "new", "inflight (incomplete)")
-	w.wantStamp("db", w.clock.Now())
+	w.wantStamp("db", w.Clock.Now())
 	if ev := w.events(); !strings.Contains(ev, "1 expired base backup(s)") || w.artifacts("later") != v1.ReasonArtifactsExpired {
 		t.Errorf("the pass after the hour: events %q, later %q", ev, w.artifacts("later"))
 	}
 }
 
-// TestRetentionSkipsWithoutPrimaryOrPolicy: a Cluster without an established primary, or
+// TestSkipsWithoutPrimaryOrPolicy: a Cluster without an established primary, or
 // without a policy, gets no pass: its store, stamp and Events are untouched.
-func TestRetentionSkipsWithoutPrimaryOrPolicy(t *testing.T) {
+func TestSkipsWithoutPrimaryOrPolicy(t *testing.T) {
 	w := newRetWorld(t)
 	w.createCluster("noprimary", "7d", false)
 	w.createCluster("nopolicy", "", true)
@@ -97,22 +94,22 @@ func TestRetentionSkipsWithoutPrimaryOrPolicy(t *testing.T) {
 	if ev := w.events(); ev != "" {
 		t.Errorf("events %q", ev)
 	}
-	if w.proxy.Total() != 0 {
-		t.Errorf("%d requests reached the object store", w.proxy.Total())
+	if w.store.Proxy.Total() != 0 {
+		t.Errorf("%d requests reached the object store", w.store.Proxy.Total())
 	}
 }
 
-// TestRetentionStoreDownWarnsAndRetries: with the object store answering 503 the pass fails with
+// TestStoreDownWarnsAndRetries: with the object store answering 503 the pass fails with
 // a Warning, is not stamped and is retried with a growing backoff, the store intact; a failure in
 // the middle of the deletions leaves no directory half-readable, and the next pass finishes.
-func TestRetentionStoreDownWarnsAndRetries(t *testing.T) {
+func TestStoreDownWarnsAndRetries(t *testing.T) {
 	w := newRetWorld(t)
 	w.createCluster("db", "7d", true)
 	w.uploadBackup("db", "old", 20*day)
 	w.uploadBackup("db", "older", 30*day)
 	w.uploadBackup("db", "new", day)
 
-	w.proxy.Inject(s3proxy.Fault{Match: s3proxy.All(), Action: s3proxy.Status(http.StatusServiceUnavailable)})
+	w.store.Proxy.Inject(s3proxy.Fault{Match: s3proxy.All(), Action: s3proxy.Status(http.StatusServiceUnavailable)})
 	for i, want := range []time.Duration{time.Minute, 2 * time.Minute} {
 		res, err := w.reconcile("db")
 		if err != nil || res.RequeueAfter != want {
@@ -126,9 +123,9 @@ func TestRetentionStoreDownWarnsAndRetries(t *testing.T) {
 	w.wantDirs("db", "old", "older", "new")
 
 	// The store is back but fails the deletion of the archives, after the metadata.json.
-	w.proxy.ClearFaults()
+	w.store.Proxy.ClearFaults()
 	deletes := 0
-	w.proxy.Inject(s3proxy.Fault{Match: func(r s3proxy.Request) bool {
+	w.store.Proxy.Inject(s3proxy.Fault{Match: func(r s3proxy.Request) bool {
 		if r.Kind == s3proxy.DeleteObjects || r.Kind == s3proxy.DeleteObject {
 			deletes++
 			return deletes > 1 // the metadata.json go, the archives stay
@@ -140,18 +137,18 @@ func TestRetentionStoreDownWarnsAndRetries(t *testing.T) {
 	}
 	w.wantStamp("db", time.Time{})
 	w.wantDirs("db", "old (incomplete)", "older (incomplete)", "new")
-	if md, err := w.store().ReadMetadata(w.ctx, objectstore.BackupRef{Cluster: "db", Name: "new",
+	if md, err := w.direct().ReadMetadata(w.Ctx, objectstore.BackupRef{Cluster: "db", Name: "new",
 		ID: w.backup("new").Status.BackupID}); err != nil || md.BackupName != "new" {
 		t.Errorf("the kept backup: %v, %v", md, err)
 	}
 	w.events()
 
-	w.proxy.ClearFaults()
+	w.store.Proxy.ClearFaults()
 	if res := w.reconcileOK("db"); res.RequeueAfter != time.Hour {
 		t.Errorf("after the store is back: requeue %v", res.RequeueAfter)
 	}
 	w.wantDirs("db", "new")
-	w.wantStamp("db", w.clock.Now())
+	w.wantStamp("db", w.Clock.Now())
 	if ev := w.events(); !strings.Contains(ev, "Normal BackupRetention") {
 		t.Errorf("events %q", ev)
 	}
@@ -162,22 +159,20 @@ func TestRetentionStoreDownWarnsAndRetries(t *testing.T) {
 	}
 }
 
-// TestRetentionBackupCompletionWakesWhenDue runs the reconciler in a manager. The Cluster was
+// TestBackupCompletionWakesWhenDue runs the reconciler in a manager. The Cluster was
 // stamped just now, so its next timed look is an hour of real time away. A Backup completing
 // before the pass is due runs nothing; once the fake clock is past the hour, a Backup completing
 // runs the pass within seconds: only the Backup watch can have woken it.
-func TestRetentionBackupCompletionWakesWhenDue(t *testing.T) {
+func TestBackupCompletionWakesWhenDue(t *testing.T) {
 	w := newRetWorld(t)
 	w.createCluster("db", "7d", true)
 	c := w.cluster("db")
-	c.Status.LastRetentionRunTime = ptr.To(metav1.NewTime(w.clock.Now()))
-	if err := w.env.Client.Status().Update(w.ctx, c); err != nil {
-		t.Fatal(err)
-	}
+	c.Status.LastRetentionRunTime = ptr.To(metav1.NewTime(w.Clock.Now()))
+	w.UpdateStatus(c)
 	w.uploadBackup("db", "old", 20*day)
 	w.uploadBackup("db", "new", day)
 	for _, name := range []string{"b1", "b2"} {
-		w.createBackupObject(name, "db", objectstore.BackupRef{Cluster: "db", Name: name, ID: backupID(w.clock.Now())},
+		w.createBackupObject(name, "db", objectstore.BackupRef{Cluster: "db", Name: name, ID: backupID(w.Clock.Now())},
 			v1.BackupPhaseRunning)
 	}
 	w.startManager()
@@ -186,66 +181,33 @@ func TestRetentionBackupCompletionWakesWhenDue(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	w.wantDirs("db", "old", "new")
 
-	w.clock.Step(61 * time.Minute)
+	w.Clock.Step(61 * time.Minute)
 	w.setPhase("b2", v1.BackupPhaseCompleted)
 	start := time.Now()
-	w.eventually("the completed Backup wakes the due pass", func(context.Context) (bool, error) {
-		return len(w.dirs("db")) == 1, nil
-	})
+	// The pass is over once it stamped: it deletes before it marks and stamps.
+	w.Eventually("the completed Backup wakes the due pass", check.True(func() bool {
+		last := w.cluster("db").Status.LastRetentionRunTime
+		return len(w.dirs("db")) == 1 && last != nil && last.Time.Equal(w.Clock.Now())
+	}))
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("the pass ran %v after the Backup completed", took)
 	}
 	w.wantDirs("db", "new")
-	w.wantStamp("db", w.clock.Now())
+	w.wantStamp("db", w.Clock.Now())
 }
 
 func (w *retWorld) startManager() {
-	w.t.Helper()
-	mgr, err := ctrl.NewManager(w.env.Config, ctrl.Options{
-		Scheme:     w.env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{w.ns: {}}},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	r := &controller.RetentionReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
-		Recorder: mgr.GetEventRecorderFor("retention-controller"), Clock: w.clock, OpenStore: w.rec.OpenStore}
-	if err := r.SetupWithManager(mgr); err != nil {
-		w.t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(w.ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	w.t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			w.t.Errorf("manager: %v", err)
-		}
+	w.T.Helper()
+	w.StartManager(func(mgr ctrl.Manager) error {
+		r := retention.NewReconciler(mgr, w.Clock)
+		r.OpenStore = w.rec.OpenStore
+		return r.SetupWithManager(mgr)
 	})
 }
 
 func (w *retWorld) setPhase(name string, phase v1.BackupPhase) {
-	w.t.Helper()
+	w.T.Helper()
 	b := w.backup(name)
 	b.Status.Phase = phase
-	if err := w.env.Client.Status().Update(w.ctx, b); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
-// eventually polls cond every 200 ms for up to 30 s.
-func (w *retWorld) eventually(what string, cond func(context.Context) (bool, error)) {
-	w.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if ok, err := cond(w.ctx); err != nil {
-			w.t.Fatalf("%s: %v", what, err)
-		} else if ok {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	w.t.Fatalf("%s: not within 30s", what)
+	w.UpdateStatus(b)
 }

@@ -1,4 +1,4 @@
-package controller_test
+package retention_test
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
 
-// TestRetentionLeavesASameNamedClusterOfAnotherNamespaceAlone: Clusters named db in two
+// TestLeavesASameNamedClusterOfAnotherNamespaceAlone: Clusters named db in two
 // namespaces with the same bucket and path write to one directory. The pass of the first must
 // not take the second's backups for its own: not its old one, which a Cluster of the second
 // namespace recovers from (a protection the first namespace cannot see), nor its newest. They
 // are kept, the first Cluster's own old backup is expired, and a Warning ForeignBackups says
 // that two Clusters share the location; no Backup of the second namespace is touched.
-func TestRetentionLeavesASameNamedClusterOfAnotherNamespaceAlone(t *testing.T) {
+func TestLeavesASameNamedClusterOfAnotherNamespaceAlone(t *testing.T) {
 	a := newRetWorld(t)
 	b := a.sameStoreElsewhere()
 	a.createCluster("db", "7d", true)
@@ -42,37 +42,35 @@ func TestRetentionLeavesASameNamedClusterOfAnotherNamespaceAlone(t *testing.T) {
 		}
 	}
 	ev := a.events()
-	for _, want := range []string{"Warning ForeignBackups", "2 backup(s)", b.ns, "b-pinned/", "b-new/"} {
+	for _, want := range []string{"Warning ForeignBackups", "2 backup(s)", b.NS, "b-pinned/", "b-new/"} {
 		if !strings.Contains(ev, want) {
 			t.Errorf("events %q, want %q", ev, want)
 		}
 	}
 }
 
-// TestRetentionMarksBackupsWhoseMarkWasLost: a pass deletes an expired backup but cannot mark
+// TestMarksBackupsWhoseMarkWasLost: a pass deletes an expired backup but cannot mark
 // its Backup (the API server fails the reads; a restart mid-pass loses the mark the same way).
 // The next pass no longer sees the directory, so it cannot expire it again: it marks every
 // completed Backup recorded in the cluster's directory whose metadata.json it did not find
 // Missing. Backups whose directory is there, a Backup recorded in another location, and a
 // running Backup are left alone.
-func TestRetentionMarksBackupsWhoseMarkWasLost(t *testing.T) {
+func TestMarksBackupsWhoseMarkWasLost(t *testing.T) {
 	w := newRetWorld(t)
 	w.createCluster("db", "7d", true)
 	w.uploadBackup("db", "old", 20*day)
 	w.uploadBackup("db", "new", day)
-	elsewhere := objectstore.BackupRef{Cluster: "db", Name: "elsewhere", ID: backupID(w.clock.Now().Add(-3 * day))}
+	elsewhere := objectstore.BackupRef{Cluster: "db", Name: "elsewhere", ID: backupID(w.Clock.Now().Add(-3 * day))}
 	w.createBackupObject("elsewhere", "db", elsewhere, v1.BackupPhaseCompleted)
 	e := w.backup("elsewhere")
 	e.Status.DestinationPath = objectstore.BackupDir("other-path", elsewhere)
-	if err := w.env.Client.Status().Update(w.ctx, e); err != nil {
-		t.Fatal(err)
-	}
-	running := objectstore.BackupRef{Cluster: "db", Name: "running", ID: backupID(w.clock.Now())}
+	w.UpdateStatus(e)
+	running := objectstore.BackupRef{Cluster: "db", Name: "running", ID: backupID(w.Clock.Now())}
 	w.createBackupObject("running", "db", running, v1.BackupPhaseRunning)
 
 	var failBackupReads atomic.Bool
 	failBackupReads.Store(true)
-	w.rec.APIReader = backupReadsFailing{Reader: w.env.Client, fail: &failBackupReads}
+	w.rec.APIReader = backupReadsFailing{Reader: w.Client, fail: &failBackupReads}
 	if _, err := w.reconcile("db"); err == nil {
 		t.Fatal("the pass whose marks failed returned no error")
 	}
@@ -83,7 +81,7 @@ func TestRetentionMarksBackupsWhoseMarkWasLost(t *testing.T) {
 	w.events()
 
 	failBackupReads.Store(false)
-	w.clock.Step(61 * time.Minute)
+	w.Clock.Step(61 * time.Minute)
 	w.reconcileOK("db")
 	for name, want := range map[string]string{"old": v1.ReasonArtifactsMissing, "new": "", "elsewhere": "", "running": ""} {
 		if got := w.artifacts(name); got != want {

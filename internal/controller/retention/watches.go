@@ -1,0 +1,60 @@
+package retention
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// clusterChanged passes a Cluster's creation, spec changes and primary changes; status writes
+// (the stamp of a pass among them) do not wake the reconciler.
+func clusterChanged() predicate.Funcs {
+	return updates(true, func(e event.UpdateEvent) bool {
+		o, okOld := e.ObjectOld.(*v1.Cluster)
+		n, okNew := e.ObjectNew.(*v1.Cluster)
+		if !okOld || !okNew {
+			return false
+		}
+		return o.Generation != n.Generation || o.Status.CurrentPrimary != n.Status.CurrentPrimary
+	})
+}
+
+// backupCompleted passes only a Backup reaching the completed phase.
+func backupCompleted() predicate.Funcs {
+	return updates(false, func(e event.UpdateEvent) bool {
+		o, okOld := e.ObjectOld.(*v1.Backup)
+		n, okNew := e.ObjectNew.(*v1.Backup)
+		return okOld && okNew && backupJustCompleted(o, n)
+	})
+}
+
+// updates passes the updates pass accepts, and creations when creations is set; never a deletion
+// or a generic event.
+func updates(creations bool, pass func(event.UpdateEvent) bool) predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return creations },
+		UpdateFunc:  pass,
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
+// backupJustCompleted reports whether an update moved a Backup into the completed phase.
+func backupJustCompleted(o, n *v1.Backup) bool {
+	return o.Status.Phase != v1.BackupPhaseCompleted && n.Status.Phase == v1.BackupPhaseCompleted
+}
+
+// backupToItsCluster maps a Backup to the Cluster it backs up.
+func backupToItsCluster(_ context.Context, o client.Object) []reconcile.Request {
+	b, ok := o.(*v1.Backup)
+	if !ok || b.Spec.Cluster.Name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}}}
+}
