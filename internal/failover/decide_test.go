@@ -24,6 +24,9 @@ type want struct {
 func check(t *testing.T, o Observation, w want) {
 	t.Helper()
 	d := Decide(o)
+	if err := checkSafety(o, d); err != nil {
+		t.Errorf("safety: %v", err)
+	}
 	if d.Kind != w.kind || d.Step != w.step || d.Instance != w.instance || !slices.Equal(d.Instances, w.instances) {
 		t.Fatalf("Decide = %s/%s %q %v (%s), want %s/%s %q %v", d.Kind, d.Step, d.Instance, d.Instances, d.Reason,
 			w.kind, w.step, w.instance, w.instances)
@@ -48,7 +51,7 @@ func check(t *testing.T, o Observation, w want) {
 	}
 }
 
-func ptr(s gtid.Set) *gtid.Set { return &s }
+func setPtr(s gtid.Set) *gtid.Set { return &s }
 
 // TestDecideSteady: the rules that hold while targetPrimary is the current primary.
 func TestDecideSteady(t *testing.T) {
@@ -259,7 +262,7 @@ func TestDecideSwitchover(t *testing.T) {
 			want{kind: Switchover, step: StepDemote, instance: "c-1"}},
 		{"switchover: promote only after the old primary is seen read-only",
 			[]change{requested, oldReadOnly},
-			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: ptr(a("1-10"))}},
+			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: setPtr(a("1-10"))}},
 		{"switchover: the old primary reachable but not yet read-only is demoted again",
 			[]change{requested, on("c-1", func(in *Instance) { in.ReadOnly = true })},
 			want{kind: Switchover, step: StepDemote, instance: "c-1"}},
@@ -268,7 +271,7 @@ func TestDecideSwitchover(t *testing.T) {
 			want{kind: Wait, op: SwitchoverOperation, reason: "does not answer"}},
 		{"switchover: the old primary unreachable and its Lease expired: promote",
 			[]change{requested, on("c-1", unreachable), leaseRenewed(t0.Add(-20 * time.Second))},
-			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: ptr(a("1-10"))}},
+			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: setPtr(a("1-10"))}},
 		{"switchover without the Lease: an unreachable old primary is never taken as stopped",
 			[]change{requested, leaseOff, on("c-1", unreachable), leaseRenewed(t0.Add(-time.Hour))},
 			want{kind: Wait, op: SwitchoverOperation, reason: "only seeing it read-only"}},
@@ -280,7 +283,7 @@ func TestDecideSwitchover(t *testing.T) {
 			want{kind: Wait, op: SwitchoverOperation, reason: "missing " + srcA + ":11-12"}},
 		{"a target holding the old primary's final set once received is promoted with that catch-up set",
 			[]change{requested, oldReadOnly, on("c-1", executed(a("1-12"))), on("c-2", retrieved(a("1-12")))},
-			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: ptr(a("1-12"))}},
+			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: setPtr(a("1-12"))}},
 		{"a less advanced target is never promoted: another replica holds more and the old primary is gone",
 			[]change{requested, on("c-1", unreachable), leaseRenewed(t0.Add(-20 * time.Second)), on("c-3", history(a("1-12")))},
 			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "less advanced"}},

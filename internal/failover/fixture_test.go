@@ -111,7 +111,7 @@ func failingSince(t time.Time) change {
 	return func(o *Observation) { o.Status.PrimaryFailingSince = t }
 }
 func failoverDelay(d time.Duration) change { return func(o *Observation) { o.Spec.FailoverDelay = d } }
-func leaseOff(o *Observation)            { o.Spec.EnablePrimaryLease = false }
+func leaseOff(o *Observation)              { o.Spec.EnablePrimaryLease = false }
 func leaseRenewed(t time.Time) change {
 	return func(o *Observation) { o.Lease.RenewTime = t }
 }

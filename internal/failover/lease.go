@@ -4,8 +4,8 @@ import "time"
 
 // Timing of the primary Lease <cluster>-primary.
 //
-// The holder renews every LeaseRenewInterval, so a renewal can fail twice and the third still
-// lands inside LeaseTTL. A holder that has not renewed successfully for LeaseSelfFenceAfter
+// The holder renews every LeaseRenewInterval, so a renewal can fail (an API server hiccup, a
+// conflict) and the next one still lands before the holder must self-fence. A holder that has not renewed successfully for LeaseSelfFenceAfter
 // (counted on its own clock from the start of its last successful renewal) sets super_read_only
 // and ends the client sessions already open, so none of them can still commit. That is
 // LeaseSelfFenceMargin before the Lease can be seen expired by the operator: the margin covers

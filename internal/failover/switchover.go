@@ -26,7 +26,10 @@ func decideSwitchover(o Observation) Decision {
 		deadline = st.TargetPrimaryTimestamp.Add(o.Spec.MaxSwitchoverDelay)
 	}
 	late := !o.Now.Before(deadline)
-	poll := minTime(deadline, o.Now.Add(PollInterval))
+	poll := o.Now.Add(PollInterval)
+	if !late {
+		poll = minTime(deadline, poll)
+	}
 	wait := func(reason string) Decision {
 		return Decision{Kind: Wait, Operation: SwitchoverOperation, Until: poll,
 			Reason: fmt.Sprintf("switchover from %s to %s: %s", p, t, reason)}
