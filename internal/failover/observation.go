@@ -150,14 +150,15 @@ func ObserveCluster(c *v1.Cluster) (Spec, Status) {
 	return s, st
 }
 
-// instance returns the observed instance called name.
+// instance returns the observed instance called name; one that was not observed is returned
+// with its name only (no Pod, not reachable) and false.
 func (o *Observation) instance(name string) (Instance, bool) {
 	for _, in := range o.Instances {
 		if in.Name == name {
 			return in, true
 		}
 	}
-	return Instance{}, false
+	return Instance{Name: name}, false
 }
 
 func (o *Observation) fenced(name string) bool   { return slices.Contains(o.Status.Fenced, name) }
