@@ -19,6 +19,7 @@ const (
 	ReasonSwitchoverInProgress = "SwitchoverInProgress"
 	ReasonFailoverInProgress   = "FailoverInProgress"
 	// Degraded=True, most serious first.
+	ReasonSplitBrain        = "SeveralWritableInstances"
 	ReasonFailoverBlocked   = "FailoverBlocked"
 	ReasonSwitchoverBlocked = "SwitchoverBlocked"
 	ReasonPrimaryFailing    = "PrimaryFailing"
@@ -57,6 +58,8 @@ func Conditions(o Observation, d Decision) []metav1.Condition {
 		}
 	}
 	switch {
+	case d.Kind == Blocked && d.Operation == NoOperation:
+		add(v1.ConditionDegraded, metav1.ConditionTrue, ReasonSplitBrain, d.Reason)
 	case d.Kind == Blocked && d.Operation == FailoverOperation:
 		add(v1.ConditionDegraded, metav1.ConditionTrue, ReasonFailoverBlocked, d.Reason)
 	case d.Kind == Blocked:
@@ -76,6 +79,7 @@ func Conditions(o Observation, d Decision) []metav1.Condition {
 
 // Event reasons of the decisions, recorded on the Cluster.
 const (
+	EventSplitBrain          = "SeveralWritableInstances"
 	EventPrimaryFailing      = "PrimaryFailing"
 	EventPrimaryRecovered    = "PrimaryRecovered"
 	EventFailoverStarted     = "FailoverStarted"
@@ -110,6 +114,8 @@ func EventFor(o Observation, d Decision) (Event, bool) {
 		return Event{Type: corev1.EventTypeWarning, Reason: reason, Message: d.Reason}, true
 	}
 	switch {
+	case d.Kind == Blocked && d.Operation == NoOperation:
+		return warning(EventSplitBrain)
 	case d.Kind == Blocked && d.Operation == FailoverOperation:
 		return warning(EventFailoverBlocked)
 	case d.Kind == Blocked:

@@ -2,6 +2,7 @@ package failover
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -12,6 +13,10 @@ import (
 // failing for failoverDelay.
 func Decide(o Observation) Decision {
 	st := o.Status
+	if writers := o.writable(); len(writers) > 1 {
+		return Decision{Kind: Blocked, Instances: writers,
+			Reason: "several instances accept writes: " + strings.Join(writers, ", ") + "; nothing is promoted or resumed until a human fences all but one"}
+	}
 	switch {
 	case st.CurrentPrimary == "":
 		return Decision{Kind: Nothing, Reason: "no established primary yet"}
@@ -23,6 +28,17 @@ func Decide(o Observation) Decision {
 		return guardPromotion(o, decideSwitchover(o))
 	}
 	return guardPromotion(o, decideSteady(o))
+}
+
+// writable lists the instances seen accepting writes.
+func (o *Observation) writable() []string {
+	var out []string
+	for _, in := range o.Instances {
+		if in.SeenWritable() {
+			out = append(out, in.Name)
+		}
+	}
+	return out
 }
 
 // guardPromotion is the last check before any step that lets an instance become writable: no
