@@ -1,0 +1,241 @@
+package failover
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Decide returns the single next step for the Cluster observed in o. With no established primary
+// (bootstrap) it does nothing. While status.targetPrimary differs from status.currentPrimary a
+// primary change is under way: the promotion of a failover (primaryFailingSince is set) or a
+// planned switchover. Otherwise it watches the primary's health, and fails over once it has kept
+// failing for failoverDelay.
+func Decide(o Observation) Decision {
+	st := o.Status
+	if writers := o.writable(); len(writers) > 1 {
+		return Decision{Kind: Blocked, Instances: writers,
+			Reason: "several instances accept writes: " + strings.Join(writers, ", ") + "; nothing is promoted or resumed until a human fences all but one"}
+	}
+	switch {
+	case st.CurrentPrimary == "":
+		return Decision{Kind: Nothing, Reason: "no established primary yet"}
+	case st.TargetPrimary == "":
+		return Decision{Kind: Nothing, Reason: "no target primary yet"}
+	case st.TargetPrimary != st.CurrentPrimary && !st.PrimaryFailingSince.IsZero():
+		return guardPromotion(o, decideFailoverPromotion(o))
+	case st.TargetPrimary != st.CurrentPrimary:
+		return guardPromotion(o, decideSwitchover(o))
+	}
+	return guardPromotion(o, decideSteady(o))
+}
+
+// writable lists the instances seen accepting writes.
+func (o *Observation) writable() []string {
+	var out []string
+	for _, in := range o.Instances {
+		if in.SeenWritable() {
+			out = append(out, in.Name)
+		}
+	}
+	return out
+}
+
+// guardPromotion is the last check before any step that lets an instance become writable: no
+// other instance may be seen accepting writes. The rules above already ensure it; this keeps a
+// mistake in them from ever producing two writers.
+func guardPromotion(o Observation, d Decision) Decision {
+	if d.Step != StepPromote && d.Step != StepSetTargetPrimary {
+		return d
+	}
+	for _, in := range o.Instances {
+		if in.Name != d.Instance && in.SeenWritable() {
+			return Decision{Kind: Wait, Operation: d.Operation, Until: o.Now.Add(PollInterval),
+				Reason: fmt.Sprintf("%s still accepts writes; %s is not promoted until it stops", in.Name, d.Instance)}
+		}
+	}
+	return d
+}
+
+// failing returns why the primary is failing, or "" when it is healthy: it must have a Pod that
+// is ready and not being deleted, answer its control API and accept writes.
+func failing(in Instance, seen bool) string {
+	switch {
+	case !seen || !in.PodExists:
+		return "its Pod is missing"
+	case in.PodDeleting:
+		return "its Pod is being deleted"
+	case !in.Reachable:
+		return "it does not answer its control API"
+	case !in.PodReady:
+		return "its Pod is not ready"
+	case !in.SeenWritable():
+		return "it is read-only"
+	}
+	return ""
+}
+
+// decideSteady handles a Cluster whose target is its current primary: repoint replicas and
+// clear primaryFailingSince while the primary is healthy, else run the failover steps.
+func decideSteady(o Observation) Decision {
+	st := o.Status
+	p := st.CurrentPrimary
+	if o.fenced(p) {
+		return Decision{Kind: Nothing, Reason: fmt.Sprintf("the primary %s is fenced: writes are stopped deliberately and no failover starts", p)}
+	}
+	pi, seen := o.instance(p)
+	why := failing(pi, seen)
+	if why == "" {
+		return decideHealthy(o)
+	}
+	since := st.PrimaryFailingSince
+	if since.IsZero() {
+		return Decision{Kind: Failover, Operation: FailoverOperation, Step: StepRecordFailing, Instance: p,
+			Until:  o.Now.Add(o.Spec.FailoverDelay),
+			Reason: fmt.Sprintf("the primary %s is failing: %s", p, why)}
+	}
+	if start := since.Add(o.Spec.FailoverDelay); o.Now.Before(start) {
+		return Decision{Kind: Wait, Operation: FailoverOperation, Until: start,
+			Reason: fmt.Sprintf("the primary %s is failing (%s) since %s; failover starts after failoverDelay (%s)",
+				p, why, since.UTC().Format(time.RFC3339), o.Spec.FailoverDelay)}
+	}
+	return decideFailover(o, pi, why)
+}
+
+// decideHealthy repoints replicas that do not follow the healthy primary, then clears
+// primaryFailingSince.
+func decideHealthy(o Observation) Decision {
+	st := o.Status
+	op, kind := SwitchoverOperation, Switchover
+	if !st.PrimaryFailingSince.IsZero() {
+		op, kind = FailoverOperation, Failover
+	}
+	if names := o.toRepoint(); len(names) > 0 {
+		return Decision{Kind: kind, Operation: op, Step: StepRepoint, Instances: names,
+			Reason: "replicas follow the primary " + st.CurrentPrimary}
+	}
+	if st.PrimaryFailingSince.IsZero() {
+		return Decision{Kind: Nothing, Reason: "the primary " + st.CurrentPrimary + " is healthy"}
+	}
+	reason := "the primary " + st.CurrentPrimary + " is healthy again"
+	if st.CurrentPrimaryTimestamp.After(st.PrimaryFailingSince) {
+		reason = "failover completed: " + st.CurrentPrimary + " is the primary"
+	}
+	return Decision{Kind: Failover, Operation: FailoverOperation, Step: StepClearFailing,
+		Instance: st.CurrentPrimary, Reason: reason}
+}
+
+// toRepoint lists the replicas that answered, are neither fenced nor diverged, and replicate from
+// another instance than the primary, or (after a failover stopped it) have their IO thread
+// stopped without an error.
+func (o *Observation) toRepoint() []string {
+	p := o.Status.CurrentPrimary
+	afterFailover := !o.Status.PrimaryFailingSince.IsZero()
+	var out []string
+	for _, in := range o.Instances {
+		r := in.Replication
+		if in.Name == p || !in.Reachable || r == nil || o.fenced(in.Name) || o.diverged(in.Name) {
+			continue
+		}
+		if r.Source != p || (afterFailover && !r.IORunning && r.IOLastError == "") {
+			out = append(out, in.Name)
+		}
+	}
+	return out
+}
+
+// decideFailover runs the failover steps once failoverDelay has passed. Each reconcile starts
+// over from the top, so every step is checked again before the next one is taken.
+func decideFailover(o Observation, old Instance, why string) Decision {
+	p := old.Name
+	fo := func(step Step, reason string) Decision {
+		return Decision{Kind: Failover, Operation: FailoverOperation, Step: step, Instance: p, Reason: reason}
+	}
+	wait := func(until time.Time, reason string) Decision {
+		return Decision{Kind: Wait, Operation: FailoverOperation, Until: until, Reason: reason}
+	}
+	cand, blocked, ok := o.SelectCandidate(p)
+	if !ok {
+		return Decision{Kind: Blocked, Operation: FailoverOperation,
+			Reason: fmt.Sprintf("failover from %s (%s) is blocked: %s", p, why, blocked)}
+	}
+	if names := o.replicatingFrom(p); len(names) > 0 {
+		d := fo(StepStopIOThreads, fmt.Sprintf("failover from %s (%s): stop the IO threads reading from it, so it collects no more semi-sync acknowledgements", p, why))
+		d.Instance, d.Instances = "", names
+		return d
+	}
+	if old.SeenWritable() {
+		return fo(StepDemote, fmt.Sprintf("failover from %s (%s): it still accepts writes; turn it read-only", p, why))
+	}
+	if old.PodExists && !old.PodDeleting {
+		return fo(StepDeletePod, fmt.Sprintf("failover from %s (%s): delete its Pod, keep its PVC", p, why))
+	}
+	if !cand.Drained() {
+		return wait(o.Now.Add(PollInterval), fmt.Sprintf("failover from %s: %s applies its relay log (%s left)",
+			p, cand.Name, cand.Retrieved.Subtract(cand.Executed)))
+	}
+	if o.Spec.EnablePrimaryLease && LeaseLiveFor(o.Lease, cand.Name, o.Now) {
+		until := LeaseExpiry(o.Lease)
+		return wait(until, fmt.Sprintf("failover from %s: the primary Lease is held by %s until %s; %s is promoted once it expires",
+			p, o.Lease.Holder, until.UTC().Format(time.RFC3339), cand.Name))
+	}
+	d := Decision{Kind: Failover, Operation: FailoverOperation, Step: StepSetTargetPrimary, Instance: cand.Name,
+		Reason: fmt.Sprintf("failover from %s (%s): promote %s, the replica with the most complete history", p, why, cand.Name)}
+	if o.Status.SemiSyncFallenBack {
+		d.Warning = "semi-sync had fallen back to asynchronous replication on " + p +
+			": writes it acknowledged alone may be lost"
+	}
+	return d
+}
+
+// replicatingFrom lists the replicas that answered and still run an IO thread reading from p.
+func (o *Observation) replicatingFrom(p string) []string {
+	var out []string
+	for _, in := range o.Instances {
+		if in.Name != p && in.Reachable && in.Replication != nil && in.Replication.Source == p && in.Replication.IORunning {
+			out = append(out, in.Name)
+		}
+	}
+	return out
+}
+
+// decideFailoverPromotion waits for the failover target to promote itself. If the target turns
+// ineligible first, and is provably not writable, another candidate is chosen.
+func decideFailoverPromotion(o Observation) Decision {
+	st := o.Status
+	t, p := st.TargetPrimary, st.CurrentPrimary
+	ti, seen := o.instance(t)
+	wait := Decision{Kind: Wait, Operation: FailoverOperation, Until: o.Now.Add(PollInterval),
+		Reason: fmt.Sprintf("failover from %s: waiting for %s to promote itself", p, t)}
+	if o.promoting(ti) {
+		return wait
+	}
+	why := "not observed"
+	if seen {
+		why = o.Ineligible(ti, p)
+	}
+	if why == "" {
+		return wait
+	}
+	if !o.provablyNotWritable(ti, seen) {
+		return Decision{Kind: Blocked, Operation: FailoverOperation,
+			Reason: fmt.Sprintf("failover from %s: the target %s is %s and, without the primary Lease, it cannot be told whether it promoted", p, t, why)}
+	}
+	old, _ := o.instance(p)
+	d := decideFailover(o, old, "its replacement "+t+" is "+why)
+	if d.Step == StepSetTargetPrimary && d.Instance == t {
+		return wait
+	}
+	return d
+}
+
+// promoting reports whether in may already be writable: seen so, or holding the Lease.
+func (o *Observation) promoting(in Instance) bool {
+	return in.SeenWritable() || (o.Spec.EnablePrimaryLease && !LeaseExpired(o.Lease, o.Now) && o.Lease.Holder == in.Name)
+}
+
+// provablyNotWritable: in is seen read-only, or has no Pod, or (with the Lease on) does not hold
+// the Lease; an instance must hold it before it clears read-only.
+func (o *Observation) provablyNotWritable(in Instance, seen bool) bool {
+	return !seen || !in.PodExists || in.SeenReadOnly() || (o.Spec.EnablePrimaryLease && !o.promoting(in))
+}

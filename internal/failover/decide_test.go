@@ -1,0 +1,318 @@
+package failover
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+)
+
+type want struct {
+	kind      Kind
+	op        Operation
+	step      Step
+	instance  string
+	instances []string
+	until     time.Time
+	catchUp   *gtid.Set
+	reason    string // a part of the reason
+	warning   string // a part of the warning
+}
+
+func check(t *testing.T, o Observation, w want) {
+	t.Helper()
+	d := Decide(o)
+	if err := checkSafety(o, d); err != nil {
+		t.Errorf("safety: %v", err)
+	}
+	if d.Kind != w.kind || d.Step != w.step || d.Instance != w.instance || !slices.Equal(d.Instances, w.instances) {
+		t.Fatalf("Decide = %s/%s %q %v (%s), want %s/%s %q %v", d.Kind, d.Step, d.Instance, d.Instances, d.Reason,
+			w.kind, w.step, w.instance, w.instances)
+	}
+	if w.op != NoOperation && d.Operation != w.op {
+		t.Errorf("operation = %s, want %s", d.Operation, w.op)
+	}
+	if !w.until.IsZero() && !d.Until.Equal(w.until) {
+		t.Errorf("until = %s, want %s", d.Until, w.until)
+	}
+	if d.Kind == Wait && !d.Until.After(o.Now) {
+		t.Errorf("a wait until %s is not after now %s", d.Until, o.Now)
+	}
+	if w.catchUp != nil && !d.CatchUp.Equal(*w.catchUp) {
+		t.Errorf("catchUp = %s, want %s", d.CatchUp, w.catchUp)
+	}
+	if !strings.Contains(d.Reason, w.reason) {
+		t.Errorf("reason %q does not say %q", d.Reason, w.reason)
+	}
+	if !strings.Contains(d.Warning, w.warning) || (w.warning == "" && d.Warning != "") {
+		t.Errorf("warning %q, want %q", d.Warning, w.warning)
+	}
+}
+
+func setPtr(s gtid.Set) *gtid.Set { return &s }
+
+// TestDecideSteady: the rules that hold while targetPrimary is the current primary.
+func TestDecideSteady(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes []change
+		want    want
+	}{
+		{"no established primary yet: nothing",
+			[]change{current("", time.Time{}), target("", time.Time{})},
+			want{kind: Nothing, reason: "no established primary"}},
+		{"two writable instances: blocked, nothing promoted or resumed",
+			[]change{on("c-3", func(in *Instance) { in.ReadOnly, in.SuperReadOnly = false, false })},
+			want{kind: Blocked, instances: []string{"c-1", "c-3"}, reason: "several instances accept writes"}},
+		{"a healthy primary: nothing",
+			nil,
+			want{kind: Nothing, reason: "healthy"}},
+		{"a fenced primary stops writes deliberately and starts no failover",
+			[]change{fenced("c-1"), on("c-1", readOnly)},
+			want{kind: Nothing, reason: "fenced"}},
+		{"primary unreachable: record primaryFailingSince",
+			[]change{on("c-1", unreachable)},
+			want{kind: Failover, step: StepRecordFailing, instance: "c-1", until: t0.Add(30 * time.Second), reason: "does not answer"}},
+		{"primary not observed at all counts as failing",
+			[]change{func(o *Observation) { o.Instances = o.Instances[1:] }},
+			want{kind: Failover, step: StepRecordFailing, instance: "c-1", reason: "missing"}},
+		{"primary not observed at all: the failover stops the IO threads reading from it",
+			[]change{func(o *Observation) { o.Instances = o.Instances[1:] }, failingSince(t0.Add(-time.Minute))},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
+		{"primary not observed at all, IO threads stopped, Lease expired: promote",
+			[]change{primaryLost, func(o *Observation) { o.Instances = o.Instances[1:] }},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"primary Pod being deleted counts as failing",
+			[]change{on("c-1", podDeleting)},
+			want{kind: Failover, step: StepRecordFailing, instance: "c-1", reason: "being deleted"}},
+		{"primary Pod not ready counts as failing",
+			[]change{on("c-1", notReady)},
+			want{kind: Failover, step: StepRecordFailing, instance: "c-1", reason: "not ready"}},
+		{"primary read-only counts as failing",
+			[]change{on("c-1", readOnly)},
+			want{kind: Failover, step: StepRecordFailing, instance: "c-1", reason: "read-only"}},
+		{"failover delay: wait until primaryFailingSince plus failoverDelay",
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-10 * time.Second))},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(20 * time.Second), reason: "failoverDelay"}},
+		{"failover delay 0 fails over at once",
+			[]change{on("c-1", unreachable), failingSince(t0), failoverDelay(0)},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
+		{"every replica's IO thread from the old primary is stopped before promotion",
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Minute))},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, reason: "semi-sync"}},
+		{"a replica whose IO thread still runs from the old primary is stopped before promotion",
+			[]change{primaryLost, on("c-3", func(in *Instance) { in.Replication.IORunning = true })},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-3"}}},
+		{"a failing primary that still accepts writes is demoted first",
+			[]change{on("c-1", notReady), failingSince(t0.Add(-time.Minute)), on("c-2", ioStopped), on("c-3", ioStopped)},
+			want{kind: Failover, step: StepDemote, instance: "c-1"}},
+		{"the old primary's Pod is deleted, its PVC kept",
+			[]change{primaryLost, on("c-1", func(in *Instance) { in.PodExists = true })},
+			want{kind: Failover, step: StepDeletePod, instance: "c-1", reason: "keep its PVC"}},
+		{"the candidate applies its relay log before it is promoted",
+			[]change{primaryLost, on("c-2", retrieved(a("1-12"))), on("c-3", history(a("1-11")))},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(PollInterval), reason: "c-2 applies its relay log"}},
+		{"lease timing: a Lease held by the old primary is waited out from its last renewal",
+			[]change{primaryLost, leaseRenewed(t0.Add(-5 * time.Second))},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(10 * time.Second), reason: "held by c-1"}},
+		{"lease timing: a Lease held by any other instance is waited out too",
+			[]change{primaryLost, leaseRenewed(t0.Add(-5 * time.Second)), leaseHolder("c-3")},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(10 * time.Second), reason: "held by c-3"}},
+		{"the Lease expired: promote the candidate",
+			[]change{primaryLost},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"no Lease at all: promote the candidate",
+			[]change{primaryLost, noLease},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"enablePrimaryLease=false relies on Pod deletion: a live Lease is not waited for",
+			[]change{primaryLost, leaseOff, leaseRenewed(t0.Add(-time.Second)),
+				on("c-1", func(in *Instance) { in.PodExists, in.PodDeleting = true, true })},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"enablePrimaryLease=false still deletes the old primary's Pod first",
+			[]change{primaryLost, leaseOff, on("c-1", func(in *Instance) { in.PodExists = true })},
+			want{kind: Failover, step: StepDeletePod, instance: "c-1"}},
+		{"candidate selection: the replica holding the most history (executed and retrieved)",
+			[]change{primaryLost, on("c-2", history(a("1-11"))), on("c-3", history(a("1-12")))},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
+		{"candidate selection: retrieved transactions count as history",
+			[]change{primaryLost, on("c-2", history(a("1-11"))), on("c-3", func(in *Instance) { in.Executed, in.Retrieved = a("1-12"), a("1-12") })},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
+		{"candidate selection: equal histories go to the earliest instance",
+			[]change{primaryLost},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"the fenced instance is never a candidate",
+			[]change{primaryLost, fenced("c-2")},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
+		{"a diverged instance is never a candidate",
+			[]change{primaryLost, diverged("c-2"), on("c-2", history(set(a("1-10"), b("1"))))},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
+		{"a replica whose Pod is not ready is never a candidate",
+			[]change{primaryLost, on("c-2", notReady)},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
+		{"a replica with an SQL thread error is never a candidate",
+			[]change{primaryLost, on("c-2", func(in *Instance) { in.Replication.SQLLastError = "Error 1062" })},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
+		{"a replica with a stopped SQL thread is never a candidate",
+			[]change{primaryLost, on("c-2", func(in *Instance) { in.Replication.SQLRunning = false })},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
+		{"blocked failover: the candidates' GTID sets diverge",
+			[]change{primaryLost, on("c-2", history(set(a("1-10"), b("1")))), on("c-3", history(a("1-11")))},
+			want{kind: Blocked, op: FailoverOperation, reason: "diverge"}},
+		{"blocked failover: no replica is eligible",
+			[]change{primaryLost, on("c-2", notReady), on("c-3", unreachable)},
+			want{kind: Blocked, op: FailoverOperation, reason: "no replica is eligible"}},
+		{"blocked failover: a replica that is not eligible holds transactions the candidate lacks",
+			[]change{primaryLost, fenced("c-3"), on("c-3", history(a("1-12")))},
+			want{kind: Blocked, op: FailoverOperation, reason: "c-3 holds transactions"}},
+		{"blocked failover stops no IO thread",
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Minute)), on("c-2", notReady), on("c-3", notReady)},
+			want{kind: Blocked, op: FailoverOperation}},
+		{"semi-sync fallen back to async: the failover warns acknowledged writes may be lost",
+			[]change{primaryLost, func(o *Observation) { o.Status.SemiSyncFallenBack = true }},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2", warning: "may be lost"}},
+		{"two writable instances never: a writable replica holds back any promotion",
+			[]change{primaryLost, on("c-3", func(in *Instance) { in.ReadOnly, in.SuperReadOnly = false, false })},
+			want{kind: Wait, reason: "c-3 still accepts writes"}},
+		{"two writable instances never: a writable replica holds back a switchover's promotion",
+			[]change{target("c-2", t0), on("c-1", func(in *Instance) { in.Role = "replica"; readOnly(in) }),
+				on("c-3", func(in *Instance) { in.ReadOnly, in.SuperReadOnly = false, false })},
+			want{kind: Wait, reason: "c-3 still accepts writes"}},
+		{"after a failover, replicas are repointed to the new primary",
+			[]change{primaryLost, current("c-2", t0), target("c-2", t0.Add(-time.Second)),
+				on("c-2", func(in *Instance) { *in = primaryInstance("c-2", a("1-12")) })},
+			want{kind: Failover, step: StepRepoint, instances: []string{"c-3"}}},
+		{"failover completed clears primaryFailingSince",
+			[]change{primaryLost, current("c-2", t0), target("c-2", t0.Add(-time.Second)),
+				on("c-2", func(in *Instance) { *in = primaryInstance("c-2", a("1-12")) }), on("c-3", source("c-2")),
+				on("c-3", func(in *Instance) { in.Replication.IORunning = true })},
+			want{kind: Failover, step: StepClearFailing, instance: "c-2", reason: "failover completed"}},
+		{"a primary healthy again before failoverDelay clears primaryFailingSince",
+			[]change{failingSince(t0.Add(-10 * time.Second))},
+			want{kind: Failover, step: StepClearFailing, instance: "c-1", reason: "healthy again"}},
+		{"IO threads a failover stopped are restarted when the old primary recovers",
+			[]change{failingSince(t0.Add(-time.Minute)), on("c-2", ioStopped)},
+			want{kind: Failover, step: StepRepoint, instances: []string{"c-2"}}},
+		{"a replica following another source is repointed",
+			[]change{on("c-3", source("c-2"))},
+			want{kind: Switchover, step: StepRepoint, instances: []string{"c-3"}}},
+		{"a replica with an IO error is not repointed in a steady state",
+			[]change{on("c-3", ioStopped), on("c-3", func(in *Instance) { in.Replication.IOLastError = "error connecting" })},
+			want{kind: Nothing}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { check(t, build(tc.changes...), tc.want) })
+	}
+}
+
+// TestDecideFailoverPromotion: the rules once the failover has set targetPrimary.
+func TestDecideFailoverPromotion(t *testing.T) {
+	inFailover := []change{primaryLost, target("c-2", t0.Add(-time.Second))}
+	for _, tc := range []struct {
+		name    string
+		changes []change
+		want    want
+	}{
+		{"after targetPrimary is set, wait for the target to promote itself",
+			nil,
+			want{kind: Wait, op: FailoverOperation, reason: "waiting for c-2 to promote itself"}},
+		{"a target holding the Lease is promoting: wait",
+			[]change{leaseHolder("c-2"), leaseRenewed(t0), on("c-2", unreachable)},
+			want{kind: Wait, op: FailoverOperation, reason: "waiting for c-2"}},
+		{"a target lost before promoting, seen read-only: promote another candidate",
+			[]change{on("c-2", notReady)},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
+		{"a target lost before promoting, not holding the Lease: promote another candidate",
+			[]change{on("c-2", unreachable)},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
+		{"a target unreachable without the Lease: blocked, it may have promoted",
+			[]change{leaseOff, on("c-2", unreachable)},
+			want{kind: Blocked, op: FailoverOperation, reason: "cannot be told"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			check(t, build(append(slices.Clone(inFailover), tc.changes...)...), tc.want)
+		})
+	}
+}
+
+// TestDecideSwitchover: the rules of a planned switchover from c-1 to c-2, requested 10 s ago
+// with maxSwitchoverDelay 1 min.
+func TestDecideSwitchover(t *testing.T) {
+	requested := target("c-2", t0.Add(-10*time.Second))
+	late := target("c-2", t0.Add(-2*time.Minute))
+	oldReadOnly := on("c-1", func(in *Instance) { in.Role = "replica"; readOnly(in) })
+	for _, tc := range []struct {
+		name    string
+		changes []change
+		want    want
+	}{
+		{"switchover validation: the target must exist",
+			[]change{target("c-9", t0)},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "does not exist"}},
+		{"switchover validation: the target must be ready",
+			[]change{requested, on("c-2", notReady)},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "not ready"}},
+		{"switchover validation: the target must not be fenced",
+			[]change{requested, fenced("c-2")},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "fenced"}},
+		{"switchover validation: the target must be a replica",
+			[]change{requested, on("c-2", func(in *Instance) { in.Replication = nil })},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "not replicating"}},
+		{"switchover validation: the target's SQL thread must be healthy",
+			[]change{requested, on("c-2", func(in *Instance) { in.Replication.SQLLastError = "Error 1032" })},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "Error 1032"}},
+		{"switchover validation: the target's IO thread must receive from the primary",
+			[]change{requested, on("c-2", ioStopped)},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "not receiving"}},
+		{"switchover validation: a target with transactions the primary never had is refused",
+			[]change{requested, on("c-2", executed(set(a("1-10"), b("1"))))},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "never had"}},
+		{"switchover validation: the target's GTID set must contain the primary's observed set (wait)",
+			[]change{requested, on("c-1", executed(a("1-12")))},
+			want{kind: Wait, op: SwitchoverOperation, until: t0.Add(PollInterval), reason: "catches up"}},
+		{"switchover: a target that did not catch up within maxSwitchoverDelay is aborted, the old primary resumes",
+			[]change{late, on("c-1", executed(a("1-12")))},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "maxSwitchoverDelay"}},
+		{"switchover: demote the old primary while it is reachable",
+			[]change{requested},
+			want{kind: Switchover, step: StepDemote, instance: "c-1"}},
+		{"switchover: promote only after the old primary is seen read-only",
+			[]change{requested, oldReadOnly},
+			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: setPtr(a("1-10"))}},
+		{"switchover: the old primary reachable but not yet read-only is demoted again",
+			[]change{requested, on("c-1", func(in *Instance) { in.ReadOnly = true })},
+			want{kind: Switchover, step: StepDemote, instance: "c-1"}},
+		{"switchover: never promote on unreachable alone while the old primary's Lease is live",
+			[]change{requested, on("c-1", unreachable)},
+			want{kind: Wait, op: SwitchoverOperation, reason: "does not answer"}},
+		{"switchover: the old primary unreachable and its Lease expired: promote",
+			[]change{requested, on("c-1", unreachable), leaseRenewed(t0.Add(-20 * time.Second))},
+			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: setPtr(a("1-10"))}},
+		{"switchover without the Lease: an unreachable old primary is never taken as stopped",
+			[]change{requested, leaseOff, on("c-1", unreachable), leaseRenewed(t0.Add(-time.Hour))},
+			want{kind: Wait, op: SwitchoverOperation, reason: "only seeing it read-only"}},
+		{"switchover without the Lease: aborted at maxSwitchoverDelay when the old primary stays unreachable",
+			[]change{late, leaseOff, on("c-1", unreachable)},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "neither seen read-only"}},
+		{"a lagging target is re-checked after the old primary turned read-only: it receives the rest first",
+			[]change{requested, oldReadOnly, on("c-1", executed(a("1-12"))), on("c-3", history(a("1-12")))},
+			want{kind: Wait, op: SwitchoverOperation, reason: "missing " + srcA + ":11-12"}},
+		{"a target holding the old primary's final set once received is promoted with that catch-up set",
+			[]change{requested, oldReadOnly, on("c-1", executed(a("1-12"))), on("c-2", retrieved(a("1-12")))},
+			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: setPtr(a("1-12"))}},
+		{"a less advanced target is never promoted: another replica holds more and the old primary is gone",
+			[]change{requested, on("c-1", unreachable), leaseRenewed(t0.Add(-20 * time.Second)), on("c-3", history(a("1-12")))},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "less advanced"}},
+		{"a target not ready after the demotion is waited for within maxSwitchoverDelay",
+			[]change{requested, oldReadOnly, on("c-2", notReady)},
+			want{kind: Wait, op: SwitchoverOperation, reason: "not ready"}},
+		{"a target holding the Lease is promoting: wait for it",
+			[]change{requested, oldReadOnly, leaseHolder("c-2"), leaseRenewed(t0)},
+			want{kind: Wait, op: SwitchoverOperation, reason: "finish its promotion"}},
+		{"a switchover is not aborted while the target may have promoted (no Lease, target unreachable)",
+			[]change{late, leaseOff, oldReadOnly, on("c-2", unreachable)},
+			want{kind: Blocked, step: NoStep, reason: "cannot be told"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { check(t, build(tc.changes...), tc.want) })
+	}
+}

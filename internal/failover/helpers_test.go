@@ -1,0 +1,259 @@
+package failover
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+)
+
+func TestLeaseTiming(t *testing.T) {
+	if !(LeaseRenewInterval*2 <= LeaseSelfFenceAfter && LeaseSelfFenceAfter < LeaseTTL) {
+		t.Fatalf("a holder must get a second renewal attempt before it self-fences, and self-fence before the TTL: renew %s, self-fence %s, TTL %s",
+			LeaseRenewInterval, LeaseSelfFenceAfter, LeaseTTL)
+	}
+	if LeaseSelfFenceMargin < 5*time.Second {
+		t.Errorf("the self-fence margin %s leaves too little for turning read-only and clock skew", LeaseSelfFenceMargin)
+	}
+	held := Lease{Exists: true, Holder: "c-1", RenewTime: t0, TTL: 15 * time.Second}
+	for _, tc := range []struct {
+		name    string
+		lease   Lease
+		now     time.Time
+		expired bool
+	}{
+		{"a Lease renewed within its TTL is live", held, t0.Add(14 * time.Second), false},
+		{"a Lease expires exactly TTL after its last renewal", held, t0.Add(15 * time.Second), true},
+		{"a Lease past its TTL is expired", held, t0.Add(time.Minute), true},
+		{"a missing Lease protects nobody", Lease{}, t0, true},
+		{"a Lease without a holder protects nobody", Lease{Exists: true, RenewTime: t0, TTL: time.Minute}, t0, true},
+		{"a Lease without a TTL counts LeaseTTL", Lease{Exists: true, Holder: "c-1", RenewTime: t0}, t0.Add(LeaseTTL - time.Millisecond), false},
+		{"a renewal time in the future (holder's clock ahead) keeps the Lease live longer", Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(time.Minute), TTL: LeaseTTL}, t0.Add(30 * time.Second), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := LeaseExpired(tc.lease, tc.now); got != tc.expired {
+				t.Errorf("LeaseExpired = %v, want %v", got, tc.expired)
+			}
+		})
+	}
+	t.Run("a Lease live for its own holder does not hold it back", func(t *testing.T) {
+		if LeaseLiveFor(held, "c-1", t0) || !LeaseLiveFor(held, "c-2", t0) {
+			t.Error("LeaseLiveFor must hold back everyone but the holder")
+		}
+	})
+}
+
+func TestRoleLabels(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes []change
+		want    map[string]Labels
+	}{
+		{"role labels: the current primary is primary, the others replicas, all routable",
+			nil,
+			map[string]Labels{"c-1": {"c-1", v1.RolePrimary, true}, "c-2": {"c-2", v1.RoleReplica, true}, "c-3": {"c-3", v1.RoleReplica, true}}},
+		{"role labels: the target of a primary change has no role until it records itself",
+			[]change{target("c-2", t0)},
+			map[string]Labels{"c-1": {"c-1", v1.RolePrimary, true}, "c-2": {"c-2", "", true}}},
+		{"role labels: only status.currentPrimary is primary, even if another instance reports writable",
+			[]change{on("c-3", func(in *Instance) { in.Role, in.ReadOnly, in.SuperReadOnly = v1.RolePrimary, false, false })},
+			map[string]Labels{"c-1": {"c-1", v1.RolePrimary, true}, "c-3": {"c-3", v1.RoleReplica, true}}},
+		{"role labels: fenced and diverged instances are not routable",
+			[]change{fenced("c-2"), diverged("c-3")},
+			map[string]Labels{"c-2": {"c-2", v1.RoleReplica, false}, "c-3": {"c-3", v1.RoleReplica, false}}},
+		{"role labels: a fenced primary keeps its role and leaves routing",
+			[]change{fenced("c-1")},
+			map[string]Labels{"c-1": {"c-1", v1.RolePrimary, false}}},
+		{"role labels: a replica whose primary is gone stays routable (stale reads)",
+			[]change{on("c-1", noPod), on("c-2", ioStopped), on("c-2", func(in *Instance) { in.Replication.IOLastError = "cannot connect" })},
+			map[string]Labels{"c-2": {"c-2", v1.RoleReplica, true}}},
+		{"role labels: a broken replica (SQL thread failed) leaves routing",
+			[]change{on("c-2", func(in *Instance) { in.Replication.SQLLastError = "Error 1062" })},
+			map[string]Labels{"c-2": {"c-2", v1.RoleReplica, false}}},
+		{"role labels: a replica that did not answer keeps its routable label",
+			[]change{on("c-2", unreachable), on("c-3", unreachable), on("c-3", func(in *Instance) { in.LabelRoutable = false })},
+			map[string]Labels{"c-2": {"c-2", v1.RoleReplica, true}, "c-3": {"c-3", v1.RoleReplica, false}}},
+		{"role labels: a Pod being deleted is not routable",
+			[]change{on("c-1", podDeleting)},
+			map[string]Labels{"c-1": {"c-1", v1.RolePrimary, false}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string]Labels{}
+			primaries := 0
+			for _, l := range RoleLabels(build(tc.changes...)) {
+				got[l.Instance] = l
+				if l.Role == v1.RolePrimary {
+					primaries++
+				}
+			}
+			if primaries != 1 {
+				t.Errorf("%d instances labelled primary, want 1", primaries)
+			}
+			for name, w := range tc.want {
+				if got[name] != w {
+					t.Errorf("%s: got %+v, want %+v", name, got[name], w)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckRejoin(t *testing.T) {
+	for _, tc := range []struct {
+		name                        string
+		executed, primary, received gtid.Set
+		diverged                    bool
+		errant                      gtid.Set
+	}{
+		{"divergence: a former primary contained in the new primary's set rejoins",
+			a("1-10"), a("1-12"), gtid.Set{}, false, gtid.Set{}},
+		{"divergence: a former primary with the same set rejoins",
+			a("1-12"), a("1-12"), gtid.Set{}, false, gtid.Set{}},
+		{"divergence: a former primary with transactions the new primary never had is diverged",
+			a("1-13"), a("1-12"), gtid.Set{}, true, a("13")},
+		{"divergence: writes of another source the new primary lacks are errant",
+			set(a("1-10"), b("1-2")), a("1-12"), gtid.Set{}, true, b("1-2")},
+		{"divergence: what the channel received from the primary is not errant",
+			a("1-13"), a("1-12"), a("1-13"), false, gtid.Set{}},
+		{"divergence: an empty former primary rejoins",
+			gtid.Set{}, a("1-12"), gtid.Set{}, false, gtid.Set{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := CheckRejoin(tc.executed, tc.primary, tc.received)
+			if got.Diverged != tc.diverged || !got.Errant.Equal(tc.errant) {
+				t.Errorf("CheckRejoin = %v %s, want %v %s", got.Diverged, got.Errant, tc.diverged, tc.errant)
+			}
+		})
+	}
+}
+
+func TestSelectCandidate(t *testing.T) {
+	o := build(primaryLost, on("c-2", history(a("1-11"))), on("c-3", func(in *Instance) {
+		in.Executed, in.Retrieved = a("1-10"), a("1-13")
+	}))
+	cand, why, ok := o.SelectCandidate("c-1")
+	if !ok || cand.Name != "c-3" {
+		t.Fatalf("SelectCandidate = %s %q %v, want c-3: its relay log holds the most", cand.Name, why, ok)
+	}
+	o.Status.Fenced = []string{"c-3"}
+	if _, why, ok := o.SelectCandidate("c-1"); ok || !strings.Contains(why, "c-3 holds transactions the best eligible replica c-2 lacks") {
+		t.Errorf("a fenced replica holding more must block, got %q %v", why, ok)
+	}
+}
+
+func TestConditions(t *testing.T) {
+	semiSync := func(active bool, wait time.Duration) change {
+		return func(o *Observation) {
+			o.Spec.SemiSync, o.Spec.SemiSyncTimeout = true, time.Second
+			on("c-1", func(in *Instance) { in.SemiSync = &SemiSync{Active: active, LongestAckWait: wait} })(o)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		changes []change
+		want    map[string]string // condition type -> reason; "" means no opinion
+	}{
+		{"conditions: a healthy cluster gets no opinion",
+			nil, map[string]string{v1.ConditionReady: "", v1.ConditionProgressing: "", v1.ConditionDegraded: ""}},
+		{"conditions: a failing primary makes the Cluster not ready and degraded, a failover progressing",
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-10 * time.Second))},
+			map[string]string{v1.ConditionReady: ReasonPrimaryUnavailable, v1.ConditionProgressing: ReasonFailoverInProgress, v1.ConditionDegraded: ReasonPrimaryFailing}},
+		{"conditions: a blocked failover is degraded",
+			[]change{primaryLost, on("c-2", notReady), on("c-3", notReady)},
+			map[string]string{v1.ConditionProgressing: "", v1.ConditionDegraded: ReasonFailoverBlocked}},
+		{"conditions: several writable instances are degraded",
+			[]change{on("c-2", func(in *Instance) { in.ReadOnly, in.SuperReadOnly = false, false })},
+			map[string]string{v1.ConditionDegraded: ReasonSplitBrain}},
+		{"conditions: a switchover is progressing",
+			[]change{target("c-2", t0)},
+			map[string]string{v1.ConditionProgressing: ReasonSwitchoverInProgress, v1.ConditionDegraded: ""}},
+		{"conditions: an aborted switchover is degraded",
+			[]change{target("c-2", t0), fenced("c-2")},
+			map[string]string{v1.ConditionDegraded: ReasonSwitchoverBlocked}},
+		{"conditions: semi-sync fallen back to async is degraded",
+			[]change{semiSync(false, 0)},
+			map[string]string{v1.ConditionDegraded: ReasonSemiSyncAsync}},
+		{"conditions: commits waiting on acknowledgements longer than the timeout are degraded",
+			[]change{semiSync(true, 3*time.Second)},
+			map[string]string{v1.ConditionDegraded: ReasonSemiSyncAckWait}},
+		{"conditions: commits acknowledged within the timeout are not degraded",
+			[]change{semiSync(true, 500*time.Millisecond)},
+			map[string]string{v1.ConditionDegraded: ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := build(tc.changes...)
+			got := map[string]metav1.Condition{}
+			for _, c := range Conditions(o, Decide(o)) {
+				got[c.Type] = c
+			}
+			for typ, reason := range tc.want {
+				c, ok := got[typ]
+				if reason == "" && ok {
+					t.Errorf("%s: unexpected %s (%s)", typ, c.Reason, c.Message)
+				}
+				if reason != "" && (!ok || c.Reason != reason || c.Message == "") {
+					t.Errorf("%s: got %q %q, want reason %s", typ, c.Reason, c.Message, reason)
+				}
+			}
+		})
+	}
+}
+
+func TestEventFor(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes []change
+		typ     string
+		reason  string
+	}{
+		{"events: the primary failing is a warning", []change{on("c-1", unreachable)}, corev1.EventTypeWarning, EventPrimaryFailing},
+		{"events: stopping the IO threads starts the failover", []change{on("c-1", unreachable), failingSince(t0.Add(-time.Minute))}, corev1.EventTypeNormal, EventFailoverStarted},
+		{"events: a blocked failover is a warning", []change{primaryLost, on("c-2", notReady), on("c-3", notReady)}, corev1.EventTypeWarning, EventFailoverBlocked},
+		{"events: promoting with semi-sync fallen back is a warning", []change{primaryLost, func(o *Observation) { o.Status.SemiSyncFallenBack = true }}, corev1.EventTypeWarning, EventFailoverPromoting},
+		{"events: demoting starts the switchover", []change{target("c-2", t0)}, corev1.EventTypeNormal, EventSwitchoverStarted},
+		{"events: an aborted switchover is a warning", []change{target("c-9", t0)}, corev1.EventTypeWarning, EventSwitchoverBlocked},
+		{"events: a completed failover", []change{failingSince(t0.Add(-time.Minute)), current("c-1", t0)}, corev1.EventTypeNormal, EventFailoverCompleted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := build(tc.changes...)
+			d := Decide(o)
+			e, ok := EventFor(o, d)
+			if !ok || e.Type != tc.typ || e.Reason != tc.reason || e.Message == "" {
+				t.Errorf("EventFor(%s/%s) = %+v %v, want %s %s", d.Kind, d.Step, e, ok, tc.typ, tc.reason)
+			}
+		})
+	}
+	if _, ok := EventFor(healthy(), Decide(healthy())); ok {
+		t.Error("nothing to do records no Event")
+	}
+}
+
+func TestObserveCluster(t *testing.T) {
+	now := metav1.NewTime(t0)
+	c := &v1.Cluster{
+		Spec: v1.ClusterSpec{Instances: 3, FailoverDelay: 5, MaxSwitchoverDelay: 0, EnablePrimaryLease: ptr.To(false),
+			MySQL: v1.MySQLConfiguration{SemiSync: &v1.SemiSyncConfiguration{Enabled: true, TimeoutMillis: 1500,
+				DataDurability: v1.DataDurabilityRequired}}},
+		Status: v1.ClusterStatus{CurrentPrimary: "c-1", TargetPrimary: "c-2", TargetPrimaryTimestamp: &now,
+			PrimaryFailingSince: &now, FencedInstances: []string{"c-3"}, SemiSync: &v1.SemiSyncStatus{Active: false}},
+	}
+	spec, st := ObserveCluster(c)
+	if spec.FailoverDelay != 5*time.Second || spec.MaxSwitchoverDelay != time.Hour || spec.EnablePrimaryLease ||
+		!spec.SemiSync || spec.SemiSyncTimeout != 1500*time.Millisecond || spec.DataDurability != v1.DataDurabilityRequired {
+		t.Errorf("spec = %+v", spec)
+	}
+	if st.CurrentPrimary != "c-1" || st.TargetPrimary != "c-2" || !st.TargetPrimaryTimestamp.Equal(t0) ||
+		!st.PrimaryFailingSince.Equal(t0) || !st.CurrentPrimaryTimestamp.IsZero() || len(st.Fenced) != 1 || !st.SemiSyncFallenBack {
+		t.Errorf("status = %+v", st)
+	}
+	c.Spec.EnablePrimaryLease = nil
+	if spec, _ := ObserveCluster(c); !spec.EnablePrimaryLease {
+		t.Error("an unset enablePrimaryLease is on, as the API defaults it")
+	}
+}

@@ -1,0 +1,191 @@
+package failover
+
+import (
+	"slices"
+	"time"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+)
+
+// Observation is everything Decide reads: the Cluster's spec and status, the primary Lease, what
+// each instance reported, and the time.
+type Observation struct {
+	Now    time.Time
+	Spec   Spec
+	Status Status
+	Lease  Lease
+	// Instances are the Cluster's instances, in the order the caller ranks them (by serial, say):
+	// when two failover candidates hold the same history, the earlier one is chosen.
+	Instances []Instance
+}
+
+// Spec is the part of the Cluster's spec the decision reads.
+type Spec struct {
+	Instances int32
+	// FailoverDelay is how long the primary must keep failing before a failover starts.
+	FailoverDelay time.Duration
+	// MaxSwitchoverDelay bounds a switchover, counted from status.targetPrimaryTimestamp.
+	MaxSwitchoverDelay time.Duration
+	// EnablePrimaryLease: the primary holds the Lease <cluster>-primary, and no replica is promoted
+	// while another instance holds it unexpired. Off, a failover relies on Pod deletion alone.
+	EnablePrimaryLease bool
+	// SemiSync is whether semi-synchronous replication is enabled.
+	SemiSync bool
+	// SemiSyncTimeout is rpl_semi_sync_source_timeout.
+	SemiSyncTimeout time.Duration
+	// DataDurability is spec.mysql.semiSync.dataDurability.
+	DataDurability v1.DataDurability
+}
+
+// Status is the part of the Cluster's status the decision reads. Zero times are unset.
+type Status struct {
+	CurrentPrimary          string
+	CurrentPrimaryTimestamp time.Time
+	TargetPrimary           string
+	TargetPrimaryTimestamp  time.Time
+	PrimaryFailingSince     time.Time
+	Fenced                  []string
+	Diverged                []string
+	// SemiSyncFallenBack: when the primary last reported, semi-sync was enabled but inactive
+	// (Rpl_semi_sync_source_status OFF): acknowledged writes may exist on the primary alone.
+	SemiSyncFallenBack bool
+}
+
+// Lease is the primary Lease <cluster>-primary as the operator read it.
+type Lease struct {
+	Exists bool
+	// Holder is spec.holderIdentity: the instance that holds it.
+	Holder string
+	// RenewTime is spec.renewTime, written by the holder at its last renewal.
+	RenewTime time.Time
+	// TTL is spec.leaseDurationSeconds.
+	TTL time.Duration
+}
+
+// Instance is what the operator observed of one instance: its Pod, and its answer to GET /status
+// of the instance manager's control API. The fields after Reachable mean something only when
+// Reachable is true.
+type Instance struct {
+	Name        string
+	PodExists   bool
+	PodReady    bool
+	PodDeleting bool
+	// Reachable: the instance answered GET /status in this reconcile.
+	Reachable bool
+	// Role is v1.RolePrimary or v1.RoleReplica, as mysqld runs it.
+	Role          string
+	ReadOnly      bool
+	SuperReadOnly bool
+	// Replication is the replication channel; nil when the server has none.
+	Replication *Replication
+	// Executed is @@gtid_executed.
+	Executed gtid.Set
+	// Retrieved is the channel's Retrieved_Gtid_Set: received, perhaps not yet applied.
+	Retrieved gtid.Set
+	// SemiSync is the primary's semi-sync state; nil on a replica or with semi-sync off.
+	SemiSync *SemiSync
+	// LabelRole and LabelRoutable are the role and routable labels the Pod carries now.
+	LabelRole     string
+	LabelRoutable bool
+}
+
+// Replication is a replica's channel.
+type Replication struct {
+	// Source is the instance the channel replicates from.
+	Source       string
+	IORunning    bool
+	IOLastError  string
+	SQLRunning   bool
+	SQLLastError string
+	// LagSeconds is the applier lag; -1 when unknown.
+	LagSeconds int64
+}
+
+// SemiSync is the primary's semi-sync state.
+type SemiSync struct {
+	// Active mirrors Rpl_semi_sync_source_status: off means commits are no longer acknowledged.
+	Active              bool
+	WaitForReplicaCount int32
+	Clients             int32
+	// LongestAckWait is how long the oldest commit still waiting for an acknowledgement has
+	// waited (the longest processlist time in state "Waiting for semi-sync ACK from replica").
+	LongestAckWait time.Duration
+}
+
+// ObserveCluster returns the Spec and Status of c as the decision reads them. An unset
+// enablePrimaryLease is true and an unset maxSwitchoverDelay is 3600 s, as the API defaults them.
+func ObserveCluster(c *v1.Cluster) (Spec, Status) {
+	s := Spec{
+		Instances:          c.Spec.Instances,
+		FailoverDelay:      time.Duration(c.Spec.FailoverDelay) * time.Second,
+		MaxSwitchoverDelay: time.Duration(c.Spec.MaxSwitchoverDelay) * time.Second,
+		EnablePrimaryLease: c.Spec.EnablePrimaryLease == nil || *c.Spec.EnablePrimaryLease,
+	}
+	if s.MaxSwitchoverDelay <= 0 {
+		s.MaxSwitchoverDelay = 3600 * time.Second
+	}
+	if ss := c.Spec.MySQL.SemiSync; ss != nil && ss.Enabled {
+		s.SemiSync = true
+		s.SemiSyncTimeout = time.Duration(ss.TimeoutMillis) * time.Millisecond
+		s.DataDurability = ss.DataDurability
+	}
+	cs := c.Status
+	st := Status{
+		CurrentPrimary: cs.CurrentPrimary,
+		TargetPrimary:  cs.TargetPrimary,
+		Fenced:         slices.Clone(cs.FencedInstances),
+		Diverged:       slices.Clone(cs.DivergedInstances),
+	}
+	if t := cs.CurrentPrimaryTimestamp; t != nil {
+		st.CurrentPrimaryTimestamp = t.Time
+	}
+	if t := cs.TargetPrimaryTimestamp; t != nil {
+		st.TargetPrimaryTimestamp = t.Time
+	}
+	if t := cs.PrimaryFailingSince; t != nil {
+		st.PrimaryFailingSince = t.Time
+	}
+	st.SemiSyncFallenBack = s.SemiSync && cs.SemiSync != nil && !cs.SemiSync.Active
+	return s, st
+}
+
+// instance returns the observed instance called name; one that was not observed is returned
+// with its name only (no Pod, not reachable) and false.
+func (o *Observation) instance(name string) (Instance, bool) {
+	for _, in := range o.Instances {
+		if in.Name == name {
+			return in, true
+		}
+	}
+	return Instance{Name: name}, false
+}
+
+func (o *Observation) fenced(name string) bool   { return slices.Contains(o.Status.Fenced, name) }
+func (o *Observation) diverged(name string) bool { return slices.Contains(o.Status.Diverged, name) }
+
+// SeenReadOnly reports whether the instance answered in this reconcile with super_read_only on:
+// it accepts no writes, and its gtid_executed no longer grows from clients.
+func (in Instance) SeenReadOnly() bool { return in.Reachable && in.SuperReadOnly }
+
+// SeenWritable reports whether the instance answered in this reconcile and accepts writes.
+func (in Instance) SeenWritable() bool { return in.Reachable && !in.ReadOnly && !in.SuperReadOnly }
+
+// History is every transaction the instance holds: executed, or retrieved into its relay log
+// (it applies those before it is promoted).
+func (in Instance) History() gtid.Set { return union(in.Executed, in.Retrieved) }
+
+// Drained reports whether the instance has applied every transaction it retrieved.
+func (in Instance) Drained() bool { return in.Executed.Contains(in.Retrieved) }
+
+// union returns the transactions in a or b. gtid.Set has no union; the canonical forms of two
+// sets, joined by a comma, parse to their union (go-mysql merges the intervals).
+func union(a, b gtid.Set) gtid.Set {
+	switch {
+	case a.IsEmpty():
+		return b
+	case b.IsEmpty():
+		return a
+	}
+	return gtid.MustParse(a.String() + "," + b.String())
+}
