@@ -69,7 +69,7 @@ func (w *world) newCluster(t *testing.T, n int, mutate func(*v1.Cluster)) *v1.Cl
 	t.Helper()
 	ctx := context.Background()
 	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: w.ns},
-		Spec: v1.ClusterSpec{Instances: int32(n), ImageName: "mysql:test",
+		Spec: v1.ClusterSpec{Instances: int32(n), ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 			Storage: v1.StorageConfiguration{Size: resource.MustParse("1Gi")}}}
 	check.Must(t, w.env.Client.Create(ctx, c))
 	for i := 1; i <= n; i++ {
