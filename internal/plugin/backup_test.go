@@ -1,19 +1,15 @@
 package plugin_test
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/plugin"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
 func TestBuildOnDemandBackup(t *testing.T) {
@@ -41,18 +37,8 @@ func TestBuildOnDemandBackup(t *testing.T) {
 
 // TestBackupVerbCreatesBackup runs the plugin's cobra command against the real API server.
 func TestBackupVerbCreatesBackup(t *testing.T) {
-	env := kubetest.StartT(t, kubetest.Options{})
-	ns := env.NewNamespace(t)
-	kubeconfig := env.KubeconfigFile(t)
-	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
-
-	run := func(args ...string) (string, error) {
-		out := &bytes.Buffer{}
-		cmd := plugin.NewRootCommand(genericiooptions.IOStreams{Out: out, ErrOut: out}, clk)
-		cmd.SetArgs(append([]string{"--kubeconfig", kubeconfig, "-n", ns}, args...))
-		err := cmd.ExecuteContext(context.Background())
-		return out.String(), err
-	}
+	w := newWorld(t)
+	run := w.run
 
 	out, err := run("backup", "main", "--method", "clone", "--target", "primary")
 	if err != nil {
@@ -62,7 +48,7 @@ func TestBackupVerbCreatesBackup(t *testing.T) {
 		t.Errorf("unexpected output %q", out)
 	}
 	var b v1.Backup
-	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "main-20261122080000"}, &b); err != nil {
+	if err := w.env.Client.Get(context.Background(), client.ObjectKey{Namespace: w.ns, Name: "main-20261122080000"}, &b); err != nil {
 		t.Fatalf("the Backup was not created: %v", err)
 	}
 	if b.Spec.Target != v1.BackupTargetPrimary || b.Spec.Method != v1.BackupMethodClone || !b.IsOnline() {

@@ -1,0 +1,92 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+)
+
+// CheckPromotion says why instance cannot be requested as the new primary of c, or nil. It checks
+// only what the Cluster object tells; the operator validates the rest (ready, replicating, GTID
+// set) and reports a switchover it cannot do as blocked.
+func CheckPromotion(c *v1.Cluster, instance string) error {
+	st := c.Status
+	switch {
+	case st.CurrentPrimary == "":
+		return fmt.Errorf("%s has no primary yet: wait until it is bootstrapped", c.Name)
+	case st.TargetPrimary == instance && st.CurrentPrimary != instance:
+		return fmt.Errorf("%s is already the target primary of %s: the switchover to it is in progress", instance, c.Name)
+	case st.TargetPrimary != st.CurrentPrimary:
+		return fmt.Errorf("a switchover or failover of %s is already in progress (from %q to %q): wait until it ends",
+			c.Name, st.CurrentPrimary, st.TargetPrimary)
+	case st.CurrentPrimary == instance:
+		return fmt.Errorf("%s is already the primary of %s", instance, c.Name)
+	case v1.FencedInstancesContain(st.FencedInstances, instance):
+		return fmt.Errorf("%s is fenced and cannot be promoted: unfence it first", instance)
+	case slices.Contains(st.DivergedInstances, instance):
+		return fmt.Errorf("%s has diverged (its GTID set is not contained in the primary's) and cannot be promoted", instance)
+	}
+	requested, err := c.FencedInstancesRequested()
+	if err != nil {
+		return fmt.Errorf("cannot tell whether %s is fenced: %w", instance, err)
+	}
+	if v1.FencedInstancesContain(requested, instance) {
+		return fmt.Errorf("%s is fenced and cannot be promoted: unfence it first", instance)
+	}
+	return nil
+}
+
+// Promote requests a switchover to instance: status.targetPrimary names it and
+// status.targetPrimaryTimestamp is now. The status patch carries an optimistic lock, and a lost
+// race reads the Cluster again and checks again, so a concurrent switchover or failover is never
+// overwritten.
+func Promote(ctx context.Context, c client.Client, clk clock.PassiveClock, ns, clusterName, instance string) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cluster, err := getCluster(ctx, c, ns, clusterName)
+		if err != nil {
+			return err
+		}
+		if err := checkInstanceOf(ctx, c, cluster, instance); err != nil {
+			return err
+		}
+		if err := CheckPromotion(cluster, instance); err != nil {
+			return err
+		}
+		old := cluster.DeepCopy()
+		now := metav1.NewTime(clk.Now())
+		cluster.Status.TargetPrimary, cluster.Status.TargetPrimaryTimestamp = instance, &now
+		return kit.PatchStatus(ctx, c, cluster, old)
+	})
+}
+
+func newPromoteCommand(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "promote CLUSTER INSTANCE",
+		Short: "Request a switchover: make a replica the primary",
+		Long: "Sets status.targetPrimary of the Cluster to INSTANCE. The operator validates the target " +
+			"(ready, replicating, GTID set), demotes the current primary and lets the target promote; " +
+			"it reports a switchover it cannot do as blocked in the Cluster's conditions and Events.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, ns, err := e.client()
+			if err != nil {
+				return err
+			}
+			if err := Promote(cmd.Context(), c, e.clock, ns, args[0], args[1]); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.streams.Out, "switchover of %s to %s requested; follow it with kubectl cloudnative-mysql status %s\n",
+				args[0], args[1], args[0])
+			return nil
+		},
+	}
+}

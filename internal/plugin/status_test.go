@@ -1,0 +1,103 @@
+package plugin_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/plugin"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
+)
+
+// TestStatusVerb shows a Cluster in the middle of a switchover, with a fenced, a diverged and a
+// requested-but-not-yet-mirrored fenced instance, as it reads them from the real API server.
+func TestStatusVerb(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	w.newCluster(t, 4, func(c *v1.Cluster) {
+		fenced(`["db-3","db-4"]`)(c)
+		c.Status.TargetPrimary = "db-2"
+		c.Status.TargetPrimaryTimestamp = &metav1.Time{Time: testNow.Add(-time.Minute)}
+		c.Status.FencedInstances = []string{"db-3"}
+		c.Status.DivergedInstances = []string{"db-4"}
+		c.Status.GTIDExecutedByInstance = map[string]string{"db-1": "u:1-9", "db-2": "u:1-8"}
+		c.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Switchover",
+			Message: "switching over to db-2", LastTransitionTime: metav1.NewTime(testNow)}}
+	})
+	for name, role := range map[string]string{"db-1": v1.RolePrimary, "db-2": v1.RoleReplica} {
+		var p corev1.Pod
+		check.Must(t, w.env.Client.Get(ctx, client.ObjectKey{Namespace: w.ns, Name: name}, &p))
+		old := p.DeepCopy()
+		p.Labels[v1.RoleLabel] = role
+		check.Must(t, w.env.Client.Patch(ctx, &p, client.MergeFrom(old)))
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+		check.Must(t, w.env.Client.Status().Update(ctx, &p))
+	}
+	check.Must(t, w.env.Client.Create(ctx, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: "db-primary", Namespace: w.ns},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("db-1"), LeaseDurationSeconds: ptr.To[int32](15),
+			RenewTime: &metav1.MicroTime{Time: testNow.Add(-4 * time.Second)}},
+	}))
+
+	out := w.mustRun(t, "status", "db")
+	lines := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		lines[strings.Join(strings.Fields(l), " ")] = true
+	}
+	for _, want := range []string{
+		"Cluster: " + w.ns + "/db",
+		"Primary: db-1",
+		"Target primary: db-2 (switchover or failover in progress since 2026-11-22T07:59:00Z)",
+		"Primary lease: db-primary held by db-1, renewed 4s ago (TTL 15s, valid)",
+		"INSTANCE ROLE READY FENCED DIVERGED GTID EXECUTED",
+		"db-1 primary true no no u:1-9",
+		"db-2 replica true no no u:1-8",
+		"db-3 - false yes no -",
+		"db-4 - false requested yes -",
+		"Ready False Switchover switching over to db-2",
+	} {
+		if !lines[want] {
+			t.Errorf("no line %q in:\n%s", want, out)
+		}
+	}
+}
+
+// TestStatusDescribesTheLease: the Lease line says whether the primary Lease is held and whether
+// it is still valid, so a user can tell why a failover waits.
+func TestStatusDescribesTheLease(t *testing.T) {
+	lease := func(renewedAgo time.Duration) *coordinationv1.Lease {
+		return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("db-2"),
+			LeaseDurationSeconds: ptr.To[int32](15), RenewTime: &metav1.MicroTime{Time: testNow.Add(-renewedAgo)}}}
+	}
+	cases := []struct {
+		rule string
+		view plugin.ClusterView
+		want string
+	}{
+		{"no Lease: nobody holds it", plugin.ClusterView{}, "db-primary not held"},
+		{"renewed within its TTL: valid", plugin.ClusterView{Lease: lease(15 * time.Second)},
+			"db-primary held by db-2, renewed 15s ago (TTL 15s, valid)"},
+		{"not renewed within its TTL: expired", plugin.ClusterView{Lease: lease(16 * time.Second)},
+			"db-primary held by db-2, renewed 16s ago (TTL 15s, expired)"},
+		{"a Lease the user may not read", plugin.ClusterView{LeaseErr: errors.New("forbidden")}, "db-primary unknown: forbidden"},
+	}
+	for _, c := range cases {
+		c.view.Cluster = &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns"}}
+		out := &bytes.Buffer{}
+		check.Must(t, plugin.WriteStatus(out, &c.view, testNow))
+		if !strings.Contains(out.String(), "Primary lease:") || !strings.Contains(out.String(), c.want) {
+			t.Errorf("%s: want %q in:\n%s", c.rule, c.want, out)
+		}
+	}
+}
