@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
 // DefaultXtrabackup is the xtrabackup binary of Percona images.
@@ -115,7 +115,6 @@ func (p *XtrabackupProducer) produce(ctx context.Context, w io.Writer) (Coordina
 	argv := p.Argv()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "TZ=UTC"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
 	enc, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(2))
@@ -123,7 +122,7 @@ func (p *XtrabackupProducer) produce(ctx context.Context, w io.Writer) (Coordina
 		return Coordinates{}, err
 	}
 	cmd.Stdout = enc
-	if err := cmd.Run(); err != nil {
+	if err := proc.Run(cmd); err != nil {
 		// Closing would write the frame end into a stream nobody may read any more.
 		enc.Reset(io.Discard)
 		_ = enc.Close()

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -26,7 +27,7 @@ type Child struct {
 
 // StartTied starts cmd in its own process group, killed by the kernel if this process dies. It
 // keeps the caller's SysProcAttr settings (Chroot, credentials) and sets Setpgid and Pdeathsig.
-// The returned error is the one of cmd.Start. cmd.ProcessState may be read once Done is closed.
+// The returned error is the one of cmd.Start.
 func StartTied(cmd *exec.Cmd) (*Child, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -85,6 +86,15 @@ func (c *Child) Err() error {
 	return c.err
 }
 
+// State is the child's process state (exit status, resource usage) once it has exited, nil while
+// it runs.
+func (c *Child) State() *os.ProcessState {
+	if !c.Exited() {
+		return nil
+	}
+	return c.cmd.ProcessState
+}
+
 // Signal sends sig to the child's process group, so that whatever the child started in it gets
 // sig too. It does nothing once the child has exited.
 func (c *Child) Signal(sig syscall.Signal) error {
@@ -138,4 +148,14 @@ func (c *Child) Stop(grace time.Duration) error {
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	return c.Terminate(timer.C)
+}
+
+// Run starts cmd tied to this process and waits for it, as cmd.Run does; a cmd made by
+// exec.CommandContext is still ended by its context.
+func Run(cmd *exec.Cmd) error {
+	c, err := StartTied(cmd)
+	if err != nil {
+		return err
+	}
+	return c.Wait()
 }

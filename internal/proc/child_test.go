@@ -2,6 +2,7 @@ package proc
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -127,18 +128,21 @@ func TestWaitAndDoneReportTheExit(t *testing.T) {
 	if err := c.Err(); err == nil || err != c.Wait() {
 		t.Errorf("Err = %v, want Wait's error", err)
 	}
+	if st := c.State(); st == nil || st.ExitCode() != 3 {
+		t.Errorf("State = %v, want exit status 3", st)
+	}
 	if err := c.Signal(syscall.SIGTERM); err != nil {
 		t.Errorf("Signal after the exit = %v, want nil", err)
 	}
 }
 
-func TestErrIsNilWhileTheChildRuns(t *testing.T) {
+func TestErrAndStateAreNilWhileTheChildRuns(t *testing.T) {
 	c, err := StartTied(exec.Command("sleep", "600"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Exited() || c.Err() != nil {
-		t.Errorf("running child: Exited %v, Err %v", c.Exited(), c.Err())
+	if c.Exited() || c.Err() != nil || c.State() != nil {
+		t.Errorf("running child: Exited %v, Err %v, State %v", c.Exited(), c.Err(), c.State())
 	}
 	c.Kill()
 	if !c.Exited() || c.Err() == nil {
@@ -284,4 +288,32 @@ func TestStopIsSafeToCallTwice(t *testing.T) {
 			t.Errorf("Stop = %v, want nil", err)
 		}
 	})
+}
+
+func TestRunWaitsForTheChild(t *testing.T) {
+	var out strings.Builder
+	cmd := exec.Command("/bin/sh", "-c", "echo tied; exit 4")
+	cmd.Stdout = &out
+	var exit *exec.ExitError
+	if err := Run(cmd); !errors.As(err, &exit) || exit.ExitCode() != 4 {
+		t.Errorf("Run = %v, want exit status 4", err)
+	}
+	if out.String() != "tied\n" {
+		t.Errorf("output %q, want the child's whole output", out.String())
+	}
+	if cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
+		t.Error("Run did not tie the child")
+	}
+}
+
+func TestRunEndsWithTheContextOfTheCommand(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	if err := Run(exec.CommandContext(ctx, "sleep", "600")); err == nil {
+		t.Error("Run = nil, want the error of a killed child")
+	}
+	if took := time.Since(begin); took > 5*time.Second {
+		t.Errorf("Run returned after %s, want soon after the context ended", took)
+	}
 }
