@@ -115,7 +115,7 @@ func (p *XtrabackupProducer) produce(ctx context.Context, w io.Writer) (Coordina
 	argv := p.Argv()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "TZ=UTC"}
-	var stderr tailBuffer
+	stderr := proc.Output{Keep: 8192}
 	cmd.Stderr = &stderr
 	enc, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(2))
 	if err != nil {
@@ -137,16 +137,3 @@ func (p *XtrabackupProducer) produce(ctx context.Context, w io.Writer) (Coordina
 	}
 	return ParseXtrabackupInfo(info)
 }
-
-// tailBuffer keeps the last 8 KiB written to it.
-type tailBuffer struct{ b []byte }
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > 8192 {
-		t.b = t.b[len(t.b)-8192:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string { return string(t.b) }

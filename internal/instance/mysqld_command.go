@@ -15,7 +15,7 @@ type MysqldCommand func(extraArgs ...string) *exec.Cmd
 // runUntilDone runs cmd tied to the instance manager (see package proc), killing it if ctx ends
 // first; its output is returned in the error.
 func runUntilDone(ctx context.Context, cmd *exec.Cmd) error {
-	var out limitedBuffer
+	out := proc.Output{Keep: 4096}
 	cmd.Stdout, cmd.Stderr = &out, &out
 	c, err := proc.StartTied(cmd)
 	if err != nil {
@@ -32,16 +32,3 @@ func runUntilDone(ctx context.Context, cmd *exec.Cmd) error {
 		return ctx.Err()
 	}
 }
-
-// limitedBuffer keeps the last 4 KiB written to it.
-type limitedBuffer struct{ b []byte }
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	l.b = append(l.b, p...)
-	if len(l.b) > 4096 {
-		l.b = l.b[len(l.b)-4096:]
-	}
-	return len(p), nil
-}
-
-func (l *limitedBuffer) String() string { return string(l.b) }

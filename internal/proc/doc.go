@@ -7,5 +7,6 @@
 // exits, not when the process does, and the Go runtime ends threads freely. StartTied therefore
 // starts and waits for the child on a goroutine that keeps its OS thread locked until the child
 // has exited. Setting Pdeathsig without that lock, as exec.Cmd alone allows, may kill the child
-// at a random moment; start every long-lived child through this package instead.
+// at a random moment; start every child through this package instead: StartTied, or Run for one
+// that runs to completion. Output collects a child's output for logs and error messages.
 package proc

@@ -1,14 +1,12 @@
 package kubetest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -28,25 +26,7 @@ var controllerManagerControllers = []string{
 // controllerManager is a running kube-controller-manager process.
 type controllerManager struct {
 	child *proc.Child
-	log   *syncBuffer
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writers and a concurrent reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	log   *proc.Output
 }
 
 // startControllerManager runs kube-controller-manager against the API server described by
@@ -66,7 +46,7 @@ func startControllerManager(assets, workDir string, kubeconfig []byte) (*control
 		"--kube-api-burst=400",
 		"--v=1",
 	)
-	log := &syncBuffer{}
+	log := &proc.Output{}
 	cmd.Stdout, cmd.Stderr = log, log
 	// Tied to the test binary (see package proc): it lives no longer than the tests.
 	child, err := proc.StartTied(cmd)

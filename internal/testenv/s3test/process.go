@@ -1,19 +1,17 @@
 package s3test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os/exec"
-	"sync"
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
 // startProcess starts cmd tied to the test binary (see package proc), collecting its output.
-func startProcess(cmd *exec.Cmd) (*proc.Child, *lockedBuffer, error) {
-	output := &lockedBuffer{}
+func startProcess(cmd *exec.Cmd) (*proc.Child, *proc.Output, error) {
+	output := &proc.Output{}
 	cmd.Stdout, cmd.Stderr = output, output
 	p, err := proc.StartTied(cmd)
 	if err != nil {
@@ -29,22 +27,4 @@ func stopProcess(p *proc.Child, timeout time.Duration) error {
 		return fmt.Errorf("versitygw (pid %d) did not stop within %s and was killed", p.Pid(), timeout)
 	}
 	return nil
-}
-
-// lockedBuffer collects the output of the process.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

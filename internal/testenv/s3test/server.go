@@ -41,7 +41,7 @@ type Server struct {
 	Dir       string // the posix backend: one subdirectory per bucket
 
 	proc      *proc.Child
-	output    *lockedBuffer
+	output    *proc.Output
 	closeOnce sync.Once
 	closeErr  error
 }
