@@ -9,8 +9,8 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
 
 var evClusterSemiSyncAdjusted = eventKind{corev1.EventTypeNormal, "SemiSyncAdjusted",
@@ -39,7 +39,7 @@ func decideSemiSync(c *v1.Cluster, instances []string, reports map[string]*insta
 	if pr == nil || pr.Role != v1.RolePrimary || pr.SemiSync == nil {
 		return nil
 	}
-	var replicas []instance.ReplicaHealth
+	var replicas []semisync.ReplicaHealth
 	healthy := 0
 	for _, name := range instances {
 		if name == primary {
@@ -49,9 +49,9 @@ func decideSemiSync(c *v1.Cluster, instances []string, reports map[string]*insta
 		if ok {
 			healthy++
 		}
-		replicas = append(replicas, instance.ReplicaHealth{Name: name, Healthy: ok})
+		replicas = append(replicas, semisync.ReplicaHealth{Name: name, Healthy: ok})
 	}
-	plan := instance.PlanSemiSync(&c.Spec, replicas)
+	plan := semisync.PlanFor(&c.Spec, replicas)
 	want := int32(plan.WaitForReplicaCount)
 	if want == pr.SemiSync.WaitForReplicaCount {
 		return nil
