@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import (
 	"time"
@@ -9,17 +9,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-// clusterObservation is what the Cluster decision reads; gather fills it.
-type clusterObservation struct {
-	Now           time.Time
-	Cluster       *v1.Cluster
-	Pods          []corev1.Pod
-	PVCs          []corev1.PersistentVolumeClaim
-	Services      []corev1.Service
+// Observation is what the Cluster decision reads; gather fills it.
+type Observation struct {
+	Now     time.Time
+	Cluster *v1.Cluster
+	// Pods, PVCs and Services are the children the Cluster controls.
+	Pods     []corev1.Pod
+	PVCs     []corev1.PersistentVolumeClaim
+	Services []corev1.Service
+	// Secrets are the Cluster's password, CA and certificate Secrets that exist, by name, read
+	// from the API server.
+	Secrets       map[string]*corev1.Secret
 	OperatorImage string
 	// Reports are the instances' answers to GET /status, by instance name.
 	Reports map[string]*instanceclient.Status
@@ -27,6 +32,9 @@ type clusterObservation struct {
 	ReportErrors map[string]string
 	// MaxReadLag is how far a replica may lag and still serve reads; 0 disables the check.
 	MaxReadLag time.Duration
+	// SemiSyncSettable says the operator can set the primary's acknowledgement count (through
+	// the instance manager's control API).
+	SemiSyncSettable bool
 }
 
 // podRelabel sets the role and routable labels of one Pod.
@@ -36,15 +44,25 @@ type podRelabel struct {
 	Routable bool
 }
 
-// clusterDecision is everything one reconcile does, in the order act performs it.
-type clusterDecision struct {
-	// CreatePVCs and CreatePods are created in order, PVCs first.
+// Decision is everything one reconcile does; act performs it step by step, in the order of
+// actSteps.
+type Decision struct {
+	// Secrets are the password Secrets, the CA and the certificates to write (stepSecrets).
+	Secrets SecretWork
+	// ServiceAccount, Role and RoleBinding let the instance managers watch the Cluster, write its
+	// status and hold the primary Lease; PDB guards the instances (stepOwned).
+	ServiceAccount *corev1.ServiceAccount
+	Role           *rbacv1.Role
+	RoleBinding    *rbacv1.RoleBinding
+	PDB            *policyv1.PodDisruptionBudget
+	// CreatePVCs and CreatePods are created in order, PVCs first (stepCreate).
 	CreatePVCs []*corev1.PersistentVolumeClaim
 	CreatePods []*corev1.Pod
-	// Detach is the instance a scale-down removes: its PVC is marked detached, then its Pod deleted.
+	// Detach is the instance a scale-down removes: its PVC is marked detached, then its Pod
+	// deleted (stepDetach).
 	Detach string
 	// DeletePods are Pods left on detached PVCs (a scale-down interrupted between its two steps)
-	// or one Pod replaced by a rolling update; their PVCs stay.
+	// or one Pod replaced by a rolling update; their PVCs stay (stepDeletePods).
 	DeletePods []string
 	// PrimaryUnknown says targetPrimary is empty on a Cluster with instances and no single
 	// instance reports itself primary: nothing is promoted or added until a human sets it.
@@ -52,34 +70,48 @@ type clusterDecision struct {
 	// Rollout, when not empty, says why a rolling update waits.
 	Rollout string
 	// Relabel lists label changes, the ones that take the primary role away first, so two Pods
-	// never both carry role=primary.
+	// never both carry role=primary (stepRelabel).
 	Relabel []podRelabel
 	// Services are the desired Services (applied when they differ); DeleteServices are owned
-	// Services no longer desired.
+	// Services no longer desired (stepServices).
 	Services       []*corev1.Service
 	DeleteServices []string
-	PDB            *policyv1.PodDisruptionBudget
-	// ServiceAccount, Role and RoleBinding let the instance managers watch the Cluster, write its
-	// status and hold the primary Lease.
-	ServiceAccount *corev1.ServiceAccount
-	Role           *rbacv1.Role
-	RoleBinding    *rbacv1.RoleBinding
 	// Instances are the instances after this reconcile (their certificates must exist).
 	Instances []string
-	// Status is the new status; act patches it when it differs.
+	// Status is the new status; patched when it differs (stepStatus).
 	Status v1.ClusterStatus
-	// Events record the actions above by step, each emitted once its step is done; StatusEvents
-	// record the status transitions, emitted once the status is written.
-	Events       map[actStep][]eventRecord
-	StatusEvents []eventRecord
+	// SemiSync is the acknowledgement count to set on the primary; nil when it is right, unknown
+	// or cannot be set (stepSemiSync).
+	SemiSync *SemiSyncAdjustment
+	// Events record the outcome of each step, emitted once that step is done.
+	Events map[actStep][]kit.Event
 }
 
-// decideCluster is the pure heart of the Cluster controller.
-func decideCluster(o clusterObservation) clusterDecision {
+// actStep names the steps of act, in the order act performs them. A Decision's Events belong to
+// the step whose success they report.
+type actStep int
+
+const (
+	// stepSecrets writes the Secrets first: Pods mount them.
+	stepSecrets actStep = iota
+	stepOwned
+	stepCreate
+	stepDetach
+	stepDeletePods
+	stepRelabel
+	stepServices
+	stepStatus
+	stepSemiSync
+)
+
+// Decide is the pure heart of the Cluster controller: from what gather read it decides the
+// instances to create or remove, the Secrets to write, labels, Services, the status with its
+// conditions, and the primary's semi-sync count.
+func Decide(o Observation) Decision {
 	c := o.Cluster.DeepCopy()
 	active, maxSerial := indexInstances(c, o.PVCs, o.Pods)
 	c.Status.LatestGeneratedNode = max(c.Status.LatestGeneratedNode, maxSerial)
-	d := clusterDecision{}
+	d := Decision{}
 
 	created := maxSerial == 0 && c.Status.LatestGeneratedNode == 0
 	active = d.planScaleUp(c, o, active)
@@ -93,23 +125,27 @@ func decideCluster(o clusterObservation) clusterDecision {
 	for _, in := range active {
 		d.Instances = append(d.Instances, in.Name)
 	}
+	d.Secrets = planSecrets(c, d.Instances, o.Secrets, o.Now)
 	d.planRelabel(c, o, active)
 	d.planServices(c, o.Services, active)
 	d.PDB = specs.BuildPDB(c)
 	d.ServiceAccount, d.Role, d.RoleBinding = specs.BuildServiceAccount(c), specs.BuildRole(c), specs.BuildRoleBinding(c)
 	d.Status = aggregateStatus(c, o, active, &d)
-	d.StatusEvents = append(d.StatusEvents, conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances)...)
+	for _, e := range conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances) {
+		d.event(stepStatus, e)
+	}
+	d.planSemiSync(o)
 	return d
 }
 
 // planScaleUp recreates the Pods of active instances that lost theirs, and adds one new instance
 // when fewer exist than asked and every existing one is ready (replicas join one at a time).
-func (d *clusterDecision) planScaleUp(c *v1.Cluster, o clusterObservation, active []clusterInstance) []clusterInstance {
+func (d *Decision) planScaleUp(c *v1.Cluster, o Observation, active []observedInstance) []observedInstance {
 	missing := false
 	for _, in := range active {
 		if in.Pod == nil && in.PVC.DeletionTimestamp == nil {
 			d.CreatePods = append(d.CreatePods, specs.BuildPod(c, in.Serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
-			d.event(stepCreate, evClusterPodRecreated.with(in.Name))
+			d.event(stepCreate, evPodRecreated.With(in.Name))
 			missing = true
 		}
 	}
@@ -122,15 +158,15 @@ func (d *clusterDecision) planScaleUp(c *v1.Cluster, o clusterObservation, activ
 	pvc := specs.BuildPVC(c, serial)
 	d.CreatePVCs = append(d.CreatePVCs, pvc)
 	d.CreatePods = append(d.CreatePods, specs.BuildPod(c, serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
-	d.event(stepCreate, evClusterInstanceCreated.with(pvc.Name))
-	return append(active, clusterInstance{Name: pvc.Name, Serial: serial, PVC: pvc})
+	d.event(stepCreate, evInstanceCreated.With(pvc.Name))
+	return append(active, observedInstance{Name: pvc.Name, Serial: serial, PVC: pvc})
 }
 
 // planTargetPrimary sets targetPrimary when it is empty: on creation (no instance existed before
 // this reconcile) the first instance; otherwise the current primary, or the one instance that
 // reports itself primary. When none or several do (a status lost in a restore, say), it sets
 // nothing rather than guess: promoting a stale replica could lose writes. PrimaryUnknown is set.
-func (d *clusterDecision) planTargetPrimary(c *v1.Cluster, o clusterObservation, active []clusterInstance, created bool) {
+func (d *Decision) planTargetPrimary(c *v1.Cluster, o Observation, active []observedInstance, created bool) {
 	if c.Status.TargetPrimary != "" || len(active) == 0 {
 		return
 	}
@@ -154,12 +190,12 @@ func (d *clusterDecision) planTargetPrimary(c *v1.Cluster, o clusterObservation,
 	c.Status.TargetPrimary = target
 	t := metav1.NewTime(o.Now)
 	c.Status.TargetPrimaryTimestamp = &t
-	d.StatusEvents = append(d.StatusEvents, evClusterTargetPrimarySet.with(target))
+	d.event(stepStatus, evTargetPrimarySet.With(target))
 }
 
 // planScaleDown removes one instance per reconcile while more exist than asked, never the current
 // or target primary. Its PVC is kept.
-func (d *clusterDecision) planScaleDown(c *v1.Cluster, active []clusterInstance) []clusterInstance {
+func (d *Decision) planScaleDown(c *v1.Cluster, active []observedInstance) []observedInstance {
 	if int32(len(active)) <= c.Spec.Instances {
 		return active
 	}
@@ -168,8 +204,8 @@ func (d *clusterDecision) planScaleDown(c *v1.Cluster, active []clusterInstance)
 		return active // reported by the Degraded condition and its Event
 	}
 	d.Detach = victim.Name
-	d.event(stepDetach, evClusterInstanceRemoved.with(victim.Name))
-	out := make([]clusterInstance, 0, len(active)-1)
+	d.event(stepDetach, evInstanceRemoved.With(victim.Name))
+	out := make([]observedInstance, 0, len(active)-1)
 	for _, in := range active {
 		if in.Name != victim.Name {
 			out = append(out, in)
@@ -178,34 +214,23 @@ func (d *clusterDecision) planScaleDown(c *v1.Cluster, active []clusterInstance)
 	return out
 }
 
-// actStep names the steps of act that Events belong to.
-type actStep int
-
-const (
-	stepCreate actStep = iota
-	stepDetach
-	stepDeletePods
-	stepRelabel
-	stepServices
-)
-
 // event records e as the outcome of step.
-func (d *clusterDecision) event(step actStep, e eventRecord) {
+func (d *Decision) event(step actStep, e kit.Event) {
 	if d.Events == nil {
-		d.Events = map[actStep][]eventRecord{}
+		d.Events = map[actStep][]kit.Event{}
 	}
 	d.Events[step] = append(d.Events[step], e)
 }
 
 // pending reports whether this reconcile changes the set of instances.
-func (d *clusterDecision) pending() bool {
+func (d Decision) pending() bool {
 	return len(d.CreatePods) > 0 || d.Detach != "" || len(d.DeletePods) > 0
 }
 
 // needsFreshLook reports whether the decision creates or removes instances: those are decided
 // again on a live read, so a cache that has not yet seen the last serial or the last switchover
 // never makes the controller reuse a serial or remove the new primary.
-func (d *clusterDecision) needsFreshLook() bool {
+func (d Decision) needsFreshLook() bool {
 	return d.pending()
 }
 

@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import (
 	"slices"
@@ -11,27 +11,28 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-var clusterNow = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+var testNow = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 
-// clusterWorld is a Cluster with instances as the API server would show them.
-type clusterWorld struct {
-	o clusterObservation
+// world is a Cluster with instances as the API server would show them.
+type world struct {
+	o Observation
 }
 
-func newClusterWorld(instances int32) *clusterWorld {
+func newWorld(instances int32) *world {
 	c := &v1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns", UID: "uid", Generation: 1},
 		Spec: v1.ClusterSpec{Instances: instances, ImageName: "mysql:8.4",
 			Storage: v1.StorageConfiguration{Size: resource.MustParse("1Gi")}},
 	}
-	return &clusterWorld{o: clusterObservation{Now: clusterNow, Cluster: c, OperatorImage: "op:1"}}
+	return &world{o: Observation{Now: testNow, Cluster: c, OperatorImage: "op:1"}}
 }
 
 // instance adds instance serial with its PVC and, unless podless, a Pod (ready when ready).
-func (w *clusterWorld) instance(serial int32, ready bool) *clusterWorld {
+func (w *world) instance(serial int32, ready bool) *world {
 	c := w.o.Cluster
 	w.o.PVCs = append(w.o.PVCs, *specs.BuildPVC(c, serial))
 	pod := specs.BuildPod(c, serial, specs.PodOptions{OperatorImage: w.o.OperatorImage,
@@ -44,17 +45,17 @@ func (w *clusterWorld) instance(serial int32, ready bool) *clusterWorld {
 	return w
 }
 
-func (w *clusterWorld) primary(current, target string) *clusterWorld {
+func (w *world) primary(current, target string) *world {
 	w.o.Cluster.Status.CurrentPrimary, w.o.Cluster.Status.TargetPrimary = current, target
 	return w
 }
 
-func (w *clusterWorld) withoutPod(name string) *clusterWorld {
+func (w *world) withoutPod(name string) *world {
 	w.o.Pods = slices.DeleteFunc(w.o.Pods, func(p corev1.Pod) bool { return p.Name == name })
 	return w
 }
 
-func (w *clusterWorld) detached(name string) *clusterWorld {
+func (w *world) detached(name string) *world {
 	for i := range w.o.PVCs {
 		if w.o.PVCs[i].Name == name {
 			w.o.PVCs[i].Annotations = map[string]string{specs.DetachedAnnotation: "x"}
@@ -63,20 +64,20 @@ func (w *clusterWorld) detached(name string) *clusterWorld {
 	return w.withoutPod(name)
 }
 
-func (w *clusterWorld) withPodBack(name string) *clusterWorld {
+func (w *world) withPodBack(name string) *world {
 	serial, _ := specs.InstanceSerial("db", name)
 	w.o.Pods = append(w.o.Pods, *specs.BuildPod(w.o.Cluster, serial, specs.PodOptions{OperatorImage: w.o.OperatorImage}))
 	return w
 }
 
-func (w *clusterWorld) status(f func(*v1.ClusterStatus)) *clusterWorld {
+func (w *world) status(f func(*v1.ClusterStatus)) *world {
 	f(&w.o.Cluster.Status)
 	return w
 }
 
-func (w *clusterWorld) decide() clusterDecision { return decideCluster(w.o) }
+func (w *world) decide() Decision { return Decide(w.o) }
 
-func clusterNames[T any](items []T, name func(T) string) []string {
+func namesOf[T any](items []T, name func(T) string) []string {
 	out := []string{}
 	for _, i := range items {
 		out = append(out, name(i))
@@ -84,47 +85,47 @@ func clusterNames[T any](items []T, name func(T) string) []string {
 	return out
 }
 
-func createdPodNames(d clusterDecision) []string {
-	return clusterNames(d.CreatePods, func(p *corev1.Pod) string { return p.Name })
+func createdPodNames(d Decision) []string {
+	return namesOf(d.CreatePods, func(p *corev1.Pod) string { return p.Name })
 }
 
-func createdPVCNames(d clusterDecision) []string {
-	return clusterNames(d.CreatePVCs, func(p *corev1.PersistentVolumeClaim) string { return p.Name })
+func createdPVCNames(d Decision) []string {
+	return namesOf(d.CreatePVCs, func(p *corev1.PersistentVolumeClaim) string { return p.Name })
 }
 
-// eventReasons lists the reasons of every Event of the decision, actions and status transitions.
-func eventReasons(d clusterDecision) []string {
-	all := append([]eventRecord{}, d.StatusEvents...)
-	for _, step := range []actStep{stepCreate, stepDetach, stepDeletePods, stepRelabel, stepServices} {
+// eventReasons lists the reasons of every Event of the decision, in the order of act's steps.
+func eventReasons(d Decision) []string {
+	var all []kit.Event
+	for step := stepSecrets; step <= stepSemiSync; step++ {
 		all = append(all, d.Events[step]...)
 	}
-	return clusterNames(all, func(e eventRecord) string { return e.Kind.Reason })
+	return namesOf(all, func(e kit.Event) string { return e.Kind.Reason })
 }
 
-func clusterCond(d clusterDecision, t string) metav1.Condition {
+func condition(d Decision, t string) metav1.Condition {
 	if c := meta.FindStatusCondition(d.Status.Conditions, t); c != nil {
 		return *c
 	}
 	return metav1.Condition{}
 }
 
-// clusterCase is one rule: a world and what the decision must do in it.
-type clusterCase struct {
+// ruleCase is one rule: a world and what the decision must do in it.
+type ruleCase struct {
 	rule  string
-	world *clusterWorld
-	check func(t *testing.T, d clusterDecision)
+	world *world
+	check func(t *testing.T, d Decision)
 }
 
-func runClusterCases(t *testing.T, cases []clusterCase) {
+func runCases(t *testing.T, cases []ruleCase) {
 	for _, tc := range cases {
 		t.Run(tc.rule, func(t *testing.T) { tc.check(t, tc.world.decide()) })
 	}
 }
 
 func TestDecideScaleUp(t *testing.T) {
-	runClusterCases(t, []clusterCase{
-		{"creation makes the first instance, targets it as primary and records its serial", newClusterWorld(3),
-			func(t *testing.T, d clusterDecision) {
+	runCases(t, []ruleCase{
+		{"creation makes the first instance, targets it as primary and records its serial", newWorld(3),
+			func(t *testing.T, d Decision) {
 				if !slices.Equal(createdPVCNames(d), []string{"db-1"}) || !slices.Equal(createdPodNames(d), []string{"db-1"}) {
 					t.Fatalf("PVCs %v Pods %v", createdPVCNames(d), createdPodNames(d))
 				}
@@ -135,20 +136,20 @@ func TestDecideScaleUp(t *testing.T) {
 					t.Fatalf("events %v", eventReasons(d))
 				}
 			}},
-		{"the first instance carries no role until it reports its promotion", newClusterWorld(1),
-			func(t *testing.T, d clusterDecision) {
+		{"the first instance carries no role until it reports its promotion", newWorld(1),
+			func(t *testing.T, d Decision) {
 				if _, has := d.CreatePods[0].Labels[v1.RoleLabel]; has || d.CreatePods[0].Labels[v1.RoutableLabel] != "true" {
 					t.Fatalf("labels %v", d.CreatePods[0].Labels)
 				}
 			}},
-		{"replicas join one at a time: none while an instance is not ready", newClusterWorld(3).instance(1, false).primary("", "db-1"),
-			func(t *testing.T, d clusterDecision) {
+		{"replicas join one at a time: none while an instance is not ready", newWorld(3).instance(1, false).primary("", "db-1"),
+			func(t *testing.T, d Decision) {
 				if len(d.CreatePods)+len(d.CreatePVCs) != 0 {
 					t.Fatalf("created %v %v", createdPVCNames(d), createdPodNames(d))
 				}
 			}},
-		{"scale up adds the next serial once every instance is ready", newClusterWorld(3).instance(1, true).primary("db-1", "db-1"),
-			func(t *testing.T, d clusterDecision) {
+		{"scale up adds the next serial once every instance is ready", newWorld(3).instance(1, true).primary("db-1", "db-1"),
+			func(t *testing.T, d Decision) {
 				if !slices.Equal(createdPodNames(d), []string{"db-2"}) || d.Status.LatestGeneratedNode != 2 {
 					t.Fatalf("pods %v latest %d", createdPodNames(d), d.Status.LatestGeneratedNode)
 				}
@@ -156,30 +157,30 @@ func TestDecideScaleUp(t *testing.T) {
 					t.Fatalf("a new replica is labelled replica: %v", d.CreatePods[0].Labels)
 				}
 			}},
-		{"serials are never reused: latestGeneratedNode counts", newClusterWorld(2).instance(1, true).primary("db-1", "db-1").
+		{"serials are never reused: latestGeneratedNode counts", newWorld(2).instance(1, true).primary("db-1", "db-1").
 			status(func(s *v1.ClusterStatus) { s.LatestGeneratedNode = 5 }),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				if !slices.Equal(createdPodNames(d), []string{"db-6"}) {
 					t.Fatalf("pods %v", createdPodNames(d))
 				}
 			}},
-		{"serials are never reused: retained PVCs count even when the status lost track", newClusterWorld(2).instance(1, true).
+		{"serials are never reused: retained PVCs count even when the status lost track", newWorld(2).instance(1, true).
 			instance(7, true).detached("db-7").primary("db-1", "db-1"),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				if !slices.Equal(createdPodNames(d), []string{"db-8"}) || d.Status.LatestGeneratedNode != 8 {
 					t.Fatalf("pods %v latest %d", createdPodNames(d), d.Status.LatestGeneratedNode)
 				}
 			}},
-		{"a deleted Pod is recreated on its retained PVC, without a new PVC", newClusterWorld(2).instance(1, true).instance(2, true).
+		{"a deleted Pod is recreated on its retained PVC, without a new PVC", newWorld(2).instance(1, true).instance(2, true).
 			primary("db-1", "db-1").withoutPod("db-2"),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				if !slices.Equal(createdPodNames(d), []string{"db-2"}) || len(d.CreatePVCs) != 0 || !slices.Contains(eventReasons(d), "InstanceRecreated") {
 					t.Fatalf("pods %v pvcs %v", createdPodNames(d), createdPVCNames(d))
 				}
 			}},
-		{"a detached PVC is neither an instance nor recreated", newClusterWorld(1).instance(1, true).instance(2, true).
+		{"a detached PVC is neither an instance nor recreated", newWorld(1).instance(1, true).instance(2, true).
 			primary("db-1", "db-1").detached("db-2"),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				if len(d.CreatePods) != 0 || d.Detach != "" || !slices.Equal(d.Instances, []string{"db-1"}) {
 					t.Fatalf("pods %v detach %q instances %v", createdPodNames(d), d.Detach, d.Instances)
 				}
@@ -188,76 +189,76 @@ func TestDecideScaleUp(t *testing.T) {
 }
 
 func TestDecideScaleDown(t *testing.T) {
-	runClusterCases(t, []clusterCase{
-		{"a Pod left on a detached PVC (an interrupted scale-down) is deleted", newClusterWorld(1).instance(1, true).instance(2, true).
+	runCases(t, []ruleCase{
+		{"a Pod left on a detached PVC (an interrupted scale-down) is deleted", newWorld(1).instance(1, true).instance(2, true).
 			primary("db-1", "db-1").detached("db-2").withPodBack("db-2"),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				if !slices.Equal(d.DeletePods, []string{"db-2"}) || len(d.CreatePods) != 0 || !d.needsFreshLook() {
 					t.Fatalf("delete %v create %v", d.DeletePods, createdPodNames(d))
 				}
 			}},
-		{"a converged Cluster needs no live re-read", newClusterWorld(1).primary("db-1", "db-1").instance(1, true),
-			func(t *testing.T, d clusterDecision) {
+		{"a converged Cluster needs no live re-read", newWorld(1).primary("db-1", "db-1").instance(1, true),
+			func(t *testing.T, d Decision) {
 				if d.needsFreshLook() {
 					t.Fatal("fresh look asked")
 				}
 			}},
-		{"scale down removes the highest serial replica", newClusterWorld(2).instance(1, true).instance(2, true).instance(3, true).
+		{"scale down removes the highest serial replica", newWorld(2).instance(1, true).instance(2, true).instance(3, true).
 			primary("db-1", "db-1"),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				if d.Detach != "db-3" || !slices.Contains(eventReasons(d), "InstanceRemoved") {
 					t.Fatalf("detach %q", d.Detach)
 				}
 			}},
-		{"scale down never removes the primary", newClusterWorld(2).instance(1, true).instance(2, true).instance(3, true).
+		{"scale down never removes the primary", newWorld(2).instance(1, true).instance(2, true).instance(3, true).
 			primary("db-3", "db-3"),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				if d.Detach != "db-2" {
 					t.Fatalf("detach %q", d.Detach)
 				}
 			}},
-		{"scale down never removes a switchover target", newClusterWorld(2).instance(1, true).instance(2, true).instance(3, true).
+		{"scale down never removes a switchover target", newWorld(2).instance(1, true).instance(2, true).instance(3, true).
 			primary("db-1", "db-3"),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				if d.Detach != "db-2" {
 					t.Fatalf("detach %q", d.Detach)
 				}
 			}},
-		{"scale down with only primaries left is blocked and reported", newClusterWorld(1).instance(1, true).instance(2, true).
+		{"scale down with only primaries left is blocked and reported", newWorld(1).instance(1, true).instance(2, true).
 			primary("db-1", "db-2"),
-			func(t *testing.T, d clusterDecision) {
-				if d.Detach != "" || !slices.Contains(eventReasons(d), "ScaleDownBlocked") || clusterCond(d, v1.ConditionDegraded).Reason != reasonScaleDownBlocked {
+			func(t *testing.T, d Decision) {
+				if d.Detach != "" || !slices.Contains(eventReasons(d), "ScaleDownBlocked") || condition(d, v1.ConditionDegraded).Reason != reasonScaleDownBlocked {
 					t.Fatalf("detach %q events %v", d.Detach, eventReasons(d))
 				}
 			}},
-		{"scale down drops the removed instance's headless Service", newClusterWorld(1).instance(1, true).instance(2, true).
+		{"scale down drops the removed instance's headless Service", newWorld(1).instance(1, true).instance(2, true).
 			primary("db-1", "db-1"),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				if d.Detach != "db-2" || slices.ContainsFunc(d.Services, func(s *corev1.Service) bool { return s.Name == "db-2" }) {
-					t.Fatalf("detach %q services %v", d.Detach, clusterNames(d.Services, func(s *corev1.Service) string { return s.Name }))
+					t.Fatalf("detach %q services %v", d.Detach, namesOf(d.Services, func(s *corev1.Service) string { return s.Name }))
 				}
 			}},
 	})
 }
 
-func (w *clusterWorld) newImage() *clusterWorld { w.o.Cluster.Spec.ImageName = "mysql:9.0"; return w }
+func (w *world) newImage() *world { w.o.Cluster.Spec.ImageName = "mysql:9.0"; return w }
 
 func TestDecideRollout(t *testing.T) {
-	three := func() *clusterWorld {
-		return newClusterWorld(3).primary("db-1", "db-1").instance(1, true).instance(2, true).instance(3, true)
+	three := func() *world {
+		return newWorld(3).primary("db-1", "db-1").instance(1, true).instance(2, true).instance(3, true)
 	}
 	for _, tc := range []struct {
 		rule          string
-		world         *clusterWorld
+		world         *world
 		wantDelete    []string
 		wantCondition string
 	}{
 		{"an unchanged spec replaces nothing", three(), nil, reasonConverged},
 		{"a new image replaces the highest serial replica first, one at a time", three().newImage(), []string{"db-3"}, reasonRollingUpdate},
-		{"nothing is replaced while an instance is not ready", newClusterWorld(2).primary("db-1", "db-1").instance(1, true).
+		{"nothing is replaced while an instance is not ready", newWorld(2).primary("db-1", "db-1").instance(1, true).
 			instance(2, false).newImage(), nil, reasonInstancesNotReady},
 		{"nothing is replaced while a primary change is pending", three().newImage().primary("db-1", "db-2"), nil, reasonPrimaryPending},
-		{"the primary of several instances waits for a switchover", func() *clusterWorld {
+		{"the primary of several instances waits for a switchover", func() *world {
 			w := three().newImage() // the replicas already run it
 			for i := range w.o.Pods {
 				if w.o.Pods[i].Name != "db-1" {
@@ -267,11 +268,11 @@ func TestDecideRollout(t *testing.T) {
 			}
 			return w
 		}(), nil, reasonPrimaryUpdatePending},
-		{"a single instance is restarted", newClusterWorld(1).primary("db-1", "db-1").instance(1, true).newImage(), []string{"db-1"}, reasonRollingUpdate},
+		{"a single instance is restarted", newWorld(1).primary("db-1", "db-1").instance(1, true).newImage(), []string{"db-1"}, reasonRollingUpdate},
 	} {
 		d := tc.world.decide()
-		if !slices.Equal(d.DeletePods, tc.wantDelete) || clusterCond(d, v1.ConditionProgressing).Reason != tc.wantCondition {
-			t.Errorf("%s: delete %v, Progressing %+v", tc.rule, d.DeletePods, clusterCond(d, v1.ConditionProgressing))
+		if !slices.Equal(d.DeletePods, tc.wantDelete) || condition(d, v1.ConditionProgressing).Reason != tc.wantCondition {
+			t.Errorf("%s: delete %v, Progressing %+v", tc.rule, d.DeletePods, condition(d, v1.ConditionProgressing))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import (
 	"context"
@@ -13,15 +13,38 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
 
-var evClusterSemiSyncAdjusted = eventKind{corev1.EventTypeNormal, "SemiSyncAdjusted",
-	"Set the acknowledgement count of primary %s from %d to %d (%d of %d replicas healthy, dataDurability %s)"}
-
-// semiSyncAdjustment is the acknowledgement count the primary must run with, and why.
-type semiSyncAdjustment struct {
+// SemiSyncAdjustment is the acknowledgement count the primary must run with, and why.
+type SemiSyncAdjustment struct {
 	Primary  string
 	From, To int32
 	Healthy  int
 	Replicas int
+	// Pod is the primary's Pod, whose instance manager applies the count.
+	Pod *corev1.Pod
+}
+
+// planSemiSync decides the primary's acknowledgement count over the Cluster's Pods, when the
+// operator can set it and the primary's Pod exists.
+func (d *Decision) planSemiSync(o Observation) {
+	if !o.SemiSyncSettable {
+		return
+	}
+	names := make([]string, 0, len(o.Pods))
+	var primaryPod *corev1.Pod
+	for i := range o.Pods {
+		names = append(names, o.Pods[i].Name)
+		if o.Pods[i].Name == o.Cluster.Status.CurrentPrimary {
+			primaryPod = &o.Pods[i]
+		}
+	}
+	adj := decideSemiSync(o.Cluster, names, o.Reports)
+	if adj == nil || primaryPod == nil {
+		return
+	}
+	adj.Pod = primaryPod
+	d.SemiSync = adj
+	d.event(stepSemiSync, evSemiSyncAdjusted.With(adj.Primary, adj.From, adj.To, adj.Healthy, adj.Replicas,
+		o.Cluster.Spec.MySQL.SemiSync.DataDurability))
 }
 
 // decideSemiSync compares the primary's reported rpl_semi_sync_source_wait_for_replica_count with
@@ -29,7 +52,7 @@ type semiSyncAdjustment struct {
 // required pins minSyncReplicas) and returns the change to make, nil when none is needed or the
 // primary did not report. A replica that did not answer, is fenced, diverged, or whose
 // replication threads are not both running without error is unhealthy.
-func decideSemiSync(c *v1.Cluster, instances []string, reports map[string]*instanceclient.Status) *semiSyncAdjustment {
+func decideSemiSync(c *v1.Cluster, instances []string, reports map[string]*instanceclient.Status) *SemiSyncAdjustment {
 	cfg := c.Spec.MySQL.SemiSync
 	primary := c.Status.CurrentPrimary
 	if cfg == nil || !cfg.Enabled || primary == "" {
@@ -56,7 +79,7 @@ func decideSemiSync(c *v1.Cluster, instances []string, reports map[string]*insta
 	if want == pr.SemiSync.WaitForReplicaCount {
 		return nil
 	}
-	return &semiSyncAdjustment{Primary: primary, From: pr.SemiSync.WaitForReplicaCount, To: want,
+	return &SemiSyncAdjustment{Primary: primary, From: pr.SemiSync.WaitForReplicaCount, To: want,
 		Healthy: healthy, Replicas: len(replicas)}
 }
 
@@ -69,29 +92,18 @@ func replicaHealthy(c *v1.Cluster, name string, st *instanceclient.Status) bool 
 	return r.IORunning && r.SQLRunning && r.LastError == ""
 }
 
-// adjustSemiSync applies d on the primary when the status source can; the Event says what
-// changed. A failure is returned so the reconcile is retried.
-func (r *ClusterReconciler) adjustSemiSync(ctx context.Context, o *clusterObservation) error {
+// setSemiSync applies adj on the primary through the instance manager's control API. A failure
+// is returned so the reconcile is retried.
+func (r *Reconciler) setSemiSync(ctx context.Context, c *v1.Cluster, adj *SemiSyncAdjustment) error {
+	if adj == nil {
+		return nil
+	}
 	setter, ok := r.Instances.(instances.SemiSyncSetter)
-	if !ok || o.Cluster == nil {
-		return nil
+	if !ok {
+		return fmt.Errorf("setting the acknowledgement count of %s: the status source cannot", adj.Primary)
 	}
-	names := make([]string, 0, len(o.Pods))
-	var primaryPod *corev1.Pod
-	for i := range o.Pods {
-		names = append(names, o.Pods[i].Name)
-		if o.Pods[i].Name == o.Cluster.Status.CurrentPrimary {
-			primaryPod = &o.Pods[i]
-		}
-	}
-	adj := decideSemiSync(o.Cluster, names, o.Reports)
-	if adj == nil || primaryPod == nil {
-		return nil
-	}
-	if err := setter.SetSemiSync(ctx, o.Cluster, *primaryPod, instanceclient.SemiSyncRequest{WaitForReplicaCount: adj.To}); err != nil {
+	if err := setter.SetSemiSync(ctx, c, *adj.Pod, instanceclient.SemiSyncRequest{WaitForReplicaCount: adj.To}); err != nil {
 		return fmt.Errorf("setting the acknowledgement count of %s to %d: %w", adj.Primary, adj.To, err)
 	}
-	emit(r.Recorder, o.Cluster, []eventRecord{evClusterSemiSyncAdjusted.with(adj.Primary, adj.From, adj.To,
-		adj.Healthy, adj.Replicas, o.Cluster.Spec.MySQL.SemiSync.DataDurability)})
 	return nil
 }

@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import (
 	"slices"
@@ -10,9 +10,9 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-// clusterInstance is one instance as observed: its serial, its PVC and its Pod (either may be
+// observedInstance is one instance as observed: its serial, its PVC and its Pod (either may be
 // missing).
-type clusterInstance struct {
+type observedInstance struct {
 	Name   string
 	Serial int32
 	PVC    *corev1.PersistentVolumeClaim
@@ -22,16 +22,16 @@ type clusterInstance struct {
 // indexInstances groups the Cluster's PVCs and Pods by instance. Active instances are those with
 // a PVC not detached by a scale-down, in ascending serial order; maxSerial is the highest serial
 // any PVC or Pod carries, detached ones included, so a serial is never handed out twice.
-func indexInstances(c *v1.Cluster, pvcs []corev1.PersistentVolumeClaim, pods []corev1.Pod) (active []clusterInstance, maxSerial int32) {
-	bySerial := map[int32]*clusterInstance{}
-	get := func(name string) *clusterInstance {
+func indexInstances(c *v1.Cluster, pvcs []corev1.PersistentVolumeClaim, pods []corev1.Pod) (active []observedInstance, maxSerial int32) {
+	bySerial := map[int32]*observedInstance{}
+	get := func(name string) *observedInstance {
 		serial, ok := specs.InstanceSerial(c.Name, name)
 		if !ok {
 			return nil
 		}
 		maxSerial = max(maxSerial, serial)
 		if bySerial[serial] == nil {
-			bySerial[serial] = &clusterInstance{Name: name, Serial: serial}
+			bySerial[serial] = &observedInstance{Name: name, Serial: serial}
 		}
 		return bySerial[serial]
 	}
@@ -50,12 +50,12 @@ func indexInstances(c *v1.Cluster, pvcs []corev1.PersistentVolumeClaim, pods []c
 			active = append(active, *in)
 		}
 	}
-	slices.SortFunc(active, func(a, b clusterInstance) int { return int(a.Serial - b.Serial) })
+	slices.SortFunc(active, func(a, b observedInstance) int { return int(a.Serial - b.Serial) })
 	return active, maxSerial
 }
 
 // allPodsReady reports whether every active instance has a ready Pod.
-func allPodsReady(active []clusterInstance) bool {
+func allPodsReady(active []observedInstance) bool {
 	for _, in := range active {
 		if !instances.PodReady(in.Pod) {
 			return false
@@ -66,14 +66,14 @@ func allPodsReady(active []clusterInstance) bool {
 
 // scaleDownVictim is the instance a scale-down removes: the highest serial that is neither the
 // current nor the target primary. ok is false when none qualifies.
-func scaleDownVictim(c *v1.Cluster, active []clusterInstance) (victim clusterInstance, ok bool) {
+func scaleDownVictim(c *v1.Cluster, active []observedInstance) (victim observedInstance, ok bool) {
 	for i := len(active) - 1; i >= 0; i-- {
 		name := active[i].Name
 		if name != c.Status.CurrentPrimary && name != c.Status.TargetPrimary {
 			return active[i], true
 		}
 	}
-	return clusterInstance{}, false
+	return observedInstance{}, false
 }
 
 // podsOnDetachedPVCs lists the live Pods whose PVC carries the detached annotation.

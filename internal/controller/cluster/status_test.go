@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import (
 	"slices"
@@ -10,22 +10,23 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-func (w *clusterWorld) reports(r map[string]*instanceclient.Status, errs map[string]string) *clusterWorld {
+func (w *world) reports(r map[string]*instanceclient.Status, errs map[string]string) *world {
 	w.o.Reports, w.o.ReportErrors = r, errs
 	return w
 }
 
-func (w *clusterWorld) lagBound(d time.Duration) *clusterWorld { w.o.MaxReadLag = d; return w }
+func (w *world) lagBound(d time.Duration) *world { w.o.MaxReadLag = d; return w }
 
 func TestDecideRouting(t *testing.T) {
-	three := func() *clusterWorld { return newClusterWorld(3).instance(1, true).instance(2, true).instance(3, true) }
+	three := func() *world { return newWorld(3).instance(1, true).instance(2, true).instance(3, true) }
 	for _, tc := range []struct {
 		rule  string
-		world *clusterWorld
+		world *world
 		want  []podRelabel
 	}{
 		{"labels that match the status are left alone", three().primary("db-1", "db-1"), nil},
@@ -57,7 +58,7 @@ func TestDecideRouting(t *testing.T) {
 }
 
 func TestDecideServices(t *testing.T) {
-	w := newClusterWorld(1).instance(1, true).primary("db-1", "db-1")
+	w := newWorld(1).instance(1, true).primary("db-1", "db-1")
 	w.o.Cluster.Spec.Managed = &v1.ManagedConfiguration{Services: &v1.ManagedServices{
 		DisabledDefaultServices: []v1.ServiceSelectorType{v1.ServiceSelectorTypeRO},
 		Additional:              []v1.ManagedService{{Name: "lb", SelectorType: v1.ServiceSelectorTypeRW}},
@@ -67,7 +68,7 @@ func TestDecideServices(t *testing.T) {
 		w.o.Services = append(w.o.Services, corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: n}})
 	}
 	d := w.decide()
-	got := clusterNames(d.Services, func(s *corev1.Service) string { return s.Name })
+	got := namesOf(d.Services, func(s *corev1.Service) string { return s.Name })
 	if !slices.Equal(got, []string{"db-1", "db-rw", "db-r", "db-lb"}) {
 		t.Errorf("desired Services: per-instance, enabled defaults, additional: %v", got)
 	}
@@ -81,72 +82,72 @@ func TestDecideStatus(t *testing.T) {
 		return func(s *v1.ClusterStatus) { s.GTIDExecutedByInstance = g }
 	}
 	rep := func(gtid string) *instanceclient.Status { return &instanceclient.Status{GTIDExecuted: gtid} }
-	runClusterCases(t, []clusterCase{
-		{"instances and readyInstances count the Pods", newClusterWorld(3).instance(1, true).instance(2, false).primary("db-1", "db-1"),
-			func(t *testing.T, d clusterDecision) {
+	runCases(t, []ruleCase{
+		{"instances and readyInstances count the Pods", newWorld(3).instance(1, true).instance(2, false).primary("db-1", "db-1"),
+			func(t *testing.T, d Decision) {
 				if d.Status.Instances != 2 || d.Status.ReadyInstances != 1 {
 					t.Fatalf("%d/%d", d.Status.ReadyInstances, d.Status.Instances)
 				}
 			}},
 		{"gtidExecutedByInstance: new reports replace, silent instances keep theirs, removed ones go",
-			newClusterWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
+			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
 				status(gtids(map[string]string{"db-1": "a:1-3", "db-2": "a:1-2", "db-9": "a:1"})).
 				reports(map[string]*instanceclient.Status{"db-1": rep("a:1-5")}, map[string]string{"db-2": "timeout"}),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				g := d.Status.GTIDExecutedByInstance
 				if len(g) != 2 || g["db-1"] != "a:1-5" || g["db-2"] != "a:1-2" {
 					t.Fatalf("%v", g)
 				}
 			}},
 		{"semi-sync state mirrors the current primary's report",
-			newClusterWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
+			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
 				reports(map[string]*instanceclient.Status{"db-1": {SemiSync: &instanceclient.SemiSyncStatus{Active: false, WaitForReplicaCount: 1}},
 					"db-2": {SemiSync: &instanceclient.SemiSyncStatus{Active: true}}}, nil),
-			func(t *testing.T, d clusterDecision) {
+			func(t *testing.T, d Decision) {
 				s := d.Status.SemiSync
-				if s == nil || s.Active || s.WaitForReplicaCount != 1 || !s.LastTransitionTime.Time.Equal(clusterNow) {
+				if s == nil || s.Active || s.WaitForReplicaCount != 1 || !s.LastTransitionTime.Time.Equal(testNow) {
 					t.Fatalf("%+v", s)
 				}
 			}},
-		{"currentPrimaryTimestamp is stamped when a primary is first seen", newClusterWorld(1).instance(1, true).primary("db-1", "db-1"),
-			func(t *testing.T, d clusterDecision) {
-				if d.Status.CurrentPrimaryTimestamp == nil || !d.Status.CurrentPrimaryTimestamp.Time.Equal(clusterNow) {
+		{"currentPrimaryTimestamp is stamped when a primary is first seen", newWorld(1).instance(1, true).primary("db-1", "db-1"),
+			func(t *testing.T, d Decision) {
+				if d.Status.CurrentPrimaryTimestamp == nil || !d.Status.CurrentPrimaryTimestamp.Time.Equal(testNow) {
 					t.Fatalf("%v", d.Status.CurrentPrimaryTimestamp)
 				}
 			}},
 		{"Ready when every instance is ready and the target is the current primary",
-			newClusterWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1"),
-			func(t *testing.T, d clusterDecision) {
-				if clusterCond(d, v1.ConditionReady).Status != metav1.ConditionTrue || clusterCond(d, v1.ConditionProgressing).Status != metav1.ConditionFalse ||
-					clusterCond(d, v1.ConditionDegraded).Status != metav1.ConditionFalse || !slices.Contains(eventReasons(d), "ClusterReady") {
+			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1"),
+			func(t *testing.T, d Decision) {
+				if condition(d, v1.ConditionReady).Status != metav1.ConditionTrue || condition(d, v1.ConditionProgressing).Status != metav1.ConditionFalse ||
+					condition(d, v1.ConditionDegraded).Status != metav1.ConditionFalse || !slices.Contains(eventReasons(d), "ClusterReady") {
 					t.Fatalf("%+v events %v", d.Status.Conditions, eventReasons(d))
 				}
 			}},
 		{"not Ready and Progressing while the target primary has not reported",
-			newClusterWorld(1).instance(1, true).primary("", "db-1"),
-			func(t *testing.T, d clusterDecision) {
-				if clusterCond(d, v1.ConditionReady).Reason != reasonPrimaryPending || clusterCond(d, v1.ConditionProgressing).Status != metav1.ConditionTrue {
+			newWorld(1).instance(1, true).primary("", "db-1"),
+			func(t *testing.T, d Decision) {
+				if condition(d, v1.ConditionReady).Reason != reasonPrimaryPending || condition(d, v1.ConditionProgressing).Status != metav1.ConditionTrue {
 					t.Fatalf("%+v", d.Status.Conditions)
 				}
 			}},
-		{"Progressing while scaling", newClusterWorld(2).instance(1, true).primary("db-1", "db-1"),
-			func(t *testing.T, d clusterDecision) {
-				if c := clusterCond(d, v1.ConditionProgressing); c.Status != metav1.ConditionTrue || c.Reason != reasonScaling {
+		{"Progressing while scaling", newWorld(2).instance(1, true).primary("db-1", "db-1"),
+			func(t *testing.T, d Decision) {
+				if c := condition(d, v1.ConditionProgressing); c.Status != metav1.ConditionTrue || c.Reason != reasonScaling {
 					t.Fatalf("%+v", c)
 				}
 			}},
-		{"Degraded when an instance does not answer", newClusterWorld(1).instance(1, true).primary("db-1", "db-1").
+		{"Degraded when an instance does not answer", newWorld(1).instance(1, true).primary("db-1", "db-1").
 			reports(nil, map[string]string{"db-1": "timeout"}),
-			func(t *testing.T, d clusterDecision) {
-				if c := clusterCond(d, v1.ConditionDegraded); c.Status != metav1.ConditionTrue || c.Reason != reasonInstanceUnanswered ||
+			func(t *testing.T, d Decision) {
+				if c := condition(d, v1.ConditionDegraded); c.Status != metav1.ConditionTrue || c.Reason != reasonInstanceUnanswered ||
 					!slices.Contains(eventReasons(d), "Degraded") {
 					t.Fatalf("%+v", c)
 				}
 			}},
-		{"Degraded while instances are diverged", newClusterWorld(1).instance(1, true).primary("db-1", "db-1").
+		{"Degraded while instances are diverged", newWorld(1).instance(1, true).primary("db-1", "db-1").
 			status(func(s *v1.ClusterStatus) { s.DivergedInstances = []string{"db-1"} }),
-			func(t *testing.T, d clusterDecision) {
-				if clusterCond(d, v1.ConditionDegraded).Reason != reasonDivergedInstances {
+			func(t *testing.T, d Decision) {
+				if condition(d, v1.ConditionDegraded).Reason != reasonDivergedInstances {
 					t.Fatalf("%+v", d.Status.Conditions)
 				}
 			}},
@@ -154,7 +155,7 @@ func TestDecideStatus(t *testing.T) {
 }
 
 func TestDecideIsStable(t *testing.T) {
-	w := newClusterWorld(2).primary("db-1", "db-1").instance(1, true).instance(2, true)
+	w := newWorld(2).primary("db-1", "db-1").instance(1, true).instance(2, true)
 	first := w.decide()
 	w.o.Cluster.Status = first.Status
 	w.o.Now = w.o.Now.Add(time.Minute)
@@ -168,21 +169,21 @@ func TestDecideIsStable(t *testing.T) {
 }
 
 func TestPlanCertificates(t *testing.T) {
-	c := newClusterWorld(2).o.Cluster
-	ca, err := certs.NewCA("db-ca", clusterNow)
+	c := newWorld(2).o.Cluster
+	ca, err := certs.NewCA("db-ca", testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
 	issued := map[string][]byte{}
-	for _, w := range planCertificates(c, []string{"db-1"}, ca, nil, clusterNow) {
-		kp, err := certs.Issue(ca, w.Request, clusterNow)
+	for _, w := range planCertificates(c, []string{"db-1"}, ca, nil, testNow) {
+		kp, err := certs.Issue(ca, w.Request, testNow)
 		if err != nil {
 			t.Fatal(err)
 		}
 		issued[w.Secret] = kp.CertPEM
 	}
-	secrets := func(work []certWork) []string {
-		return clusterNames(work, func(w certWork) string { return w.Secret + ":" + w.Reason })
+	secrets := func(work []CertWork) []string {
+		return namesOf(work, func(w CertWork) string { return w.Secret + ":" + w.Reason })
 	}
 	for _, tc := range []struct {
 		rule      string
@@ -192,14 +193,14 @@ func TestPlanCertificates(t *testing.T) {
 		mutate    func(*v1.Cluster)
 		want      []string
 	}{
-		{"everything is issued on creation", []string{"db-1"}, nil, clusterNow, nil,
+		{"everything is issued on creation", []string{"db-1"}, nil, testNow, nil,
 			[]string{"db-1-server-tls:missing", "db-operator-client-tls:missing", "db-replication-client-tls:missing"}},
-		{"nothing while certificates are fresh", []string{"db-1"}, issued, clusterNow, nil, []string{}},
-		{"a new instance gets its server certificate", []string{"db-1", "db-2"}, issued, clusterNow, nil,
+		{"nothing while certificates are fresh", []string{"db-1"}, issued, testNow, nil, []string{}},
+		{"a new instance gets its server certificate", []string{"db-1", "db-2"}, issued, testNow, nil,
 			[]string{"db-2-server-tls:missing"}},
-		{"all are renewed near expiry", []string{"db-1"}, issued, clusterNow.Add(certs.LeafValidity - time.Hour), nil,
+		{"all are renewed near expiry", []string{"db-1"}, issued, testNow.Add(certs.LeafValidity - time.Hour), nil,
 			[]string{"db-1-server-tls:expiring", "db-operator-client-tls:expiring", "db-replication-client-tls:expiring"}},
-		{"a new additional Service reissues server certificates only", []string{"db-1"}, issued, clusterNow,
+		{"a new additional Service reissues server certificates only", []string{"db-1"}, issued, testNow,
 			func(c *v1.Cluster) {
 				c.Spec.Managed = &v1.ManagedConfiguration{Services: &v1.ManagedServices{
 					Additional: []v1.ManagedService{{Name: "lb", SelectorType: v1.ServiceSelectorTypeRW}}}}
@@ -217,8 +218,8 @@ func TestPlanCertificates(t *testing.T) {
 }
 
 func TestMergeEvents(t *testing.T) {
-	got := mergeEvents([]eventRecord{evClusterSecretCreated.with("a"), evClusterInstanceCreated.with("db-1"),
-		evClusterSecretCreated.with("b")})
+	got := mergeEvents([]kit.Event{evSecretCreated.With("a"), evInstanceCreated.With("db-1"),
+		evSecretCreated.With("b")})
 	if len(got) != 2 || got[0].Message != "Created Secret a; Created Secret b" || got[1].Kind.Reason != "InstanceCreated" {
 		t.Errorf("Events of one reason fold into one, in first-seen order: %+v", got)
 	}
@@ -255,12 +256,12 @@ func TestReplicaServesReads(t *testing.T) {
 
 func TestDecideLostTargetPrimary(t *testing.T) {
 	primaryReport := &instanceclient.Status{Role: v1.RolePrimary}
-	lost := func() *clusterWorld {
-		return newClusterWorld(3).instance(1, true).instance(2, true).status(func(s *v1.ClusterStatus) { s.LatestGeneratedNode = 2 })
+	lost := func() *world {
+		return newWorld(3).instance(1, true).instance(2, true).status(func(s *v1.ClusterStatus) { s.LatestGeneratedNode = 2 })
 	}
 	for _, tc := range []struct {
 		rule       string
-		world      *clusterWorld
+		world      *world
 		wantTarget string
 	}{
 		{"recovered from currentPrimary", lost().primary("db-2", ""), "db-2"},
@@ -274,25 +275,25 @@ func TestDecideLostTargetPrimary(t *testing.T) {
 		if d.Status.TargetPrimary != tc.wantTarget {
 			t.Errorf("%s: targetPrimary %q, want %q", tc.rule, d.Status.TargetPrimary, tc.wantTarget)
 		}
-		if tc.wantTarget == "" && (len(d.CreatePods) != 0 || clusterCond(d, v1.ConditionDegraded).Reason != reasonPrimaryUnknown) {
+		if tc.wantTarget == "" && (len(d.CreatePods) != 0 || condition(d, v1.ConditionDegraded).Reason != reasonPrimaryUnknown) {
 			t.Errorf("%s: without a target nothing is added and the Cluster is degraded: %v %+v", tc.rule,
-				createdPodNames(d), clusterCond(d, v1.ConditionDegraded))
+				createdPodNames(d), condition(d, v1.ConditionDegraded))
 		}
 	}
 }
 
 func TestCurrentPrimaryTimestamp(t *testing.T) {
 	at := func(m int) *metav1.Time {
-		tm := metav1.NewTime(clusterNow.Add(time.Duration(m) * time.Minute))
+		tm := metav1.NewTime(testNow.Add(time.Duration(m) * time.Minute))
 		return &tm
 	}
 	// The Pods are labelled with db-1 as primary.
-	labelled := func() *clusterWorld {
-		return newClusterWorld(2).primary("db-1", "db-1").instance(1, true).instance(2, true)
+	labelled := func() *world {
+		return newWorld(2).primary("db-1", "db-1").instance(1, true).instance(2, true)
 	}
 	for _, tc := range []struct {
 		rule  string
-		world *clusterWorld
+		world *world
 		want  *metav1.Time
 	}{
 		{"stamped when a primary is first seen", labelled(), at(0)},
