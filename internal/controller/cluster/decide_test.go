@@ -12,6 +12,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
@@ -74,6 +75,15 @@ func (w *world) status(f func(*v1.ClusterStatus)) *world {
 	f(&w.o.Cluster.Status)
 	return w
 }
+
+func (w *world) reports(r map[string]*instanceclient.Status, errs map[string]string) *world {
+	w.o.Reports, w.o.ReportErrors = r, errs
+	return w
+}
+
+func (w *world) lagBound(d time.Duration) *world { w.o.MaxReadLag = d; return w }
+
+func (w *world) newImage() *world { w.o.Cluster.Spec.ImageName = "mysql:9.0"; return w }
 
 func (w *world) decide() Decision { return Decide(w.o) }
 
@@ -241,38 +251,30 @@ func TestDecideScaleDown(t *testing.T) {
 	})
 }
 
-func (w *world) newImage() *world { w.o.Cluster.Spec.ImageName = "mysql:9.0"; return w }
-
-func TestDecideRollout(t *testing.T) {
-	three := func() *world {
-		return newWorld(3).primary("db-1", "db-1").instance(1, true).instance(2, true).instance(3, true)
+func TestDecideLostTargetPrimary(t *testing.T) {
+	primaryReport := &instanceclient.Status{Role: v1.RolePrimary}
+	lost := func() *world {
+		return newWorld(3).instance(1, true).instance(2, true).status(func(s *v1.ClusterStatus) { s.LatestGeneratedNode = 2 })
 	}
 	for _, tc := range []struct {
-		rule          string
-		world         *world
-		wantDelete    []string
-		wantCondition string
+		rule       string
+		world      *world
+		wantTarget string
 	}{
-		{"an unchanged spec replaces nothing", three(), nil, reasonConverged},
-		{"a new image replaces the highest serial replica first, one at a time", three().newImage(), []string{"db-3"}, reasonRollingUpdate},
-		{"nothing is replaced while an instance is not ready", newWorld(2).primary("db-1", "db-1").instance(1, true).
-			instance(2, false).newImage(), nil, reasonInstancesNotReady},
-		{"nothing is replaced while a primary change is pending", three().newImage().primary("db-1", "db-2"), nil, reasonPrimaryPending},
-		{"the primary of several instances waits for a switchover", func() *world {
-			w := three().newImage() // the replicas already run it
-			for i := range w.o.Pods {
-				if w.o.Pods[i].Name != "db-1" {
-					serial, _ := specs.InstanceSerial("db", w.o.Pods[i].Name)
-					w.o.Pods[i].Annotations = specs.BuildPod(w.o.Cluster, serial, specs.PodOptions{OperatorImage: "op:1"}).Annotations
-				}
-			}
-			return w
-		}(), nil, reasonPrimaryUpdatePending},
-		{"a single instance is restarted", newWorld(1).primary("db-1", "db-1").instance(1, true).newImage(), []string{"db-1"}, reasonRollingUpdate},
+		{"recovered from currentPrimary", lost().primary("db-2", ""), "db-2"},
+		{"recovered from the one instance reporting itself primary",
+			lost().reports(map[string]*instanceclient.Status{"db-2": primaryReport, "db-1": {Role: v1.RoleReplica}}, nil), "db-2"},
+		{"never guessed when no instance reports itself primary", lost(), ""},
+		{"never guessed when two instances report themselves primary",
+			lost().reports(map[string]*instanceclient.Status{"db-1": primaryReport, "db-2": primaryReport}, nil), ""},
 	} {
 		d := tc.world.decide()
-		if !slices.Equal(d.DeletePods, tc.wantDelete) || condition(d, v1.ConditionProgressing).Reason != tc.wantCondition {
-			t.Errorf("%s: delete %v, Progressing %+v", tc.rule, d.DeletePods, condition(d, v1.ConditionProgressing))
+		if d.Status.TargetPrimary != tc.wantTarget {
+			t.Errorf("%s: targetPrimary %q, want %q", tc.rule, d.Status.TargetPrimary, tc.wantTarget)
+		}
+		if tc.wantTarget == "" && (len(d.CreatePods) != 0 || condition(d, v1.ConditionDegraded).Reason != reasonPrimaryUnknown) {
+			t.Errorf("%s: without a target nothing is added and the Cluster is degraded: %v %+v", tc.rule,
+				createdPodNames(d), condition(d, v1.ConditionDegraded))
 		}
 	}
 }
