@@ -6,7 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
@@ -138,82 +137,6 @@ func Decide(o Observation) Decision {
 	return d
 }
 
-// planScaleUp recreates the Pods of active instances that lost theirs, and adds one new instance
-// when fewer exist than asked and every existing one is ready (replicas join one at a time).
-func (d *Decision) planScaleUp(c *v1.Cluster, o Observation, active []observedInstance) []observedInstance {
-	missing := false
-	for _, in := range active {
-		if in.Pod == nil && in.PVC.DeletionTimestamp == nil {
-			d.CreatePods = append(d.CreatePods, specs.BuildPod(c, in.Serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
-			d.event(stepCreate, evPodRecreated.With(in.Name))
-			missing = true
-		}
-	}
-	noPrimary := len(active) > 0 && c.Status.TargetPrimary == ""
-	if missing || noPrimary || int32(len(active)) >= c.Spec.Instances || !allPodsReady(active) {
-		return active
-	}
-	serial := c.Status.LatestGeneratedNode + 1
-	c.Status.LatestGeneratedNode = serial
-	pvc := specs.BuildPVC(c, serial)
-	d.CreatePVCs = append(d.CreatePVCs, pvc)
-	d.CreatePods = append(d.CreatePods, specs.BuildPod(c, serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
-	d.event(stepCreate, evInstanceCreated.With(pvc.Name))
-	return append(active, observedInstance{Name: pvc.Name, Serial: serial, PVC: pvc})
-}
-
-// planTargetPrimary sets targetPrimary when it is empty: on creation (no instance existed before
-// this reconcile) the first instance; otherwise the current primary, or the one instance that
-// reports itself primary. When none or several do (a status lost in a restore, say), it sets
-// nothing rather than guess: promoting a stale replica could lose writes. PrimaryUnknown is set.
-func (d *Decision) planTargetPrimary(c *v1.Cluster, o Observation, active []observedInstance, created bool) {
-	if c.Status.TargetPrimary != "" || len(active) == 0 {
-		return
-	}
-	target := c.Status.CurrentPrimary
-	if target == "" && created {
-		target = active[0].Name
-	}
-	if target == "" {
-		var reporting []string
-		for _, in := range active {
-			if r := o.Reports[in.Name]; r != nil && r.Role == v1.RolePrimary {
-				reporting = append(reporting, in.Name)
-			}
-		}
-		if len(reporting) != 1 {
-			d.PrimaryUnknown = true
-			return
-		}
-		target = reporting[0]
-	}
-	c.Status.TargetPrimary = target
-	t := metav1.NewTime(o.Now)
-	c.Status.TargetPrimaryTimestamp = &t
-	d.event(stepStatus, evTargetPrimarySet.With(target))
-}
-
-// planScaleDown removes one instance per reconcile while more exist than asked, never the current
-// or target primary. Its PVC is kept.
-func (d *Decision) planScaleDown(c *v1.Cluster, active []observedInstance) []observedInstance {
-	if int32(len(active)) <= c.Spec.Instances {
-		return active
-	}
-	victim, ok := scaleDownVictim(c, active)
-	if !ok {
-		return active // reported by the Degraded condition and its Event
-	}
-	d.Detach = victim.Name
-	d.event(stepDetach, evInstanceRemoved.With(victim.Name))
-	out := make([]observedInstance, 0, len(active)-1)
-	for _, in := range active {
-		if in.Name != victim.Name {
-			out = append(out, in)
-		}
-	}
-	return out
-}
-
 // event records e as the outcome of step.
 func (d *Decision) event(step actStep, e kit.Event) {
 	if d.Events == nil {
@@ -232,9 +155,4 @@ func (d Decision) pending() bool {
 // never makes the controller reuse a serial or remove the new primary.
 func (d Decision) needsFreshLook() bool {
 	return d.pending()
-}
-
-func setPodRole(c *v1.Cluster, pod *corev1.Pod) {
-	role, routable := specs.InstanceRole(c, pod.Name), specs.InstanceRoutable(c, pod.Name)
-	pod.Labels = specs.InstanceLabels(c.Name, pod.Name, role, routable)
 }

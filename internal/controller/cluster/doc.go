@@ -7,11 +7,13 @@
 // One reconcile is gather → Decide → act. gather (gather.go) reads the Cluster, its children,
 // its Secrets and the instances' reports into an Observation. Decide (decide.go) is pure: it
 // returns a Decision holding everything the reconcile does, one plan function per concern
-// (instances.go, certs.go, rollout.go, routing.go, status.go, semisync.go), each table-tested.
+// (instances.go, primary.go, certs.go, rollout.go, routing.go, status.go, semisync.go), each
+// table-tested in the _test.go file of the same name.
 // act (act.go) performs the Decision in the fixed order of its steps and nothing else: it reads
 // nothing to decide and decides nothing.
 //
 // A new rule (a switchover or failover step, say) is a field of Observation filled by gather, a
-// plan function called from Decide that fills a field of Decision and its Events, and, when it
-// writes something, an actStep with its runner in act.
+// plan function called from Decide that fills a field of Decision and its Events (primary.go is
+// where the choice of targetPrimary lives), and, when it writes something, an actStep with its
+// runner in act.
 package cluster

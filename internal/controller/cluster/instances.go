@@ -91,3 +91,54 @@ func podsOnDetachedPVCs(pvcs []corev1.PersistentVolumeClaim, pods []corev1.Pod) 
 	}
 	return out
 }
+
+// planScaleUp recreates the Pods of active instances that lost theirs, and adds one new instance
+// when fewer exist than asked and every existing one is ready (replicas join one at a time).
+func (d *Decision) planScaleUp(c *v1.Cluster, o Observation, active []observedInstance) []observedInstance {
+	missing := false
+	for _, in := range active {
+		if in.Pod == nil && in.PVC.DeletionTimestamp == nil {
+			d.CreatePods = append(d.CreatePods, specs.BuildPod(c, in.Serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
+			d.event(stepCreate, evPodRecreated.With(in.Name))
+			missing = true
+		}
+	}
+	noPrimary := len(active) > 0 && c.Status.TargetPrimary == ""
+	if missing || noPrimary || int32(len(active)) >= c.Spec.Instances || !allPodsReady(active) {
+		return active
+	}
+	serial := c.Status.LatestGeneratedNode + 1
+	c.Status.LatestGeneratedNode = serial
+	pvc := specs.BuildPVC(c, serial)
+	d.CreatePVCs = append(d.CreatePVCs, pvc)
+	d.CreatePods = append(d.CreatePods, specs.BuildPod(c, serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
+	d.event(stepCreate, evInstanceCreated.With(pvc.Name))
+	return append(active, observedInstance{Name: pvc.Name, Serial: serial, PVC: pvc})
+}
+
+// planScaleDown removes one instance per reconcile while more exist than asked, never the current
+// or target primary. Its PVC is kept.
+func (d *Decision) planScaleDown(c *v1.Cluster, active []observedInstance) []observedInstance {
+	if int32(len(active)) <= c.Spec.Instances {
+		return active
+	}
+	victim, ok := scaleDownVictim(c, active)
+	if !ok {
+		return active // reported by the Degraded condition and its Event
+	}
+	d.Detach = victim.Name
+	d.event(stepDetach, evInstanceRemoved.With(victim.Name))
+	out := make([]observedInstance, 0, len(active)-1)
+	for _, in := range active {
+		if in.Name != victim.Name {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// setPodRole labels a new Pod with the role and routability the status gives its instance.
+func setPodRole(c *v1.Cluster, pod *corev1.Pod) {
+	role, routable := specs.InstanceRole(c, pod.Name), specs.InstanceRoutable(c, pod.Name)
+	pod.Labels = specs.InstanceLabels(c.Name, pod.Name, role, routable)
+}
