@@ -92,7 +92,7 @@ func (r *Reconciler) detach(ctx context.Context, o *Observation, instance string
 			pvc.Annotations = map[string]string{}
 		}
 		pvc.Annotations[specs.DetachedAnnotation] = o.Now.UTC().Format("2006-01-02T15:04:05Z")
-		if err := r.Client.Patch(ctx, pvc, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+		if err := kit.PatchSpec(ctx, r.Client, pvc, old); err != nil {
 			return fmt.Errorf("marking PVC %s detached: %w", instance, err)
 		}
 	}
@@ -139,7 +139,7 @@ func (r *Reconciler) relabel(ctx context.Context, o *Observation, changes []podR
 					pod.Labels[k] = val
 				}
 			}
-			if err := r.Client.Patch(ctx, pod, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+			if err := kit.PatchSpec(ctx, r.Client, pod, old); err != nil {
 				return fmt.Errorf("relabelling Pod %s: %w", pod.Name, err)
 			}
 			log.FromContext(ctx).Info("relabelled Pod", "pod", pod.Name, "role", ch.Role, "routable", ch.Routable)

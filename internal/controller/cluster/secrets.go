@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -86,7 +85,7 @@ func (r *Reconciler) writeSecret(ctx context.Context, s, live *corev1.Secret) er
 	}
 	next := live.DeepCopy()
 	next.Data = s.Data
-	if err := r.Client.Patch(ctx, next, client.MergeFromWithOptions(live, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := kit.PatchSpec(ctx, r.Client, next, live); err != nil {
 		return fmt.Errorf("updating Secret %s: %w", s.Name, err)
 	}
 	return nil
