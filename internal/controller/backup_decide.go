@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
 
@@ -179,7 +180,7 @@ func decideComplete(o backupObservation, deadline time.Time) backupDecision {
 		}
 		return backupDecision{RequeueAft: min(backupWaitInterval, deadline.Sub(o.Now))}
 	}
-	if res, ok := parseJobResult(o.PodMessage); ok && res.Checksum != "" && res.Checksum != md.Checksum() {
+	if res, ok := backupjob.ParseResult(o.PodMessage); ok && res.Checksum != "" && res.Checksum != md.Checksum() {
 		return fail(o, evBkNoMetadata, "the Job reported %s but metadata.json records %s", res.Checksum, md.Checksum())
 	}
 	if !md.BelongsTo(b.Namespace) {
@@ -211,7 +212,7 @@ func jobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool {
 // jobFailure explains a failed Job: the backup's own error when its Pod wrote one, else the
 // Job's condition.
 func jobFailure(o backupObservation) string {
-	if res, ok := parseJobResult(o.PodMessage); ok && res.Error != "" {
+	if res, ok := backupjob.ParseResult(o.PodMessage); ok && res.Error != "" {
 		return res.Error
 	}
 	for _, c := range o.Job.Status.Conditions {
