@@ -1,4 +1,4 @@
-package controller
+package backup
 
 import (
 	"errors"
@@ -11,56 +11,68 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-// backupWaitInterval is how often a Backup waiting for a target or a store answer is retried.
-const backupWaitInterval = 10 * time.Second
+// waitInterval is how often a Backup waiting for a target or a store answer is retried.
+const waitInterval = 10 * time.Second
 
-// backupObservation is what gatherBackup read. Fields past Backup are read only in the phases
-// that need them.
-type backupObservation struct {
+// Observation is what gather read. Fields past Backup are read only in the phases that need them.
+type Observation struct {
 	Now    time.Time
 	Backup *v1.Backup
-	// Phase "" or pending without a Job name: where the backup would go.
-	ClusterMissing bool
-	StoreErr       error // no object store, or its Secrets unusable
-	Store          objectstore.Config
-	StoreSpec      *v1.ObjectStoreConfiguration // the Cluster's, recorded in status for cleanup
-	Target, Why    string
+	// Phase "" or pending without a Job name: the Cluster (nil: not found), its object store and
+	// the instances the target is chosen from.
+	Cluster    *v1.Cluster
+	StoreErr   error // no object store, or its Secrets unusable
+	Store      objectstore.Config
+	Candidates []Candidate
 	// Pending with a Job name, or running: the Job and what its Pod said.
 	Job        *batchv1.Job // nil: absent, confirmed by an uncached read
 	JobForeign bool         // a Job of that name exists but is not this Backup's
 	PodMessage string       // the termination message of the Job's finished Pod
+	// Pending with a Job name and no Job: the Cluster is what the Job is built from (ClusterErr
+	// when it could not be read), with the operator's image.
+	ClusterErr    error
+	OperatorImage string
 	// Running with a succeeded Job: the backup's metadata.json.
 	Metadata    *objectstore.Metadata
 	MetadataErr error
 }
 
-type backupAction int
+// Action is what act does besides the Events.
+type Action int
 
 const (
-	backupNothing   backupAction = iota
-	backupPatch                  // patch Status only
-	backupCreateJob              // create the Job, then patch Status
+	// ActNothing writes nothing (a Job may still be deleted).
+	ActNothing Action = iota
+	// ActPatchStatus patches the status only.
+	ActPatchStatus
+	// ActCreateJob creates the Job, then patches the status.
+	ActCreateJob
 )
 
-// backupDecision is what to do: the status to write, whether to create or delete the Job, the
-// Events to emit and when to look again.
-type backupDecision struct {
-	Action     backupAction
-	Status     v1.BackupStatus
-	DeleteJob  bool
-	Events     []eventRecord
-	RequeueAft time.Duration
+// Decision is what to do: the status to write, the Job to create or delete, the Events to emit
+// and when to look again. Err, when set, fails the reconcile so that it is retried with backoff:
+// the Job should be created and its Cluster cannot say how.
+type Decision struct {
+	Action       Action
+	Status       v1.BackupStatus
+	CreateJob    *batchv1.Job
+	DeleteJob    *batchv1.Job
+	Events       []kit.Event
+	RequeueAfter time.Duration
+	Err          error
 }
 
-// decideBackup is the Backup state machine: pending → running → completed | failed. It is pure.
+// Decide is the Backup state machine: pending → running → completed | failed. It is pure.
 // A done Backup is never acted on, so nothing recreates the Job of a finished Backup.
-func decideBackup(o backupObservation) backupDecision {
+func Decide(o Observation) Decision {
 	b := o.Backup
 	if b.IsDone() || b.DeletionTimestamp != nil {
-		return backupDecision{}
+		return Decision{}
 	}
 	if b.Status.JobName == "" {
 		return decideNew(o)
@@ -72,47 +84,48 @@ func decideBackup(o backupObservation) backupDecision {
 }
 
 // fail returns the decision that ends the Backup with reason and an Event of kind k.
-func fail(o backupObservation, k eventKind, format string, args ...any) backupDecision {
+func fail(o Observation, k kit.EventKind, format string, args ...any) Decision {
 	msg := fmt.Sprintf(format, args...)
 	st := *o.Backup.Status.DeepCopy()
 	st.Phase, st.Error = v1.BackupPhaseFailed, msg
 	now := metav1.NewTime(o.Now)
 	st.CompletedAt = &now
-	return backupDecision{Action: backupPatch, Status: st, Events: []eventRecord{k.with(msg)}}
+	return Decision{Action: ActPatchStatus, Status: st, Events: []kit.Event{k.With(msg)}}
 }
 
 // decideNew resolves the Cluster, the object store and the target of a Backup without a Job.
-func decideNew(o backupObservation) backupDecision {
+func decideNew(o Observation) Decision {
 	b := o.Backup
 	switch {
-	case o.ClusterMissing:
-		return fail(o, evBkClusterNotFound, "Cluster %s not found", b.Spec.Cluster.Name)
+	case o.Cluster == nil:
+		return fail(o, evClusterNotFound, "Cluster %s not found", b.Spec.Cluster.Name)
 	case o.StoreErr != nil:
-		return fail(o, evBkNoObjectStore, "Cluster %s: no usable object store: %v", b.Spec.Cluster.Name, o.StoreErr)
+		return fail(o, evNoObjectStore, "Cluster %s: no usable object store: %v", b.Spec.Cluster.Name, o.StoreErr)
 	case b.Spec.Method == v1.BackupMethodXtraBackup:
-		return fail(o, evBkUnsupported, "method xtrabackup needs a Percona image and a Job that mounts the target's data volume; this build runs the clone method only")
+		return fail(o, evUnsupported, "method xtrabackup needs a Percona image and a Job that mounts the target's data volume; this build runs the clone method only")
 	case !b.IsOnline():
-		return fail(o, evBkUnsupported, "offline backups (online: false) are not supported by this build; the clone method takes a consistent online copy")
+		return fail(o, evUnsupported, "offline backups (online: false) are not supported by this build; the clone method takes a consistent online copy")
 	}
 	deadline := b.CreationTimestamp.Add(b.EffectiveTimeout())
-	if o.Target == "" {
+	target, why := targetIn(o.Cluster, b.Spec.Target, o.Candidates)
+	if target == "" {
 		if !o.Now.Before(deadline) {
-			return fail(o, evBkTimedOut, "no instance to back up within the timeout %s: %s", b.EffectiveTimeout(), o.Why)
+			return fail(o, evTimedOut, "no instance to back up within the timeout %s: %s", b.EffectiveTimeout(), why)
 		}
-		d := backupDecision{RequeueAft: min(backupWaitInterval, deadline.Sub(o.Now))}
+		d := Decision{RequeueAfter: min(waitInterval, deadline.Sub(o.Now))}
 		if b.Status.Phase == "" {
-			d.Action, d.Status = backupPatch, v1.BackupStatus{Phase: v1.BackupPhasePending}
-			d.Events = []eventRecord{evBkWaiting.with(o.Why)}
+			d.Action, d.Status = ActPatchStatus, v1.BackupStatus{Phase: v1.BackupPhasePending}
+			d.Events = []kit.Event{evWaiting.With(why)}
 		}
 		return d
 	}
 	ref := objectstore.BackupRef{Cluster: b.Spec.Cluster.Name, Name: b.Name, ID: o.Now.UTC().Format("20060102T150405Z")}
 	st := *b.Status.DeepCopy()
-	st.Phase, st.InstanceName, st.JobName, st.BackupID = v1.BackupPhasePending, o.Target, b.Name, ref.ID
+	st.Phase, st.InstanceName, st.JobName, st.BackupID = v1.BackupPhasePending, target, b.Name, ref.ID
 	st.Endpoint, st.Bucket, st.DestinationPath = o.Store.EndpointURL(), o.Store.Bucket, objectstore.BackupDir(o.Store.Path, ref)
-	st.ObjectStore = o.StoreSpec.DeepCopy()
-	return backupDecision{Action: backupPatch, Status: st,
-		Events: []eventRecord{evBkPending.with(o.Target, methodOf(b), st.Endpoint+"/"+st.Bucket+"/"+st.DestinationPath)}}
+	st.ObjectStore = o.Cluster.Spec.Backup.ObjectStore.DeepCopy()
+	return Decision{Action: ActPatchStatus, Status: st,
+		Events: []kit.Event{evPending.With(target, methodOf(b), st.Endpoint+"/"+st.Bucket+"/"+st.DestinationPath)}}
 }
 
 func methodOf(b *v1.Backup) v1.BackupMethod {
@@ -123,26 +136,34 @@ func methodOf(b *v1.Backup) v1.BackupMethod {
 }
 
 // decideStart creates the Job of a pending Backup, or records that it exists.
-func decideStart(o backupObservation) backupDecision {
+func decideStart(o Observation) Decision {
 	b := o.Backup
 	if o.JobForeign {
-		return fail(o, evBkJobFailed, "a Job named %s exists and does not belong to this Backup", b.Status.JobName)
+		return fail(o, evJobFailed, "a Job named %s exists and does not belong to this Backup", b.Status.JobName)
 	}
 	if !o.Now.Before(b.CreationTimestamp.Add(b.EffectiveTimeout())) {
-		return fail(o, evBkTimedOut, "the backup did not start within the timeout %s", b.EffectiveTimeout())
+		return fail(o, evTimedOut, "the backup did not start within the timeout %s", b.EffectiveTimeout())
 	}
 	st := *b.Status.DeepCopy()
 	st.Phase = v1.BackupPhaseRunning
 	now := metav1.NewTime(o.Now)
 	st.StartedAt = &now
 	if o.Job != nil {
-		return backupDecision{Action: backupPatch, Status: st}
+		return Decision{Action: ActPatchStatus, Status: st}
 	}
-	return backupDecision{Action: backupCreateJob, Status: st, Events: []eventRecord{evBkStarted.with(b.Status.JobName)}}
+	switch c := o.Cluster; {
+	case o.ClusterErr != nil:
+		return Decision{Err: o.ClusterErr}
+	case c.Spec.Backup == nil || c.Spec.Backup.ObjectStore == nil:
+		return Decision{Err: fmt.Errorf("Cluster %s lost its object store before the Job was created", c.Name)}
+	}
+	job := specs.BuildBackupJob(b, o.Cluster, specs.BackupJobParams{OperatorImage: o.OperatorImage,
+		BackupID: b.Status.BackupID, Instance: b.Status.InstanceName})
+	return Decision{Action: ActCreateJob, Status: st, CreateJob: job, Events: []kit.Event{evStarted.With(b.Status.JobName)}}
 }
 
 // decideRunning follows the Job of a running Backup until it ends, one way or another.
-func decideRunning(o backupObservation) backupDecision {
+func decideRunning(o Observation) Decision {
 	b := o.Backup
 	started := b.CreationTimestamp.Time
 	if b.Status.StartedAt != nil {
@@ -151,40 +172,40 @@ func decideRunning(o backupObservation) backupDecision {
 	deadline := started.Add(b.EffectiveTimeout())
 	switch {
 	case o.JobForeign:
-		return fail(o, evBkJobFailed, "the Job %s was replaced by one that does not belong to this Backup", b.Status.JobName)
+		return fail(o, evJobFailed, "the Job %s was replaced by one that does not belong to this Backup", b.Status.JobName)
 	case o.Job == nil:
-		return fail(o, evBkJobGone, "the Job %s disappeared before it finished", b.Status.JobName)
+		return fail(o, evJobGone, "the Job %s disappeared before it finished", b.Status.JobName)
 	case jobCondition(o.Job, batchv1.JobFailed):
-		return fail(o, evBkJobFailed, "the Job %s failed: %s", b.Status.JobName, jobFailure(o))
+		return fail(o, evJobFailed, "the Job %s failed: %s", b.Status.JobName, jobFailure(o))
 	case jobCondition(o.Job, batchv1.JobComplete):
 		return decideComplete(o, deadline)
 	case !o.Now.Before(deadline):
-		d := fail(o, evBkTimedOut, "the backup did not finish within the timeout %s", b.EffectiveTimeout())
-		d.DeleteJob = true
+		d := fail(o, evTimedOut, "the backup did not finish within the timeout %s", b.EffectiveTimeout())
+		d.DeleteJob = o.Job
 		return d
 	}
-	return backupDecision{RequeueAft: deadline.Sub(o.Now)}
+	return Decision{RequeueAfter: deadline.Sub(o.Now)}
 }
 
 // decideComplete marks a Backup completed only when its metadata.json exists and says what the
 // Job reported; a store that cannot be read is retried until the timeout.
-func decideComplete(o backupObservation, deadline time.Time) backupDecision {
+func decideComplete(o Observation, deadline time.Time) Decision {
 	b := o.Backup
 	md := o.Metadata
 	if o.MetadataErr != nil {
 		if errors.Is(o.MetadataErr, objectstore.ErrNotFound) {
-			return fail(o, evBkNoMetadata, "the Job %s succeeded but %smetadata.json does not exist", b.Status.JobName, b.Status.DestinationPath)
+			return fail(o, evNoMetadata, "the Job %s succeeded but %smetadata.json does not exist", b.Status.JobName, b.Status.DestinationPath)
 		}
 		if !o.Now.Before(deadline) {
-			return fail(o, evBkNoMetadata, "the Job %s succeeded but metadata.json could not be read before the timeout: %v", b.Status.JobName, o.MetadataErr)
+			return fail(o, evNoMetadata, "the Job %s succeeded but metadata.json could not be read before the timeout: %v", b.Status.JobName, o.MetadataErr)
 		}
-		return backupDecision{RequeueAft: min(backupWaitInterval, deadline.Sub(o.Now))}
+		return Decision{RequeueAfter: min(waitInterval, deadline.Sub(o.Now))}
 	}
 	if res, ok := backupjob.ParseResult(o.PodMessage); ok && res.Checksum != "" && res.Checksum != md.Checksum() {
-		return fail(o, evBkNoMetadata, "the Job reported %s but metadata.json records %s", res.Checksum, md.Checksum())
+		return fail(o, evNoMetadata, "the Job reported %s but metadata.json records %s", res.Checksum, md.Checksum())
 	}
 	if !md.BelongsTo(b.Namespace) {
-		return fail(o, evBkNoMetadata, "metadata.json under %s names namespace %s: a Cluster of the same name there shares this object store location and wrote it",
+		return fail(o, evNoMetadata, "metadata.json under %s names namespace %s: a Cluster of the same name there shares this object store location and wrote it",
 			b.Status.DestinationPath, md.Namespace)
 	}
 	st := *b.Status.DeepCopy()
@@ -196,8 +217,8 @@ func decideComplete(o backupObservation, deadline time.Time) backupDecision {
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1.BackupArtifactsAvailable,
 		Status: metav1.ConditionTrue, Reason: v1.ReasonArtifactsStored, LastTransitionTime: now,
 		ObservedGeneration: b.Generation, Message: "the archive and metadata.json are in the object store under " + b.Status.DestinationPath})
-	return backupDecision{Action: backupPatch, Status: st,
-		Events: []eventRecord{evBkCompleted.with(b.Name, md.Size, md.Checksum(), md.GTIDExecuted)}}
+	return Decision{Action: ActPatchStatus, Status: st,
+		Events: []kit.Event{evCompleted.With(b.Name, md.Size, md.Checksum(), md.GTIDExecuted)}}
 }
 
 func jobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool {
@@ -211,7 +232,7 @@ func jobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool {
 
 // jobFailure explains a failed Job: the backup's own error when its Pod wrote one, else the
 // Job's condition.
-func jobFailure(o backupObservation) string {
+func jobFailure(o Observation) string {
 	if res, ok := backupjob.ParseResult(o.PodMessage); ok && res.Error != "" {
 		return res.Error
 	}

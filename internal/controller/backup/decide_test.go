@@ -1,4 +1,4 @@
-package controller
+package backup
 
 import (
 	"errors"
@@ -40,95 +40,138 @@ func bkMeta() *objectstore.Metadata {
 	return &objectstore.Metadata{SHA256: "aa", Size: 10, GTIDExecuted: "u:1-5", BinlogFile: "binlog.000001", ServerVersion: "9.7"}
 }
 
+// bkCluster is the Cluster db with an object store and its primary db-1.
+func bkCluster() *v1.Cluster {
+	return &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns"},
+		Spec: v1.ClusterSpec{ImageName: "mysql:test", Backup: &v1.BackupConfiguration{ObjectStore: &v1.ObjectStoreConfiguration{
+			Bucket: "bk", Path: "prod", Endpoint: "http://s3:9000",
+			Credentials: v1.S3Credentials{AccessKeyID: v1.SecretKeySelector{Name: "s3", Key: "id"},
+				SecretAccessKey: v1.SecretKeySelector{Name: "s3", Key: "secret"}}}}},
+		Status: v1.ClusterStatus{CurrentPrimary: "db-1"}}
+}
+
+// noPrimary is bkCluster before an instance took the primary role.
+func noPrimary() *v1.Cluster {
+	c := bkCluster()
+	c.Status.CurrentPrimary = ""
+	return c
+}
+
+// storeless is bkCluster without an object store.
+func storeless() *v1.Cluster {
+	c := bkCluster()
+	c.Spec.Backup = nil
+	return c
+}
+
+// healthyDB2 is the instance db-2, a healthy replica: the target prefer-standby takes.
+var healthyDB2 = []Candidate{primaryCand("db-1", true), replica("db-2", 0, true)}
+
 func TestDecideBackup(t *testing.T) {
 	now := bkT0.Add(5 * time.Minute)
 	late := bkT0.Add(2 * time.Hour)
 	for _, tc := range []struct {
 		rule      string
-		o         backupObservation
-		action    backupAction
+		o         Observation
+		action    Action
 		phase     v1.BackupPhase
 		event     string
 		deleteJob bool
+		err       bool // the reconcile fails, to be retried with backoff
 	}{
 		{rule: "a completed Backup is never acted on, even with its Job gone",
-			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseCompleted, "b1")}, action: backupNothing},
+			o: Observation{Now: now, Backup: bkBackup(v1.BackupPhaseCompleted, "b1")}, action: ActNothing},
 		{rule: "a failed Backup is never acted on, even past its timeout",
-			o: backupObservation{Now: late, Backup: bkBackup(v1.BackupPhaseFailed, "b1")}, action: backupNothing},
+			o: Observation{Now: late, Backup: bkBackup(v1.BackupPhaseFailed, "b1")}, action: ActNothing},
 		{rule: "a missing Cluster fails fast",
-			o:      backupObservation{Now: now, Backup: bkBackup("", ""), ClusterMissing: true},
-			action: backupPatch, phase: v1.BackupPhaseFailed, event: "ClusterNotFound"},
+			o:      Observation{Now: now, Backup: bkBackup("", "")},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "ClusterNotFound"},
 		{rule: "a Cluster without an object store fails fast",
-			o:      backupObservation{Now: now, Backup: bkBackup("", ""), StoreErr: errors.New("spec.backup.objectStore is not set")},
-			action: backupPatch, phase: v1.BackupPhaseFailed, event: "NoObjectStore"},
+			o:      Observation{Now: now, Backup: bkBackup("", ""), Cluster: storeless(), StoreErr: errors.New("spec.backup.objectStore is not set")},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "NoObjectStore"},
 		{rule: "no target yet: pending and retried",
-			o:      backupObservation{Now: now, Backup: bkBackup("", ""), Why: "no primary"},
-			action: backupPatch, phase: v1.BackupPhasePending, event: "WaitingForTarget"},
+			o:      Observation{Now: now, Backup: bkBackup("", ""), Cluster: noPrimary()},
+			action: ActPatchStatus, phase: v1.BackupPhasePending, event: "WaitingForTarget"},
 		{rule: "no target within the timeout: failed",
-			o:      backupObservation{Now: late, Backup: bkBackup(v1.BackupPhasePending, ""), Why: "no primary"},
-			action: backupPatch, phase: v1.BackupPhaseFailed, event: "TimedOut"},
+			o:      Observation{Now: late, Backup: bkBackup(v1.BackupPhasePending, ""), Cluster: noPrimary()},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "TimedOut"},
 		{rule: "a target: pending with the Job name, backup id and destination",
-			o:      backupObservation{Now: now, Backup: bkBackup("", ""), Target: "db-2"},
-			action: backupPatch, phase: v1.BackupPhasePending, event: "BackupPending"},
+			o:      Observation{Now: now, Backup: bkBackup("", ""), Cluster: bkCluster(), Candidates: healthyDB2},
+			action: ActPatchStatus, phase: v1.BackupPhasePending, event: "BackupPending"},
 		{rule: "pending without its Job: create it and run",
-			o:      backupObservation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1")},
-			action: backupCreateJob, phase: v1.BackupPhaseRunning, event: "BackupStarted"},
+			o:      Observation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1"), Cluster: bkCluster(), OperatorImage: "op:1"},
+			action: ActCreateJob, phase: v1.BackupPhaseRunning, event: "BackupStarted"},
+		{rule: "pending without its Job, its Cluster unreadable: retried, nothing written",
+			o:      Observation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1"), ClusterErr: errors.New("reading Cluster db: not found")},
+			action: ActNothing, err: true},
+		{rule: "pending without its Job, its Cluster lost the object store: retried, nothing written",
+			o:      Observation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1"), Cluster: storeless()},
+			action: ActNothing, err: true},
+		{rule: "pending without its Job past the timeout, its Cluster unreadable: failed",
+			o:      Observation{Now: late, Backup: bkBackup(v1.BackupPhasePending, "b1"), ClusterErr: errors.New("reading Cluster db: not found")},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "TimedOut"},
 		{rule: "pending with its Job already created: running",
-			o:      backupObservation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1"), Job: bkJob("")},
-			action: backupPatch, phase: v1.BackupPhaseRunning},
+			o:      Observation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1"), Job: bkJob("")},
+			action: ActPatchStatus, phase: v1.BackupPhaseRunning},
 		{rule: "a Job of that name that is not this Backup's fails it",
-			o:      backupObservation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1"), Job: bkJob(""), JobForeign: true},
-			action: backupPatch, phase: v1.BackupPhaseFailed, event: "JobFailed"},
+			o:      Observation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1"), Job: bkJob(""), JobForeign: true},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "JobFailed"},
 		{rule: "running with its Job gone: failed, never recreated",
-			o:      backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1")},
-			action: backupPatch, phase: v1.BackupPhaseFailed, event: "JobGone"},
+			o:      Observation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1")},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "JobGone"},
 		{rule: "running with its Job failed: failed with the Job's reason",
-			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobFailed),
+			o: Observation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobFailed),
 				PodMessage: `{"error":"clone: connection refused"}`},
-			action: backupPatch, phase: v1.BackupPhaseFailed, event: "JobFailed"},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "JobFailed"},
 		{rule: "running past the timeout: failed and the Job deleted",
-			o:      backupObservation{Now: late, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob("")},
-			action: backupPatch, phase: v1.BackupPhaseFailed, event: "TimedOut", deleteJob: true},
+			o:      Observation{Now: late, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob("")},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "TimedOut", deleteJob: true},
 		{rule: "running within the timeout: wait",
-			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob("")}, action: backupNothing},
+			o: Observation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob("")}, action: ActNothing},
 		{rule: "the Job succeeded and metadata.json exists: completed",
-			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
+			o: Observation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
 				Metadata: bkMeta(), PodMessage: `{"checksum":"sha256:aa"}`},
-			action: backupPatch, phase: v1.BackupPhaseCompleted, event: "BackupCompleted"},
+			action: ActPatchStatus, phase: v1.BackupPhaseCompleted, event: "BackupCompleted"},
 		{rule: "the Job succeeded without metadata.json: failed",
-			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
+			o: Observation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
 				MetadataErr: objectstore.ErrNotFound},
-			action: backupPatch, phase: v1.BackupPhaseFailed, event: "MetadataMissing"},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "MetadataMissing"},
 		{rule: "the Job reported another checksum than metadata.json: failed",
-			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
+			o: Observation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
 				Metadata: bkMeta(), PodMessage: `{"checksum":"sha256:bb"}`},
-			action: backupPatch, phase: v1.BackupPhaseFailed, event: "MetadataMissing"},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "MetadataMissing"},
 		{rule: "metadata.json written by a same-named Cluster of another namespace: failed, not completed on its backup",
-			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
+			o: Observation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
 				Metadata:   func() *objectstore.Metadata { m := bkMeta(); m.Namespace = "team-b"; return m }(),
 				PodMessage: `{"checksum":"sha256:aa"}`},
-			action: backupPatch, phase: v1.BackupPhaseFailed, event: "MetadataMissing"},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "MetadataMissing"},
 		{rule: "metadata.json naming the Backup's namespace: completed",
-			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
+			o: Observation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
 				Metadata:   func() *objectstore.Metadata { m := bkMeta(); m.Namespace = "ns"; return m }(),
 				PodMessage: `{"checksum":"sha256:aa"}`},
-			action: backupPatch, phase: v1.BackupPhaseCompleted, event: "BackupCompleted"},
+			action: ActPatchStatus, phase: v1.BackupPhaseCompleted, event: "BackupCompleted"},
 		{rule: "the store cannot be read: retried",
-			o: backupObservation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
-				MetadataErr: errors.New("connection refused")}, action: backupNothing},
+			o: Observation{Now: now, Backup: bkBackup(v1.BackupPhaseRunning, "b1"), Job: bkJob(batchv1.JobComplete),
+				MetadataErr: errors.New("connection refused")}, action: ActNothing},
 		{rule: "xtrabackup is refused by this build",
-			o: backupObservation{Now: now, Backup: func() *v1.Backup {
+			o: Observation{Now: now, Backup: func() *v1.Backup {
 				b := bkBackup("", "")
 				b.Spec.Method = v1.BackupMethodXtraBackup
 				return b
-			}(), Target: "db-2"}, action: backupPatch, phase: v1.BackupPhaseFailed, event: "Unsupported"},
+			}(), Cluster: bkCluster(), Candidates: healthyDB2}, action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "Unsupported"},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
-			d := decideBackup(tc.o)
-			if d.Action != tc.action || d.DeleteJob != tc.deleteJob {
-				t.Fatalf("action %v delete %v, want %v %v", d.Action, d.DeleteJob, tc.action, tc.deleteJob)
+			d := Decide(tc.o)
+			if d.Action != tc.action || (d.DeleteJob != nil) != tc.deleteJob || (d.Err != nil) != tc.err {
+				t.Fatalf("action %v delete %v error %v, want %v %v %v", d.Action, d.DeleteJob != nil, d.Err, tc.action, tc.deleteJob, tc.err)
 			}
-			if tc.action != backupNothing && d.Status.Phase != tc.phase {
+			if tc.deleteJob && d.DeleteJob != tc.o.Job {
+				t.Errorf("deletes %+v, want the Backup's Job", d.DeleteJob)
+			}
+			if (d.Action == ActCreateJob) != (d.CreateJob != nil) {
+				t.Errorf("action %v with the Job %+v", d.Action, d.CreateJob)
+			}
+			if tc.action != ActNothing && d.Status.Phase != tc.phase {
 				t.Errorf("phase %q, want %q (%s)", d.Status.Phase, tc.phase, d.Status.Error)
 			}
 			if tc.event != "" && (len(d.Events) != 1 || d.Events[0].Kind.Reason != tc.event) {
@@ -142,10 +185,10 @@ func TestDecideBackup(t *testing.T) {
 }
 
 func TestDecideBackupRecordsWhereAndWhat(t *testing.T) {
-	spec := &v1.ObjectStoreConfiguration{Bucket: "bk", Path: "prod", Endpoint: "http://s3:9000",
-		Credentials: v1.S3Credentials{AccessKeyID: v1.SecretKeySelector{Name: "s3", Key: "id"}}}
-	d := decideBackup(backupObservation{Now: bkT0.Add(time.Minute), Backup: bkBackup("", ""), Target: "db-2",
-		Store: objectstore.Config{Endpoint: "s3:9000", Bucket: "bk", Path: "prod"}, StoreSpec: spec})
+	cluster := bkCluster()
+	spec := cluster.Spec.Backup.ObjectStore
+	d := Decide(Observation{Now: bkT0.Add(time.Minute), Backup: bkBackup("", ""), Cluster: cluster, Candidates: healthyDB2,
+		Store: objectstore.Config{Endpoint: "s3:9000", Bucket: "bk", Path: "prod"}})
 	st := d.Status
 	if st.InstanceName != "db-2" || st.JobName != "b1" || st.BackupID != "20260101T000100Z" ||
 		st.DestinationPath != "prod/db/b1/20260101T000100Z/" || st.Endpoint != "http://s3:9000" || st.Bucket != "bk" {
@@ -154,7 +197,7 @@ func TestDecideBackupRecordsWhereAndWhat(t *testing.T) {
 	if st.ObjectStore == nil || st.ObjectStore.Credentials.AccessKeyID.Name != "s3" || st.ObjectStore == spec {
 		t.Errorf("the object store configuration is not recorded as a copy for cleanup: %+v", st.ObjectStore)
 	}
-	c := decideBackup(backupObservation{Now: bkT0.Add(time.Minute), Backup: bkBackup(v1.BackupPhaseRunning, "b1"),
+	c := Decide(Observation{Now: bkT0.Add(time.Minute), Backup: bkBackup(v1.BackupPhaseRunning, "b1"),
 		Job: bkJob(batchv1.JobComplete), Metadata: bkMeta()})
 	if s := c.Status; s.Checksum != "sha256:aa" || s.Size != 10 || s.GTIDExecuted != "u:1-5" || s.BinlogFile != "binlog.000001" ||
 		s.ServerVersion != "9.7" || s.CompletedAt == nil {
