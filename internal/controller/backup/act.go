@@ -23,8 +23,8 @@ func (r *Reconciler) act(ctx context.Context, o Observation, d Decision) error {
 		return nil
 	}
 	if d.CreateJob != nil {
-		// One that already exists is this Backup's: its name is the Backup's, and a foreign one
-		// fails the Backup before.
+		// One that already exists is fine: the next reconcile reads it, and fails the Backup if it
+		// is not this Backup's.
 		if err := r.Client.Create(ctx, d.CreateJob); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating Job %s: %w", d.CreateJob.Name, err)
 		}

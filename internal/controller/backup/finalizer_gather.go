@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 
-	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -64,39 +63,14 @@ func (r *Reconciler) gatherFinalizer(ctx context.Context, b *v1.Backup) (*finali
 	return o, nil
 }
 
-// getCluster returns the Backup's Cluster, nil when it does not exist.
-func (r *Reconciler) getCluster(ctx context.Context, b *v1.Backup) (*v1.Cluster, error) {
-	var c v1.Cluster
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}, &c)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading Cluster %s: %w", b.Spec.Cluster.Name, err)
-	}
-	return &c, nil
-}
-
 // gatherOwnJob reads the Job of a Backup deleted before it finished, confirming absence with an
 // uncached read; a Job of that name that is not this Backup's is ignored.
 func (r *Reconciler) gatherOwnJob(ctx context.Context, o *finalizerObservation) error {
-	b := o.Backup
-	key := client.ObjectKey{Namespace: b.Namespace, Name: b.Status.JobName}
-	job := &batchv1.Job{}
-	err := r.Client.Get(ctx, key, job)
-	if apierrors.IsNotFound(err) {
-		err = r.APIReader.Get(ctx, key, job)
-	}
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("reading Job %s: %w", key.Name, err)
-	}
-	if metav1.IsControlledBy(job, b) {
+	job, err := r.readJob(ctx, o.Backup)
+	if job != nil && metav1.IsControlledBy(job, o.Backup) {
 		o.Job = job
 	}
-	return nil
+	return err
 }
 
 // cleanupStore resolves the store holding the Backup's recorded directory: from the

@@ -40,16 +40,12 @@ func (r *Reconciler) gather(ctx context.Context, b *v1.Backup) (Observation, err
 
 // gatherWhere reads the Cluster, its object store and the instances the target is chosen from.
 func (r *Reconciler) gatherWhere(ctx context.Context, o *Observation) error {
-	b := o.Backup
-	var c v1.Cluster
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}, &c); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("reading Cluster %s: %w", b.Spec.Cluster.Name, err)
+	c, err := r.getCluster(ctx, o.Backup)
+	if c == nil {
+		return err
 	}
-	o.Cluster = &c
-	if o.Store, o.StoreErr = r.resolveStore(ctx, &c); o.StoreErr != nil {
+	o.Cluster = c
+	if o.Store, o.StoreErr = r.resolveStore(ctx, c); o.StoreErr != nil {
 		return nil
 	}
 	var pods corev1.PodList
@@ -62,12 +58,25 @@ func (r *Reconciler) gatherWhere(ctx context.Context, o *Observation) error {
 			members = append(members, p)
 		}
 	}
-	reports, _ := r.Instances.InstanceStatuses(ctx, &c, members)
+	reports, _ := r.Instances.InstanceStatuses(ctx, c, members)
 	o.Candidates = make([]Candidate, 0, len(members))
 	for _, p := range members {
 		o.Candidates = append(o.Candidates, Candidate{Name: p.Name, Ready: instances.PodReady(&p), Report: reports[p.Name]})
 	}
 	return nil
+}
+
+// getCluster returns the Backup's Cluster, nil when it does not exist.
+func (r *Reconciler) getCluster(ctx context.Context, b *v1.Backup) (*v1.Cluster, error) {
+	var c v1.Cluster
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}, &c)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading Cluster %s: %w", b.Spec.Cluster.Name, err)
+	}
+	return &c, nil
 }
 
 // resolveStore reads the Cluster's object store configuration and Secrets.
@@ -82,10 +91,10 @@ func (r *Reconciler) resolveStore(ctx context.Context, c *v1.Cluster) (objectsto
 	return objectstore.ResolveConfig(c.Spec.Backup.ObjectStore, secrets)
 }
 
-// gatherJob reads the Backup's Job. The cache may not have seen a Job just created, so absence
-// is confirmed with an uncached read before the Backup can be failed for it.
-func (r *Reconciler) gatherJob(ctx context.Context, o *Observation) error {
-	b := o.Backup
+// readJob reads the Job named in the Backup's status, nil when it does not exist. The cache may
+// not have seen a Job just created, so absence is confirmed with an uncached read before the
+// Backup can be failed for it.
+func (r *Reconciler) readJob(ctx context.Context, b *v1.Backup) (*batchv1.Job, error) {
 	key := client.ObjectKey{Namespace: b.Namespace, Name: b.Status.JobName}
 	job := &batchv1.Job{}
 	err := r.Client.Get(ctx, key, job)
@@ -93,10 +102,20 @@ func (r *Reconciler) gatherJob(ctx context.Context, o *Observation) error {
 		err = r.APIReader.Get(ctx, key, job)
 	}
 	if apierrors.IsNotFound(err) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading Job %s: %w", key.Name, err)
+		return nil, fmt.Errorf("reading Job %s: %w", key.Name, err)
+	}
+	return job, nil
+}
+
+// gatherJob reads the Backup's Job and, once it finished, what its Pod said.
+func (r *Reconciler) gatherJob(ctx context.Context, o *Observation) error {
+	b := o.Backup
+	job, err := r.readJob(ctx, b)
+	if job == nil {
+		return err
 	}
 	o.Job = job
 	if !metav1.IsControlledBy(job, b) {
@@ -112,13 +131,16 @@ func (r *Reconciler) gatherJob(ctx context.Context, o *Observation) error {
 // gatherJobInputs reads the Cluster the Job of a pending Backup is built from; a failed read is
 // recorded, for Decide to retry once it has checked the timeout.
 func (r *Reconciler) gatherJobInputs(ctx context.Context, o *Observation) {
-	b := o.Backup
-	var c v1.Cluster
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}, &c); err != nil {
-		o.ClusterErr = fmt.Errorf("reading Cluster %s: %w", b.Spec.Cluster.Name, err)
+	c, err := r.getCluster(ctx, o.Backup)
+	switch {
+	case err != nil:
+		o.ClusterErr = err
+		return
+	case c == nil:
+		o.ClusterErr = fmt.Errorf("Cluster %s not found", o.Backup.Spec.Cluster.Name)
 		return
 	}
-	o.Cluster = &c
+	o.Cluster = c
 	o.OperatorImage = r.OperatorImage
 	if o.OperatorImage == "" {
 		o.OperatorImage = specs.DefaultOperatorImage
