@@ -23,9 +23,10 @@ const waitInterval = 10 * time.Second
 type Observation struct {
 	Now    time.Time
 	Backup *v1.Backup
-	// Phase "" or pending without a Job name: the Cluster (nil: not found), its object store and
-	// the instances the target is chosen from.
-	Cluster    *v1.Cluster
+	// Cluster is the Backup's Cluster while it has no Job: without a Job name, to choose the
+	// target (nil: not found); pending with a Job name, to build the Job from.
+	Cluster *v1.Cluster
+	// Without a Job name: the Cluster's object store and the instances the target is chosen from.
 	StoreErr   error // no object store, or its Secrets unusable
 	Store      objectstore.Config
 	Candidates []Candidate
@@ -33,8 +34,8 @@ type Observation struct {
 	Job        *batchv1.Job // nil: absent, confirmed by an uncached read
 	JobForeign bool         // a Job of that name exists but is not this Backup's
 	PodMessage string       // the termination message of the Job's finished Pod
-	// Pending with a Job name and no Job: the Cluster is what the Job is built from (ClusterErr
-	// when it could not be read), with the operator's image.
+	// Pending with a Job name and no Job: why the Cluster could not be read, and the image of the
+	// Job's init container.
 	ClusterErr    error
 	OperatorImage string
 	// Running with a succeeded Job: the backup's metadata.json.
