@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // TestBackupController drives Backups on the real API server with kube-controller-manager; the
@@ -70,13 +71,9 @@ func (w *bkWorld) testCompleted(t *testing.T) {
 func (w *bkWorld) uploadFor(b *v1.Backup) *objectstore.Metadata {
 	w.T.Helper()
 	prefix, ref, err := objectstore.ParseBackupDir(b.Status.DestinationPath)
-	if err != nil {
-		w.T.Fatal(err)
-	}
+	check.Must(w.T, err)
 	store, err := w.store.Direct(prefix)
-	if err != nil {
-		w.T.Fatal(err)
-	}
+	check.Must(w.T, err)
 	data := bytes.Repeat([]byte("archive"), 1000)
 	sum := sha256.Sum256(data)
 	md, err := store.UploadBackup(w.Ctx, objectstore.UploadRequest{Backup: ref, Namespace: b.Namespace, Method: "clone",
@@ -86,9 +83,7 @@ func (w *bkWorld) uploadFor(b *v1.Backup) *objectstore.Metadata {
 				GTIDExecuted: "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5", BinlogFile: "binlog.000002", BinlogPosition: 157,
 				ServerVersion: "9.7.4", StartedAt: time.Now(), StoppedAt: time.Now()}, nil
 		}})
-	if err != nil {
-		w.T.Fatal(err)
-	}
+	check.Must(w.T, err)
 	return md
 }
 
@@ -98,9 +93,7 @@ func (w *bkWorld) deleteJob(name string) {
 	if job == nil {
 		return
 	}
-	if err := w.Client.Delete(w.Ctx, job, client.PropagationPolicy("Background")); err != nil {
-		w.T.Fatal(err)
-	}
+	check.Must(w.T, w.Client.Delete(w.Ctx, job, client.PropagationPolicy("Background")))
 	w.Eventually("Job "+name+" is gone", func(ctx context.Context) (bool, error) { return w.job(name) == nil, nil })
 }
 

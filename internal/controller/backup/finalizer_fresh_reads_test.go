@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // laggingClient answers reads of Clusters and Backups from snapshots taken earlier, as a
@@ -59,9 +60,7 @@ func TestBackupCleanupDecidesOnFreshReads(t *testing.T) {
 		w.createPolicyBackup("fresh-rec", "db", v1.DeletionPolicyDelete)
 		b := w.completeBackup("fresh-rec")
 		var before v1.ClusterList
-		if err := w.Client.List(w.Ctx, &before, client.InNamespace(w.NS)); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.List(w.Ctx, &before, client.InNamespace(w.NS)))
 		w.Create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "fresh-restored", Namespace: w.NS},
 			Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 				Storage:   v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
@@ -83,9 +82,7 @@ func TestBackupCleanupDecidesOnFreshReads(t *testing.T) {
 		stale := w.backup("fresh-keep")
 		cur := stale.DeepCopy()
 		cur.Spec.DeletionPolicy = v1.DeletionPolicyKeep
-		if err := w.Client.Patch(w.Ctx, cur, client.MergeFrom(stale)); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Patch(w.Ctx, cur, client.MergeFrom(stale)))
 		w.reconcileLagging("fresh-keep", &laggingClient{backups: map[string]*v1.Backup{"fresh-keep": stale}})
 		if keys := w.remoteKeys(b); len(keys) < 2 {
 			t.Fatalf("a Backup patched to keep had its remote objects deleted: %v left", keys)
@@ -101,14 +98,10 @@ func TestBackupCleanupDecidesOnFreshReads(t *testing.T) {
 		}
 		b := w.completeBackup("fresh-turned")
 		var c v1.Cluster
-		if err := w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: "turned"}, &c); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: "turned"}, &c))
 		old := c.DeepCopy()
 		c.Spec.Backup.DeletionPolicy = v1.DeletionPolicyKeep
-		if err := w.Client.Patch(w.Ctx, &c, client.MergeFrom(old)); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Patch(w.Ctx, &c, client.MergeFrom(old)))
 		// Deleted before the Cluster watch removed the finalizer.
 		w.deleteBackup("fresh-turned")
 		w.reconcile("fresh-turned")

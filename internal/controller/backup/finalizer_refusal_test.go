@@ -18,6 +18,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // TestBackupFinalizerRefusals drives the remote-cleanup finalizer where it must not delete, on
@@ -54,9 +55,7 @@ func (w *bkWorld) testForeignDirectory(t *testing.T) {
 	cur := w.backup("fin-shared")
 	old := cur.DeepCopy()
 	cur.Annotations = map[string]string{v1.RemoteCleanupBypassAnnotation: "true"}
-	if err := w.Client.Patch(w.Ctx, cur, client.MergeFrom(old)); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Patch(w.Ctx, cur, client.MergeFrom(old)))
 	w.reconcile("fin-shared")
 	if !w.backupGone("fin-shared") || len(w.remoteKeys(b)) < 2 {
 		t.Fatalf("the bypass: Backup gone %v, remote objects %v; want it gone and the other namespace's data kept",
@@ -69,24 +68,16 @@ func (w *bkWorld) rewriteNamespace(b *v1.Backup, namespace string) {
 	w.T.Helper()
 	key := b.Status.DestinationPath + objectstore.MetadataName
 	obj, err := w.store.S3.Client().GetObject(w.Ctx, w.store.S3.Bucket, key, minio.GetObjectOptions{})
-	if err != nil {
-		w.T.Fatal(err)
-	}
+	check.Must(w.T, err)
 	var buf bytes.Buffer
 	_, err = buf.ReadFrom(obj)
 	obj.Close()
-	if err != nil {
-		w.T.Fatal(err)
-	}
+	check.Must(w.T, err)
 	md, err := objectstore.DecodeMetadata(buf.Bytes())
-	if err != nil {
-		w.T.Fatal(err)
-	}
+	check.Must(w.T, err)
 	md.Namespace = namespace
 	data, err := md.Encode()
-	if err != nil {
-		w.T.Fatal(err)
-	}
+	check.Must(w.T, err)
 	if _, err := w.store.S3.Client().PutObject(w.Ctx, w.store.S3.Bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
 		w.T.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3proxy"
 )
 
@@ -194,9 +195,7 @@ func (w *bkWorld) testFromSchedule(t *testing.T) {
 		t.Fatal(err)
 	}
 	var list v1.BackupList
-	if err := w.Client.List(w.Ctx, &list, client.InNamespace(w.NS), client.MatchingLabels{v1.ScheduledBackupLabel: "nightly"}); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.List(w.Ctx, &list, client.InNamespace(w.NS), client.MatchingLabels{v1.ScheduledBackupLabel: "nightly"}))
 	if len(list.Items) != 1 || list.Items[0].Spec.DeletionPolicy != v1.DeletionPolicyDelete {
 		t.Fatalf("the schedule's Backups %+v, want one with deletionPolicy delete", list.Items)
 	}
@@ -215,9 +214,7 @@ func (w *bkWorld) testPatchedToKeep(t *testing.T) {
 		b := w.completeBackup(name)
 		old := b.DeepCopy()
 		b.Spec.DeletionPolicy = v1.DeletionPolicyKeep
-		if err := w.Client.Patch(w.Ctx, b, client.MergeFrom(old)); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Patch(w.Ctx, b, client.MergeFrom(old)))
 		if name == "fin-pruned" {
 			// The operator sees the keep before the deletion: the finalizer goes first.
 			w.reconcile(name)
@@ -243,17 +240,13 @@ func (w *bkWorld) testClusterGone(t *testing.T) {
 	w.T = t
 	w.createStoreCluster("ephemeral", v1.DeletionPolicyDelete, false, "s3")
 	var c v1.Cluster
-	if err := w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: "ephemeral"}, &c); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: "ephemeral"}, &c))
 	w.createPolicyBackup("fin-orphaned", "ephemeral", "", func(b *v1.Backup) {
 		b.OwnerReferences = []metav1.OwnerReference{{APIVersion: v1.GroupVersion.String(), Kind: "Cluster",
 			Name: c.Name, UID: c.UID, Controller: ptr.To(true)}}
 	})
 	b := w.completeBackup("fin-orphaned")
-	if err := w.Client.Delete(w.Ctx, &c, client.PropagationPolicy("Background")); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Delete(w.Ctx, &c, client.PropagationPolicy("Background")))
 	w.Eventually("the garbage collector deletes the Cluster's Backup", func(context.Context) (bool, error) {
 		return w.backup("fin-orphaned").DeletionTimestamp != nil, nil
 	})
@@ -272,9 +265,7 @@ func (w *bkWorld) testLegacyStatus(t *testing.T) {
 	b := w.completeBackup("fin-legacy")
 	old := b.DeepCopy()
 	b.Status.ObjectStore = nil
-	if err := w.Client.Status().Patch(w.Ctx, b, client.MergeFrom(old)); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Status().Patch(w.Ctx, b, client.MergeFrom(old)))
 	if w.backup("fin-legacy").Status.ObjectStore != nil {
 		t.Fatal("status.objectStore was not cleared")
 	}
@@ -319,9 +310,7 @@ func (w *bkWorld) testBypass(t *testing.T) {
 	w.createStoreCluster("lost", "", false, "s3-doomed")
 	w.createPolicyBackup("fin-lost", "lost", v1.DeletionPolicyDelete)
 	b := w.completeBackup("fin-lost")
-	if err := w.Client.Delete(w.Ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3-doomed", Namespace: w.NS}}); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Delete(w.Ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3-doomed", Namespace: w.NS}}))
 	w.events()
 	w.deleteBackup("fin-lost")
 	if res := w.reconcile("fin-lost"); res.RequeueAfter < 5*time.Second {
@@ -337,9 +326,7 @@ func (w *bkWorld) testBypass(t *testing.T) {
 	cur := w.backup("fin-lost")
 	old := cur.DeepCopy()
 	cur.Annotations = map[string]string{v1.RemoteCleanupBypassAnnotation: "true"}
-	if err := w.Client.Patch(w.Ctx, cur, client.MergeFrom(old)); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Patch(w.Ctx, cur, client.MergeFrom(old)))
 	w.reconcile("fin-lost")
 	if !w.backupGone("fin-lost") {
 		t.Fatal("the bypass annotation did not let the Backup go")

@@ -12,6 +12,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // startBackupManager runs the Backup reconciler in a controller-runtime manager watching only the
@@ -46,14 +47,10 @@ func TestBackupCleanupWaitsForTheRecoveringCluster(t *testing.T) {
 	// The Cluster's default follows through the Cluster watch onto the Backups it governs.
 	for _, policy := range []v1.DeletionPolicy{v1.DeletionPolicyDelete, v1.DeletionPolicyKeep} {
 		var c v1.Cluster
-		if err := w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: "db"}, &c); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: "db"}, &c))
 		old := c.DeepCopy()
 		c.Spec.Backup.DeletionPolicy = policy
-		if err := w.Client.Patch(w.Ctx, &c, client.MergeFrom(old)); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Patch(w.Ctx, &c, client.MergeFrom(old)))
 		w.Eventually("the finalizer follows the Cluster's default "+string(policy), func(context.Context) (bool, error) {
 			return w.hasFinalizer("casual") == (policy == v1.DeletionPolicyDelete), nil
 		})
@@ -74,9 +71,7 @@ func TestBackupCleanupWaitsForTheRecoveringCluster(t *testing.T) {
 		t.Errorf("events %s", ev)
 	}
 
-	if err := w.Client.Delete(w.Ctx, &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: w.NS}}); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Delete(w.Ctx, &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: w.NS}}))
 	w.Eventually("the cleanup resumes once the recovering Cluster is gone", func(context.Context) (bool, error) {
 		return w.backupGone("precious"), nil
 	})

@@ -17,6 +17,7 @@ import (
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/ctrlworld"
 )
 
@@ -118,9 +119,7 @@ func (w *bkWorld) job(name string) *batchv1.Job {
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
-	if err != nil {
-		w.T.Fatal(err)
-	}
+	check.Must(w.T, err)
 	return &j
 }
 
