@@ -11,7 +11,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/archive"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/backuptest"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
-	cmdbackup "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/backup"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3test"
@@ -23,7 +23,7 @@ type bench struct {
 	s3      *s3test.Server
 	store   *objectstore.Client
 	work    string // scratch inside the MySQL root filesystem
-	secrets cmdbackup.StoreFlags
+	secrets backupjob.Store
 }
 
 func run(ctx context.Context, gbs []int) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
 	cmdbackup "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
@@ -24,23 +25,23 @@ func (p dirProducer) Start(ctx context.Context) (*backup.Stream, error) {
 
 // writeSecrets writes the object store credentials and the backup password as files, as the
 // Job mounts them.
-func (b *bench) writeSecrets() (cmdbackup.StoreFlags, error) {
+func (b *bench) writeSecrets() (backupjob.Store, error) {
 	dir := filepath.Join(b.work, "secrets")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return cmdbackup.StoreFlags{}, err
+		return backupjob.Store{}, err
 	}
 	for name, value := range map[string]string{"id": b.s3.AccessKey, "secret": b.s3.SecretKey, "password": backupPassword} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(value), 0o600); err != nil {
-			return cmdbackup.StoreFlags{}, err
+			return backupjob.Store{}, err
 		}
 	}
-	return cmdbackup.StoreFlags{Bucket: b.s3.Bucket, Path: "bench", Endpoint: b.s3.Endpoint, Region: b.s3.Region,
+	return backupjob.Store{Bucket: b.s3.Bucket, Path: "bench", Endpoint: b.s3.Endpoint, Region: b.s3.Region,
 		ForcePathStyle: true, AccessKeyIDFile: filepath.Join(dir, "id"), SecretAccessKeyFile: filepath.Join(dir, "secret")}, nil
 }
 
 func (b *bench) options(host string, port int, ca, cert, key, id string) *cmdbackup.Options {
-	return &cmdbackup.Options{Cluster: "bench", BackupName: "full", BackupID: id, Method: "clone",
+	return &cmdbackup.Options{Args: backupjob.Args{Cluster: "bench", BackupName: "full", BackupID: id, Method: "clone",
 		TargetHost: host, TargetPort: port, User: backupUser, PasswordFile: filepath.Join(b.work, "secrets", "password"),
-		CAFile: ca, CertFile: cert, KeyFile: key, ScratchDir: filepath.Join(b.work, "scratch-"+id), Mysqld: b.m,
-		TerminationLog: filepath.Join(b.work, "termination-log"), Store: b.secrets}
+		CAFile: ca, CertFile: cert, KeyFile: key, ScratchDir: filepath.Join(b.work, "scratch-"+id),
+		TerminationLog: filepath.Join(b.work, "termination-log"), Store: b.secrets}, Mysqld: b.m}
 }

@@ -17,6 +17,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
 )
 
 // rushHarness is one reconciler, kept across reconciles as in a running operator, over a client
@@ -289,8 +290,8 @@ func TestHeldWritesAreWokenWhenTheLastDueBackupIsCreated(t *testing.T) {
 	slot := h.firstSlot("a")
 	h.startManagerWith(func(mgr ctrl.Manager, r *controller.ScheduledBackupReconciler) {
 		r.Rush = &controller.SlotRush{Limit: time.Hour}
-		b := controller.NewBackupReconciler(mgr, h.clock)
-		b.Rush = r.Rush
+		b := backup.NewReconciler(mgr, h.clock)
+		b.Gate = r.Rush.BackupGate()
 		if err := b.SetupWithManager(mgr); err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/cluster"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 )
@@ -33,7 +34,7 @@ type Options struct {
 	// controller.DefaultScheduledBackupWorkers.
 	ScheduledBackupWorkers int
 	// BackupWorkers is how many Backups are reconciled in parallel; 0 means
-	// controller.DefaultBackupWorkers.
+	// backup.DefaultWorkers.
 	BackupWorkers int
 	// Clock is the time source of every reconciler; nil means the real clock.
 	Clock clock.PassiveClock
@@ -113,8 +114,8 @@ func RegisterBackupControllers(mgr ctrl.Manager, opts Options) error {
 		MaxConcurrentReconciles: opts.ScheduledBackupWorkers}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	b := controller.NewBackupReconciler(mgr, opts.Clock)
-	b.Rush, b.MaxConcurrentReconciles = rush, opts.BackupWorkers
+	b := backup.NewReconciler(mgr, opts.Clock)
+	b.Gate, b.MaxConcurrentReconciles = rush.BackupGate(), opts.BackupWorkers
 	return b.SetupWithManager(mgr)
 }
 

@@ -1,14 +1,12 @@
 package specs
 
 import (
-	"fmt"
-	"strconv"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
 )
 
@@ -41,7 +39,7 @@ func BackupJobName(backup string) string { return backup }
 // BackupTargetHost is the DNS name the backup Job reaches an instance at: its headless Service.
 func BackupTargetHost(instance, namespace string) string { return instance + "." + namespace + ".svc" }
 
-// BuildBackupJob returns the Job that runs `manager backup` for b in the Cluster's MySQL image
+// BuildBackupJob returns the Job that runs `manager backup` (with the flags of backupjob.Args) for b in the Cluster's MySQL image
 // (which holds mysqld, needed by the clone recipient). The Job is owned by the Backup, runs one
 // Pod once (no retries, so a finished Backup's data path never runs again), is bounded by the
 // Backup's timeout, mounts no service account token, and reads every secret from a file. The
@@ -92,46 +90,43 @@ func backupArgs(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJobPa
 	if method == "" {
 		method = mysqlv1alpha1.BackupMethodClone
 	}
-	args := []string{
-		"--cluster=" + c.Name,
-		"--namespace=" + c.Namespace,
-		"--backup-name=" + b.Name,
-		"--backup-id=" + p.BackupID,
-		"--method=" + string(method),
-		"--target-host=" + BackupTargetHost(p.Instance, c.Namespace),
-		"--target-port=" + strconv.Itoa(MySQLPort),
-		"--user=" + UserBackup,
-		"--password-file=" + backupPasswordFile,
-		"--tls-ca-file=" + backupTLSDir + "/" + certs.CAKey,
-		"--tls-cert-file=" + backupTLSDir + "/" + certs.CertKey,
-		"--tls-key-file=" + backupTLSDir + "/" + certs.KeyKey,
-		"--scratch-dir=" + BackupScratchDir,
-	}
 	store := c.Spec.Backup.ObjectStore
-	args = append(args, "--bucket="+store.Bucket, "--path="+store.Path, "--endpoint="+store.Endpoint,
-		"--region="+store.Region, fmt.Sprintf("--force-path-style=%t", store.ForcePathStyle))
-	for _, f := range storeSecretFiles(store) {
-		args = append(args, "--"+f.flag+"="+storeSecretsDir+"/"+f.volume+"/value")
+	args := backupjob.Args{
+		Cluster: c.Name, Namespace: c.Namespace, BackupName: b.Name, BackupID: p.BackupID, Method: string(method),
+		TargetHost: BackupTargetHost(p.Instance, c.Namespace), TargetPort: MySQLPort,
+		User: UserBackup, PasswordFile: backupPasswordFile,
+		CAFile:     backupTLSDir + "/" + certs.CAKey,
+		CertFile:   backupTLSDir + "/" + certs.CertKey,
+		KeyFile:    backupTLSDir + "/" + certs.KeyKey,
+		ScratchDir: BackupScratchDir,
+		Store: backupjob.Store{Bucket: store.Bucket, Path: store.Path, Endpoint: store.Endpoint, Region: store.Region,
+			ForcePathStyle: store.ForcePathStyle},
 	}
-	return args
+	for _, f := range storeSecretFiles(store) {
+		*f.flag(&args.Store) = storeSecretsDir + "/" + f.volume + "/value"
+	}
+	return args.Flags()
 }
 
-// storeSecretFile is one object store secret mounted as a file.
+// storeSecretFile is one object store secret mounted as a file, and the flag naming the file.
 type storeSecretFile struct {
-	flag, volume string
-	sel          mysqlv1alpha1.SecretKeySelector
+	flag   func(*backupjob.Store) *string
+	volume string
+	sel    mysqlv1alpha1.SecretKeySelector
 }
 
 func storeSecretFiles(store *mysqlv1alpha1.ObjectStoreConfiguration) []storeSecretFile {
 	out := []storeSecretFile{
-		{"access-key-id-file", "s3-access-key-id", store.Credentials.AccessKeyID},
-		{"secret-access-key-file", "s3-secret-access-key", store.Credentials.SecretAccessKey},
+		{func(s *backupjob.Store) *string { return &s.AccessKeyIDFile }, "s3-access-key-id", store.Credentials.AccessKeyID},
+		{func(s *backupjob.Store) *string { return &s.SecretAccessKeyFile }, "s3-secret-access-key", store.Credentials.SecretAccessKey},
 	}
 	if store.Credentials.SessionToken != nil {
-		out = append(out, storeSecretFile{"session-token-file", "s3-session-token", *store.Credentials.SessionToken})
+		out = append(out, storeSecretFile{func(s *backupjob.Store) *string { return &s.SessionTokenFile },
+			"s3-session-token", *store.Credentials.SessionToken})
 	}
 	if store.EndpointCA != nil {
-		out = append(out, storeSecretFile{"endpoint-ca-file", "s3-endpoint-ca", *store.EndpointCA})
+		out = append(out, storeSecretFile{func(s *backupjob.Store) *string { return &s.EndpointCAFile },
+			"s3-endpoint-ca", *store.EndpointCA})
 	}
 	return out
 }

@@ -14,40 +14,19 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
-
-// DefaultTerminationLog is where Kubernetes reads a container's termination message.
-const DefaultTerminationLog = "/dev/termination-log"
 
 // maxMessage keeps the termination message under the kubelet's 4096-byte limit.
 const maxMessage = 3500
 
-// Options are the flags of `manager backup`.
+// Options are the flags of `manager backup`: those the Job passes (backupjob.Args) and the
+// binaries of the Job's image.
 type Options struct {
-	Cluster, BackupName, BackupID string
-	// Namespace is the Cluster's, recorded in metadata.json so that a Cluster of the same name
-	// in another namespace writing to the same location never takes the backup for its own.
-	Namespace                 string
-	Method                    string
-	TargetHost                string
-	TargetPort                int
-	User, PasswordFile        string
-	CAFile, CertFile, KeyFile string
-	ScratchDir                string
-	Mysqld                    localmysqld.Command
-	Xtrabackup                string
-	TerminationLog            string
-	Store                     StoreFlags
-}
-
-// Result is the termination message: what the controller may show, never a secret.
-type Result struct {
-	BackupID     string `json:"backupId,omitempty"`
-	Checksum     string `json:"checksum,omitempty"`
-	Size         int64  `json:"size,omitempty"`
-	GTIDExecuted string `json:"gtidExecuted,omitempty"`
-	Error        string `json:"error,omitempty"`
+	backupjob.Args
+	Mysqld     localmysqld.Command
+	Xtrabackup string
 }
 
 // NewCommand returns `manager backup`.
@@ -64,23 +43,9 @@ func NewCommand() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Cluster, "cluster", "", "Cluster name")
-	fs.StringVar(&o.Namespace, "namespace", "", "the Cluster's namespace, recorded in metadata.json")
-	fs.StringVar(&o.BackupName, "backup-name", "", "Backup name")
-	fs.StringVar(&o.BackupID, "backup-id", "", "backup id: the backup's directory in the object store")
-	fs.StringVar(&o.Method, "method", string(v1alpha1.BackupMethodClone), "clone or xtrabackup")
-	fs.StringVar(&o.TargetHost, "target-host", "", "the instance to back up")
-	fs.IntVar(&o.TargetPort, "target-port", 3306, "its MySQL port")
-	fs.StringVar(&o.User, "user", "", "backup account (BACKUP_ADMIN)")
-	fs.StringVar(&o.PasswordFile, "password-file", "", "file holding the backup account's password")
-	fs.StringVar(&o.CAFile, "tls-ca-file", "", "CA that signs the instance certificates")
-	fs.StringVar(&o.CertFile, "tls-cert-file", "", "client certificate presented to the instance")
-	fs.StringVar(&o.KeyFile, "tls-key-file", "", "its key")
-	fs.StringVar(&o.ScratchDir, "scratch-dir", "/scratch", "empty directory for the recipient and the copy")
+	o.Args.Bind(fs)
 	fs.StringVar(&mysqld, "mysqld", localmysqld.DefaultMysqld, "mysqld binary of the clone recipient")
 	fs.StringVar(&o.Xtrabackup, "xtrabackup", backup.DefaultXtrabackup, "xtrabackup binary")
-	fs.StringVar(&o.TerminationLog, "termination-log", DefaultTerminationLog, "where the result is written")
-	o.Store.Bind(fs)
 	return cmd
 }
 
@@ -89,7 +54,7 @@ func Run(ctx context.Context, o *Options) error {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil)).With("cluster", o.Cluster, "backup", o.BackupName, "backupId", o.BackupID)
 	log.Info("backup starting", "method", o.Method, "target", o.TargetHost)
 	md, err := run(ctx, o)
-	res := Result{BackupID: o.BackupID}
+	res := backupjob.Result{BackupID: o.BackupID}
 	if err != nil {
 		res.Error = truncate(err.Error())
 		log.Error("backup failed", "error", err)
@@ -108,7 +73,7 @@ func run(ctx context.Context, o *Options) (*objectstore.Metadata, error) {
 	if err := ref.Validate(); err != nil {
 		return nil, err
 	}
-	store, err := o.Store.Open()
+	store, err := OpenStore(o.Store)
 	if err != nil {
 		return nil, fmt.Errorf("object store: %w", err)
 	}
@@ -136,7 +101,7 @@ func (o *Options) producer() (backup.Producer, error) {
 	return nil, fmt.Errorf("unknown backup method %q", o.Method)
 }
 
-func writeResult(path string, res Result) error {
+func writeResult(path string, res backupjob.Result) error {
 	if path == "" {
 		return errors.New("no termination log path")
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/backuptest"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
 	cmdbackup "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/backup"
 	cmdrestore "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/restore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
@@ -47,15 +48,15 @@ func TestBackupThenRestoreCommands(t *testing.T) {
 		must(t, os.WriteFile(p, []byte(content+"\n"), 0o600))
 		return p
 	}
-	store := cmdbackup.StoreFlags{Bucket: s3.Bucket, Path: "cmd", Endpoint: s3.Endpoint, Region: s3.Region,
+	store := backupjob.Store{Bucket: s3.Bucket, Path: "cmd", Endpoint: s3.Endpoint, Region: s3.Region,
 		ForcePathStyle: true, AccessKeyIDFile: file("id", s3.AccessKey), SecretAccessKeyFile: file("secret", s3.SecretKey)}
 	termLog := filepath.Join(secrets, "termination-log")
-	o := &cmdbackup.Options{Cluster: "pc1", Namespace: "team-a", BackupName: "b1", BackupID: "20260101T000000Z", Method: "clone",
-		TargetHost: srv.Host, TargetPort: srv.Port, User: "backup", PasswordFile: file("password", password),
+	o := &cmdbackup.Options{Args: backupjob.Args{Cluster: "pc1", Namespace: "team-a", BackupName: "b1", BackupID: "20260101T000000Z",
+		Method: "clone", TargetHost: srv.Host, TargetPort: srv.Port, User: "backup", PasswordFile: file("password", password),
 		CAFile: srv.TLS.CAFile, CertFile: srv.TLS.ClientCertFile, KeyFile: srv.TLS.ClientKeyFile,
-		ScratchDir: backuptest.Scratch(t, m), Mysqld: m, TerminationLog: termLog, Store: store}
+		ScratchDir: backuptest.Scratch(t, m), TerminationLog: termLog, Store: store}, Mysqld: m}
 	must(t, cmdbackup.Run(t.Context(), o))
-	var res cmdbackup.Result
+	var res backupjob.Result
 	b, err := os.ReadFile(termLog)
 	must(t, err)
 	must(t, json.Unmarshal(b, &res))

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
 )
 
@@ -37,7 +38,7 @@ func NewCommand() *cobra.Command {
 		"namespace of the leader-election Lease; required when running outside a cluster")
 	f.IntVar(&opts.ScheduledBackupWorkers, "scheduled-backup-workers", controller.DefaultScheduledBackupWorkers,
 		"ScheduledBackups reconciled in parallel; raise it when many schedules share a slot")
-	f.IntVar(&opts.BackupWorkers, "backup-workers", controller.DefaultBackupWorkers,
+	f.IntVar(&opts.BackupWorkers, "backup-workers", backup.DefaultWorkers,
 		"Backups reconciled in parallel; raise it when many schedules share a slot")
 	goFlags := flag.NewFlagSet("", flag.ContinueOnError)
 	zapOpts.BindFlags(goFlags)

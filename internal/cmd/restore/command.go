@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
 	cmdbackup "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
@@ -21,7 +22,7 @@ type Options struct {
 	RunDir     string
 	Mysqld     localmysqld.Command
 	MysqldArgs []string
-	Store      cmdbackup.StoreFlags
+	Store      backupjob.Store
 }
 
 // NewCommand returns `manager restore`.
@@ -56,7 +57,7 @@ func Run(ctx context.Context, o *Options) (*objectstore.Metadata, error) {
 	if err := o.Ref.Validate(); err != nil {
 		return nil, err
 	}
-	store, err := o.Store.Open()
+	store, err := cmdbackup.OpenStore(o.Store)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package controller_test
+package backup_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // laggingClient answers reads of Clusters and Backups from snapshots taken earlier, as a
@@ -39,12 +40,12 @@ func (c *laggingClient) Get(ctx context.Context, key client.ObjectKey, obj clien
 // reconcileLagging reconciles a Backup once with a reconciler whose cache lags as lc says. An
 // error (a write conflicting with the stale read) is only logged: what matters is the store.
 func (w *bkWorld) reconcileLagging(name string, lc *laggingClient) {
-	w.t.Helper()
-	lc.Client = w.env.Client
+	w.T.Helper()
+	lc.Client = w.Client
 	r := w.reconciler()
 	r.Client = lc
-	if _, err := r.Reconcile(w.ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: w.ns, Name: name}}); err != nil {
-		w.t.Logf("reconciling %s: %v", name, err)
+	if _, err := r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key(name)}); err != nil {
+		w.T.Logf("reconciling %s: %v", name, err)
 	}
 }
 
@@ -55,14 +56,12 @@ func (w *bkWorld) reconcileLagging(name string, lc *laggingClient) {
 func TestBackupCleanupDecidesOnFreshReads(t *testing.T) {
 	w := newBkWorld(t)
 	t.Run("a recovering Cluster the cache does not show yet", func(t *testing.T) {
-		w.t = t
+		w.T = t
 		w.createPolicyBackup("fresh-rec", "db", v1.DeletionPolicyDelete)
 		b := w.completeBackup("fresh-rec")
 		var before v1.ClusterList
-		if err := w.env.Client.List(w.ctx, &before, client.InNamespace(w.ns)); err != nil {
-			t.Fatal(err)
-		}
-		w.create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "fresh-restored", Namespace: w.ns},
+		check.Must(t, w.Client.List(w.Ctx, &before, client.InNamespace(w.NS)))
+		w.Create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "fresh-restored", Namespace: w.NS},
 			Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 				Storage:   v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
 				Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: v1.LocalObjectReference{Name: "fresh-rec"}}}}})
@@ -76,24 +75,22 @@ func TestBackupCleanupDecidesOnFreshReads(t *testing.T) {
 		}
 	})
 	t.Run("patched to keep after the deletion, the cache still showing delete", func(t *testing.T) {
-		w.t = t
+		w.T = t
 		w.createPolicyBackup("fresh-keep", "db", v1.DeletionPolicyDelete)
 		b := w.completeBackup("fresh-keep")
 		w.deleteBackup("fresh-keep")
 		stale := w.backup("fresh-keep")
 		cur := stale.DeepCopy()
 		cur.Spec.DeletionPolicy = v1.DeletionPolicyKeep
-		if err := w.env.Client.Patch(w.ctx, cur, client.MergeFrom(stale)); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Patch(w.Ctx, cur, client.MergeFrom(stale)))
 		w.reconcileLagging("fresh-keep", &laggingClient{backups: map[string]*v1.Backup{"fresh-keep": stale}})
 		if keys := w.remoteKeys(b); len(keys) < 2 {
 			t.Fatalf("a Backup patched to keep had its remote objects deleted: %v left", keys)
 		}
 	})
 	t.Run("the Cluster's default turned to keep before the deletion", func(t *testing.T) {
-		w.t = t
-		w.createStoreCluster("turned", v1.DeletionPolicyDelete, "", "s3")
+		w.T = t
+		w.createStoreCluster("turned", v1.DeletionPolicyDelete, false, "s3")
 		w.createPolicyBackup("fresh-turned", "turned", "")
 		w.reconcile("fresh-turned")
 		if !w.hasFinalizer("fresh-turned") {
@@ -101,18 +98,14 @@ func TestBackupCleanupDecidesOnFreshReads(t *testing.T) {
 		}
 		b := w.completeBackup("fresh-turned")
 		var c v1.Cluster
-		if err := w.env.Client.Get(w.ctx, client.ObjectKey{Namespace: w.ns, Name: "turned"}, &c); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: "turned"}, &c))
 		old := c.DeepCopy()
 		c.Spec.Backup.DeletionPolicy = v1.DeletionPolicyKeep
-		if err := w.env.Client.Patch(w.ctx, &c, client.MergeFrom(old)); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Patch(w.Ctx, &c, client.MergeFrom(old)))
 		// Deleted before the Cluster watch removed the finalizer.
 		w.deleteBackup("fresh-turned")
 		w.reconcile("fresh-turned")
-		w.eventually("the Backup goes", func(context.Context) (bool, error) { return w.backupGone("fresh-turned"), nil })
+		w.Eventually("the Backup goes", func(context.Context) (bool, error) { return w.backupGone("fresh-turned"), nil })
 		if keys := w.remoteKeys(b); len(keys) < 2 {
 			t.Errorf("the Cluster's default is keep, yet the remote objects were deleted: %v left", keys)
 		}

@@ -1,4 +1,4 @@
-package controller_test
+package backup_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // TestBackupFinalizerRefusals drives the remote-cleanup finalizer where it must not delete, on
@@ -32,7 +33,7 @@ func TestBackupFinalizerRefusals(t *testing.T) {
 // wrote the directory this Backup recorded (same name and id). Deleting this Backup must not
 // delete the other Cluster's recovery point.
 func (w *bkWorld) testForeignDirectory(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createPolicyBackup("fin-shared", "db", v1.DeletionPolicyDelete)
 	b := w.completeBackup("fin-shared")
 	w.rewriteNamespace(b, "team-b")
@@ -54,9 +55,7 @@ func (w *bkWorld) testForeignDirectory(t *testing.T) {
 	cur := w.backup("fin-shared")
 	old := cur.DeepCopy()
 	cur.Annotations = map[string]string{v1.RemoteCleanupBypassAnnotation: "true"}
-	if err := w.env.Client.Patch(w.ctx, cur, client.MergeFrom(old)); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Patch(w.Ctx, cur, client.MergeFrom(old)))
 	w.reconcile("fin-shared")
 	if !w.backupGone("fin-shared") || len(w.remoteKeys(b)) < 2 {
 		t.Fatalf("the bypass: Backup gone %v, remote objects %v; want it gone and the other namespace's data kept",
@@ -66,29 +65,21 @@ func (w *bkWorld) testForeignDirectory(t *testing.T) {
 
 // rewriteNamespace rewrites the Backup's metadata.json as if a Cluster of namespace had written it.
 func (w *bkWorld) rewriteNamespace(b *v1.Backup, namespace string) {
-	w.t.Helper()
+	w.T.Helper()
 	key := b.Status.DestinationPath + objectstore.MetadataName
-	obj, err := w.s3.Client().GetObject(w.ctx, w.s3.Bucket, key, minio.GetObjectOptions{})
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	obj, err := w.store.S3.Client().GetObject(w.Ctx, w.store.S3.Bucket, key, minio.GetObjectOptions{})
+	check.Must(w.T, err)
 	var buf bytes.Buffer
 	_, err = buf.ReadFrom(obj)
 	obj.Close()
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	check.Must(w.T, err)
 	md, err := objectstore.DecodeMetadata(buf.Bytes())
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	check.Must(w.T, err)
 	md.Namespace = namespace
 	data, err := md.Encode()
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	if _, err := w.s3.Client().PutObject(w.ctx, w.s3.Bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
-		w.t.Fatal(err)
+	check.Must(w.T, err)
+	if _, err := w.store.S3.Client().PutObject(w.Ctx, w.store.S3.Bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
+		w.T.Fatal(err)
 	}
 }
 
@@ -96,7 +87,7 @@ func (w *bkWorld) rewriteNamespace(b *v1.Backup, namespace string) {
 // cleanup cannot tell whether a Cluster recovers from the Backup, so it deletes nothing; it says
 // so in the condition and a Warning, not only in a log line, and waits longer while it lasts.
 func (w *bkWorld) testReadForbidden(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createPolicyBackup("fin-rbac", "db", v1.DeletionPolicyDelete)
 	b := w.completeBackup("fin-rbac")
 	w.events()
@@ -104,10 +95,10 @@ func (w *bkWorld) testReadForbidden(t *testing.T) {
 	var forbid atomic.Bool
 	forbid.Store(true)
 	r := w.reconciler()
-	r.APIReader = clusterListsForbidden{Reader: w.env.Client, forbid: &forbid}
+	r.APIReader = clusterListsForbidden{Reader: w.Client, forbid: &forbid}
 	reconcile := func() ctrl.Result {
 		t.Helper()
-		res, err := r.Reconcile(w.ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: w.ns, Name: "fin-rbac"}})
+		res, err := r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: w.NS, Name: "fin-rbac"}})
 		if err != nil {
 			t.Fatalf("reconcile: %v; want the failure in the condition and an Event, retried with the cleanup's backoff", err)
 		}
@@ -126,7 +117,7 @@ func (w *bkWorld) testReadForbidden(t *testing.T) {
 	if !w.hasFinalizer("fin-rbac") || len(w.remoteKeys(b)) < 2 {
 		t.Fatal("a cleanup that could not read its inputs lost the finalizer or the data")
 	}
-	w.clock.Step(time.Minute)
+	w.Clock.Step(time.Minute)
 	if res := reconcile(); res.RequeueAfter < time.Minute {
 		t.Errorf("still forbidden after a minute: retried after %s, want the wait to grow", res.RequeueAfter)
 	}

@@ -1,4 +1,4 @@
-package controller
+package backup
 
 import (
 	"context"
@@ -8,47 +8,44 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-// gatherBackup reads what decideBackup needs for the Backup's phase.
-func (r *BackupReconciler) gatherBackup(ctx context.Context, b *v1.Backup) (*backupObservation, error) {
-	o := &backupObservation{Now: r.Clock.Now(), Backup: b}
+// gather reads, once, what Decide needs for the Backup's phase.
+func (r *Reconciler) gather(ctx context.Context, b *v1.Backup) (Observation, error) {
+	o := Observation{Now: r.Clock.Now(), Backup: b}
 	if b.IsDone() || b.DeletionTimestamp != nil {
 		return o, nil
 	}
 	if b.Status.JobName == "" {
-		return o, r.gatherWhere(ctx, o)
+		return o, r.gatherWhere(ctx, &o)
 	}
-	if err := r.gatherJob(ctx, o); err != nil {
-		return nil, err
+	if err := r.gatherJob(ctx, &o); err != nil {
+		return o, err
 	}
-	if b.Status.Phase == v1.BackupPhaseRunning && o.Job != nil && !o.JobForeign && jobCondition(o.Job, batchv1.JobComplete) {
+	switch {
+	case b.Status.Phase == v1.BackupPhasePending && o.Job == nil:
+		r.gatherJobInputs(ctx, &o)
+	case b.Status.Phase == v1.BackupPhaseRunning && o.Job != nil && !o.JobForeign && jobCondition(o.Job, batchv1.JobComplete):
 		o.Metadata, o.MetadataErr = r.readMetadata(ctx, b)
 	}
 	return o, nil
 }
 
-// gatherWhere resolves the Cluster, its object store and the target instance.
-func (r *BackupReconciler) gatherWhere(ctx context.Context, o *backupObservation) error {
-	b := o.Backup
-	var c v1.Cluster
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}, &c); err != nil {
-		if apierrors.IsNotFound(err) {
-			o.ClusterMissing = true
-			return nil
-		}
-		return fmt.Errorf("reading Cluster %s: %w", b.Spec.Cluster.Name, err)
+// gatherWhere reads the Cluster, its object store and the instances the target is chosen from.
+func (r *Reconciler) gatherWhere(ctx context.Context, o *Observation) error {
+	c, err := r.getCluster(ctx, o.Backup)
+	if c == nil {
+		return err
 	}
-	o.Store, o.StoreErr = r.resolveStore(ctx, &c)
-	if o.StoreErr == nil {
-		o.StoreSpec = c.Spec.Backup.ObjectStore
-	}
-	if o.StoreErr != nil {
+	o.Cluster = c
+	if o.Store, o.StoreErr = r.resolveStore(ctx, c); o.StoreErr != nil {
 		return nil
 	}
 	var pods corev1.PodList
@@ -61,21 +58,29 @@ func (r *BackupReconciler) gatherWhere(ctx context.Context, o *backupObservation
 			members = append(members, p)
 		}
 	}
-	reports, _ := r.Instances.InstanceStatuses(ctx, &c, members)
-	cands := make([]backupCandidate, 0, len(members))
+	reports, _ := r.Instances.InstanceStatuses(ctx, c, members)
+	o.Candidates = make([]Candidate, 0, len(members))
 	for _, p := range members {
-		cands = append(cands, backupCandidate{Name: p.Name, Ready: instances.PodReady(&p), Report: reports[p.Name]})
+		o.Candidates = append(o.Candidates, Candidate{Name: p.Name, Ready: instances.PodReady(&p), Report: reports[p.Name]})
 	}
-	excluded := map[string]bool{}
-	for _, n := range append(append([]string{}, c.Status.FencedInstances...), c.Status.DivergedInstances...) {
-		excluded[n] = true
-	}
-	o.Target, o.Why = chooseBackupTarget(b.Spec.Target, c.Status.CurrentPrimary, excluded, cands)
 	return nil
 }
 
+// getCluster returns the Backup's Cluster, nil when it does not exist.
+func (r *Reconciler) getCluster(ctx context.Context, b *v1.Backup) (*v1.Cluster, error) {
+	var c v1.Cluster
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}, &c)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading Cluster %s: %w", b.Spec.Cluster.Name, err)
+	}
+	return &c, nil
+}
+
 // resolveStore reads the Cluster's object store configuration and Secrets.
-func (r *BackupReconciler) resolveStore(ctx context.Context, c *v1.Cluster) (objectstore.Config, error) {
+func (r *Reconciler) resolveStore(ctx context.Context, c *v1.Cluster) (objectstore.Config, error) {
 	if c.Spec.Backup == nil || c.Spec.Backup.ObjectStore == nil {
 		return objectstore.Config{}, errors.New("spec.backup.objectStore is not set")
 	}
@@ -86,10 +91,10 @@ func (r *BackupReconciler) resolveStore(ctx context.Context, c *v1.Cluster) (obj
 	return objectstore.ResolveConfig(c.Spec.Backup.ObjectStore, secrets)
 }
 
-// gatherJob reads the Backup's Job. The cache may not have seen a Job just created, so absence
-// is confirmed with an uncached read before the Backup can be failed for it.
-func (r *BackupReconciler) gatherJob(ctx context.Context, o *backupObservation) error {
-	b := o.Backup
+// readJob reads the Job named in the Backup's status, nil when it does not exist. The cache may
+// not have seen a Job just created, so absence is confirmed with an uncached read before the
+// Backup can be failed for it.
+func (r *Reconciler) readJob(ctx context.Context, b *v1.Backup) (*batchv1.Job, error) {
 	key := client.ObjectKey{Namespace: b.Namespace, Name: b.Status.JobName}
 	job := &batchv1.Job{}
 	err := r.Client.Get(ctx, key, job)
@@ -97,13 +102,23 @@ func (r *BackupReconciler) gatherJob(ctx context.Context, o *backupObservation) 
 		err = r.APIReader.Get(ctx, key, job)
 	}
 	if apierrors.IsNotFound(err) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading Job %s: %w", key.Name, err)
+		return nil, fmt.Errorf("reading Job %s: %w", key.Name, err)
+	}
+	return job, nil
+}
+
+// gatherJob reads the Backup's Job and, once it finished, what its Pod said.
+func (r *Reconciler) gatherJob(ctx context.Context, o *Observation) error {
+	b := o.Backup
+	job, err := r.readJob(ctx, b)
+	if job == nil {
+		return err
 	}
 	o.Job = job
-	if !ownedBy(job, b) {
+	if !metav1.IsControlledBy(job, b) {
 		o.JobForeign = true
 		return nil
 	}
@@ -113,17 +128,27 @@ func (r *BackupReconciler) gatherJob(ctx context.Context, o *backupObservation) 
 	return err
 }
 
-func ownedBy(job *batchv1.Job, b *v1.Backup) bool {
-	for _, ref := range job.OwnerReferences {
-		if ref.UID == b.UID && ref.Controller != nil && *ref.Controller {
-			return true
-		}
+// gatherJobInputs reads the Cluster the Job of a pending Backup is built from; a failed read is
+// recorded, for Decide to retry once it has checked the timeout.
+func (r *Reconciler) gatherJobInputs(ctx context.Context, o *Observation) {
+	c, err := r.getCluster(ctx, o.Backup)
+	switch {
+	case err != nil:
+		o.ClusterErr = err
+		return
+	case c == nil:
+		o.ClusterErr = fmt.Errorf("Cluster %s not found", o.Backup.Spec.Cluster.Name)
+		return
 	}
-	return false
+	o.Cluster = c
+	o.OperatorImage = r.OperatorImage
+	if o.OperatorImage == "" {
+		o.OperatorImage = specs.DefaultOperatorImage
+	}
 }
 
 // podMessage returns the termination message of the Job's backup container, "" if none.
-func (r *BackupReconciler) podMessage(ctx context.Context, job *batchv1.Job) (string, error) {
+func (r *Reconciler) podMessage(ctx context.Context, job *batchv1.Job) (string, error) {
 	var pods corev1.PodList
 	if err := r.APIReader.List(ctx, &pods, client.InNamespace(job.Namespace),
 		client.MatchingLabels{batchv1.JobNameLabel: job.Name}); err != nil {
@@ -131,7 +156,7 @@ func (r *BackupReconciler) podMessage(ctx context.Context, job *batchv1.Job) (st
 	}
 	for _, p := range pods.Items {
 		for _, cs := range p.Status.ContainerStatuses {
-			if t := cs.State.Terminated; t != nil && t.Message != "" && metav1IsOwnedByJob(&p, job) {
+			if t := cs.State.Terminated; t != nil && t.Message != "" && ownedByJob(&p, job) {
 				return t.Message, nil
 			}
 		}
@@ -139,7 +164,7 @@ func (r *BackupReconciler) podMessage(ctx context.Context, job *batchv1.Job) (st
 	return "", nil
 }
 
-func metav1IsOwnedByJob(p *corev1.Pod, job *batchv1.Job) bool {
+func ownedByJob(p *corev1.Pod, job *batchv1.Job) bool {
 	for _, ref := range p.OwnerReferences {
 		if ref.UID == job.UID {
 			return true
@@ -149,7 +174,7 @@ func metav1IsOwnedByJob(p *corev1.Pod, job *batchv1.Job) bool {
 }
 
 // readMetadata reads the backup's metadata.json where the Backup recorded it went.
-func (r *BackupReconciler) readMetadata(ctx context.Context, b *v1.Backup) (*objectstore.Metadata, error) {
+func (r *Reconciler) readMetadata(ctx context.Context, b *v1.Backup) (*objectstore.Metadata, error) {
 	var c v1.Cluster
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}, &c); err != nil {
 		return nil, fmt.Errorf("reading Cluster %s for its object store: %w", b.Spec.Cluster.Name, err)

@@ -1,4 +1,4 @@
-package controller
+package backup
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
 
@@ -65,7 +66,7 @@ func (a finalizerAction) String() string {
 type finalizerDecision struct {
 	Action       finalizerAction
 	Condition    *metav1.Condition
-	Events       []eventRecord
+	Events       []kit.Event
 	RequeueAfter time.Duration
 	Ref          objectstore.BackupRef
 }
@@ -92,9 +93,9 @@ func decideFinalizer(o finalizerObservation) finalizerDecision {
 	}
 	switch want := policy == v1.DeletionPolicyDelete; {
 	case want && !has:
-		return finalizerDecision{Action: finAdd, Events: []eventRecord{evBkCleanupEnabled.with(source)}}
+		return finalizerDecision{Action: finAdd, Events: []kit.Event{evCleanupEnabled.With(source)}}
 	case !want && has:
-		return finalizerDecision{Action: finRemove, Events: []eventRecord{evBkCleanupDisabled.with(policy, source)}}
+		return finalizerDecision{Action: finRemove, Events: []kit.Event{evCleanupDisabled.With(policy, source)}}
 	}
 	return finalizerDecision{}
 }
@@ -110,24 +111,24 @@ func decideCleanup(o finalizerObservation) finalizerDecision {
 		b.EffectiveDeletionPolicy(o.Cluster) != v1.DeletionPolicyDelete
 	switch {
 	case b.Spec.DeletionPolicy == v1.DeletionPolicyKeep, clusterKeeps:
-		return finalizerDecision{Action: finRemove, Events: []eventRecord{evBkCleanupKept.with(orNothing(dir))}}
+		return finalizerDecision{Action: finRemove, Events: []kit.Event{evCleanupKept.With(orNothing(dir))}}
 	case b.Annotations[v1.RemoteCleanupBypassAnnotation] == "true":
 		return finalizerDecision{Action: finRemove,
 			Condition: cleanupCondition(o, metav1.ConditionTrue, v1.ReasonCleanupBypassed,
 				fmt.Sprintf("%s is set: the remote objects under %s are kept", v1.RemoteCleanupBypassAnnotation, orNothing(dir))),
-			Events: []eventRecord{evBkCleanupBypassed.with(v1.RemoteCleanupBypassAnnotation, orNothing(dir))}}
+			Events: []kit.Event{evCleanupBypassed.With(v1.RemoteCleanupBypassAnnotation, orNothing(dir))}}
 	case dir == "":
 		msg := "the backup never recorded a destination: nothing was written to the object store"
 		return finalizerDecision{Action: finRemove,
 			Condition: cleanupCondition(o, metav1.ConditionTrue, v1.ReasonCleanupDone, msg),
-			Events:    []eventRecord{evBkCleanupNothing.with()}}
+			Events:    []kit.Event{evCleanupNothing.With()}}
 	case len(o.ReferencedBy) > 0:
 		names := strings.Join(o.ReferencedBy, ", ")
 		msg := fmt.Sprintf("Cluster %s bootstraps from this Backup (spec.bootstrap.recovery.backup): its remote objects are not deleted while it exists", names)
-		return cleanupWait(o, v1.ReasonCleanupRefused, msg, cleanupRefusedRecheck, evBkCleanupRefused.with(msg, bypassHint))
+		return cleanupWait(o, v1.ReasonCleanupRefused, msg, cleanupRefusedRecheck, evCleanupRefused.With(msg, bypassHint))
 	case o.Job != nil:
 		msg := fmt.Sprintf("the Backup was deleted while %s; its Job %s is deleted first so that nothing writes after the partial upload is removed", b.Status.Phase, o.Job.Name)
-		d := cleanupWait(o, v1.ReasonCleanupWaitingForJob, msg, cleanupJobPoll, evBkCleanupStopJob.with(o.Job.Name, dir))
+		d := cleanupWait(o, v1.ReasonCleanupWaitingForJob, msg, cleanupJobPoll, evCleanupStopJob.With(o.Job.Name, dir))
 		if o.Job.DeletionTimestamp == nil {
 			d.Action = finDeleteJob
 		} else {
@@ -136,11 +137,11 @@ func decideCleanup(o finalizerObservation) finalizerDecision {
 		return d
 	case o.StoreErr != nil:
 		msg := fmt.Sprintf("cannot reach the object store holding %s: %v", dir, o.StoreErr)
-		return cleanupWait(o, v1.ReasonCleanupUnresolved, msg, backoffFor(o), evBkCleanupBlocked.with(msg, bypassHint))
+		return cleanupWait(o, v1.ReasonCleanupUnresolved, msg, backoffFor(o), evCleanupBlocked.With(msg, bypassHint))
 	}
 	ref, err := recordedRef(b)
 	if err != nil {
-		return cleanupWait(o, v1.ReasonCleanupUnresolved, err.Error(), backoffFor(o), evBkCleanupBlocked.with(err.Error(), bypassHint))
+		return cleanupWait(o, v1.ReasonCleanupUnresolved, err.Error(), backoffFor(o), evCleanupBlocked.With(err.Error(), bypassHint))
 	}
 	return finalizerDecision{Action: finCleanup, Ref: ref}
 }
@@ -166,14 +167,14 @@ func decideCleanupResult(o finalizerObservation, err error) finalizerDecision {
 	dir := b.Status.Endpoint + "/" + b.Status.Bucket + "/" + b.Status.DestinationPath
 	if errors.Is(err, errForeignBackup) {
 		msg := fmt.Sprintf("not deleting %s: %v; two Clusters of the same name share this object store location", dir, err)
-		return cleanupWait(o, v1.ReasonCleanupForeign, msg, backoffFor(o), evBkCleanupBlocked.with(msg, bypassHint))
+		return cleanupWait(o, v1.ReasonCleanupForeign, msg, backoffFor(o), evCleanupBlocked.With(msg, bypassHint))
 	}
 	if err != nil {
 		return cleanupFailed(o, fmt.Sprintf("deleting %s: %v", dir, err))
 	}
 	return finalizerDecision{Action: finRemove,
 		Condition: cleanupCondition(o, metav1.ConditionTrue, v1.ReasonCleanupDone, "deleted the archive and metadata.json under "+dir),
-		Events:    []eventRecord{evBkCleanupDone.with(dir)}}
+		Events:    []kit.Event{evCleanupDone.With(dir)}}
 }
 
 // decideCleanupReadFailed is what follows a cleanup that could not read what it decides on
@@ -186,15 +187,15 @@ func decideCleanupReadFailed(o finalizerObservation, err error) finalizerDecisio
 // cleanupFailed surfaces a failed cleanup (CleanupFailed and a Warning) and retries it with backoff.
 func cleanupFailed(o finalizerObservation, msg string) finalizerDecision {
 	wait := backoffFor(o)
-	return cleanupWait(o, v1.ReasonCleanupFailed, msg, wait, evBkCleanupFailed.with(msg, wait))
+	return cleanupWait(o, v1.ReasonCleanupFailed, msg, wait, evCleanupFailed.With(msg, wait))
 }
 
 // bypassHint tells a user how to let the deletion go on without the cleanup.
 var bypassHint = fmt.Sprintf("set the annotation %s=true to delete this Backup and keep its remote objects", v1.RemoteCleanupBypassAnnotation)
 
-func cleanupWait(o finalizerObservation, reason, msg string, after time.Duration, ev eventRecord) finalizerDecision {
+func cleanupWait(o finalizerObservation, reason, msg string, after time.Duration, ev kit.Event) finalizerDecision {
 	return finalizerDecision{Action: finWait, Condition: cleanupCondition(o, metav1.ConditionFalse, reason, msg),
-		Events: []eventRecord{ev}, RequeueAfter: after}
+		Events: []kit.Event{ev}, RequeueAfter: after}
 }
 
 func cleanupCondition(o finalizerObservation, status metav1.ConditionStatus, reason, msg string) *metav1.Condition {

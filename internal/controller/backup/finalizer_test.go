@@ -1,4 +1,4 @@
-package controller_test
+package backup_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3proxy"
 )
 
@@ -40,68 +41,53 @@ func TestBackupFinalizer(t *testing.T) {
 	t.Run("deleted while running: the Job is deleted first, then the partial upload", w.testDeletedWhileRunning)
 }
 
-// createStoreCluster creates a Cluster with the object store at endpoint (the versitygw when "")
-// and a default deletion policy, and its ready primary Pod <name>-1.
-func (w *bkWorld) createStoreCluster(name string, policy v1.DeletionPolicy, endpoint, secret string) {
-	w.t.Helper()
-	if endpoint == "" {
-		endpoint = w.s3.Endpoint
-	}
-	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns},
+// createStoreCluster creates a Cluster with the object store (through the world's proxy when
+// viaProxy), credentials from the Secret secret and a default deletion policy, and its ready
+// primary Pod <name>-1.
+func (w *bkWorld) createStoreCluster(name string, policy v1.DeletionPolicy, viaProxy bool, secret string) {
+	w.T.Helper()
+	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.NS},
 		Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 			Storage: v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
-			Backup: &v1.BackupConfiguration{DeletionPolicy: policy, ObjectStore: &v1.ObjectStoreConfiguration{
-				Bucket: w.s3.Bucket, Path: "fin", Endpoint: endpoint, Region: w.s3.Region, ForcePathStyle: true,
-				Credentials: v1.S3Credentials{AccessKeyID: v1.SecretKeySelector{Name: secret, Key: "id"},
-					SecretAccessKey: v1.SecretKeySelector{Name: secret, Key: "secret"}}}}}}
-	w.create(c)
+			Backup:  &v1.BackupConfiguration{DeletionPolicy: policy, ObjectStore: w.store.Config(secret, "fin", viaProxy)}}}
+	w.Create(c)
 	c.Status.CurrentPrimary = name + "-1"
-	if err := w.env.Client.Status().Update(w.ctx, c); err != nil {
-		w.t.Fatalf("setting the Cluster status: %v", err)
-	}
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name + "-1", Namespace: w.ns,
-		Labels: map[string]string{v1.ClusterLabel: name, v1.InstanceLabel: name + "-1"}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "mysql", Image: "mysql:test"}}}}
-	w.create(p)
-	p.Status.Phase = corev1.PodRunning
-	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-	if err := w.env.Client.Status().Update(w.ctx, p); err != nil {
-		w.t.Fatalf("setting Pod %s ready: %v", p.Name, err)
-	}
+	w.UpdateStatus(c)
+	w.createReadyPod(name+"-1", name)
 }
 
 func (w *bkWorld) createPolicyBackup(name, cluster string, policy v1.DeletionPolicy, mutate ...func(*v1.Backup)) {
-	w.t.Helper()
-	b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns},
+	w.T.Helper()
+	b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.NS},
 		Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: cluster}, DeletionPolicy: policy,
 			Timeout: &metav1.Duration{Duration: time.Hour}}}
 	for _, m := range mutate {
 		m(b)
 	}
-	w.create(b)
+	w.Create(b)
 }
 
 // completeBackup runs a Backup through its Job to completed, with a real archive and
 // metadata.json in the store.
 func (w *bkWorld) completeBackup(name string) *v1.Backup {
-	w.t.Helper()
+	w.T.Helper()
 	b := w.runUntil(name, v1.BackupPhaseRunning)
 	md := w.uploadFor(b)
 	w.finishPod(name, corev1.PodSucceeded, `{"checksum":"`+md.Checksum()+`"}`)
 	b = w.runUntil(name, v1.BackupPhaseCompleted)
 	if len(w.remoteKeys(b)) < 2 {
-		w.t.Fatalf("the completed backup has no archive and metadata.json: %v", w.remoteKeys(b))
+		w.T.Fatalf("the completed backup has no archive and metadata.json: %v", w.remoteKeys(b))
 	}
 	return b
 }
 
 // remoteKeys lists what the object store holds under the Backup's recorded directory.
 func (w *bkWorld) remoteKeys(b *v1.Backup) []string {
-	w.t.Helper()
+	w.T.Helper()
 	var keys []string
-	for obj := range w.s3.Client().ListObjects(w.ctx, w.s3.Bucket, minio.ListObjectsOptions{Prefix: b.Status.DestinationPath, Recursive: true}) {
+	for obj := range w.store.S3.Client().ListObjects(w.Ctx, w.store.S3.Bucket, minio.ListObjectsOptions{Prefix: b.Status.DestinationPath, Recursive: true}) {
 		if obj.Err != nil {
-			w.t.Fatalf("listing %s: %v", b.Status.DestinationPath, obj.Err)
+			w.T.Fatalf("listing %s: %v", b.Status.DestinationPath, obj.Err)
 		}
 		keys = append(keys, obj.Key)
 	}
@@ -109,23 +95,23 @@ func (w *bkWorld) remoteKeys(b *v1.Backup) []string {
 }
 
 func (w *bkWorld) hasFinalizer(name string) bool {
-	w.t.Helper()
+	w.T.Helper()
 	return controllerutil.ContainsFinalizer(w.backup(name), v1.RemoteCleanupFinalizer)
 }
 
 func (w *bkWorld) deleteBackup(name string) {
-	w.t.Helper()
-	if err := w.env.Client.Delete(w.ctx, &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns}}); err != nil {
-		w.t.Fatalf("deleting Backup %s: %v", name, err)
+	w.T.Helper()
+	if err := w.Client.Delete(w.Ctx, &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.NS}}); err != nil {
+		w.T.Fatalf("deleting Backup %s: %v", name, err)
 	}
 }
 
 // backupGone reports whether the Backup object no longer exists.
 func (w *bkWorld) backupGone(name string) bool {
-	w.t.Helper()
-	err := w.env.Client.Get(w.ctx, client.ObjectKey{Namespace: w.ns, Name: name}, &v1.Backup{})
+	w.T.Helper()
+	err := w.Client.Get(w.Ctx, w.Key(name), &v1.Backup{})
 	if err != nil && !apierrors.IsNotFound(err) {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	return apierrors.IsNotFound(err)
 }
@@ -133,28 +119,28 @@ func (w *bkWorld) backupGone(name string) bool {
 // expectCleanedUp deletes the Backup, reconciles it once and checks that both the object and its
 // remote directory are gone.
 func (w *bkWorld) expectCleanedUp(b *v1.Backup) {
-	w.t.Helper()
+	w.T.Helper()
 	w.deleteBackup(b.Name)
 	w.reconcile(b.Name)
 	if !w.backupGone(b.Name) {
-		w.t.Fatalf("Backup %s still exists after its cleanup: %+v", b.Name, w.backup(b.Name).Status.Conditions)
+		w.T.Fatalf("Backup %s still exists after its cleanup: %+v", b.Name, w.backup(b.Name).Status.Conditions)
 	}
 	if keys := w.remoteKeys(b); len(keys) != 0 {
-		w.t.Errorf("remote objects left under %s: %v", b.Status.DestinationPath, keys)
+		w.T.Errorf("remote objects left under %s: %v", b.Status.DestinationPath, keys)
 	}
 	if ev := w.events(); !strings.Contains(ev, "Normal RemoteCleanupDone") {
-		w.t.Errorf("events %s", ev)
+		w.T.Errorf("events %s", ev)
 	}
 }
 
 // cleanupCondition returns the Backup's RemoteCleanup condition.
 func (w *bkWorld) cleanupCondition(name string) *metav1.Condition {
-	w.t.Helper()
+	w.T.Helper()
 	return meta.FindStatusCondition(w.backup(name).Status.Conditions, v1.BackupRemoteCleanup)
 }
 
 func (w *bkWorld) testDeleteOnBackup(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createPolicyBackup("fin-own", "db", v1.DeletionPolicyDelete)
 	w.reconcile("fin-own")
 	if !w.hasFinalizer("fin-own") {
@@ -175,8 +161,8 @@ func (w *bkWorld) testDeleteOnBackup(t *testing.T) {
 }
 
 func (w *bkWorld) testDeleteFromCluster(t *testing.T) {
-	w.t = t
-	w.createStoreCluster("inh", v1.DeletionPolicyDelete, "", "s3")
+	w.T = t
+	w.createStoreCluster("inh", v1.DeletionPolicyDelete, false, "s3")
 	w.createPolicyBackup("fin-inh", "inh", "")
 	w.reconcile("fin-inh")
 	if !w.hasFinalizer("fin-inh") {
@@ -186,32 +172,30 @@ func (w *bkWorld) testDeleteFromCluster(t *testing.T) {
 }
 
 func (w *bkWorld) testKeep(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createPolicyBackup("fin-keep", "db", "")
 	b := w.completeBackup("fin-keep")
 	if w.hasFinalizer("fin-keep") {
 		t.Fatal("a Backup with the default keep carries the finalizer")
 	}
 	w.deleteBackup("fin-keep")
-	w.eventually("the kept Backup goes without the operator", func(context.Context) (bool, error) { return w.backupGone("fin-keep"), nil })
+	w.Eventually("the kept Backup goes without the operator", func(context.Context) (bool, error) { return w.backupGone("fin-keep"), nil })
 	if keys := w.remoteKeys(b); len(keys) < 2 {
 		t.Errorf("remote objects %v, want the archive and metadata.json kept", keys)
 	}
 }
 
 func (w *bkWorld) testFromSchedule(t *testing.T) {
-	w.t = t
-	w.create(&v1.ScheduledBackup{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: w.ns},
+	w.T = t
+	w.Create(&v1.ScheduledBackup{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: w.NS},
 		Spec: v1.ScheduledBackupSpec{Schedule: "0 0 3 * * *", Cluster: v1.LocalObjectReference{Name: "db"},
 			Immediate: ptr.To(true), DeletionPolicy: v1.DeletionPolicyDelete}})
-	sr := &controller.ScheduledBackupReconciler{Client: w.env.Client, APIReader: w.env.Client, Recorder: w.recorder, Clock: w.clock}
-	if _, err := sr.Reconcile(w.ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: w.ns, Name: "nightly"}}); err != nil {
+	sr := &controller.ScheduledBackupReconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock}
+	if _, err := sr.Reconcile(w.Ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: w.NS, Name: "nightly"}}); err != nil {
 		t.Fatal(err)
 	}
 	var list v1.BackupList
-	if err := w.env.Client.List(w.ctx, &list, client.InNamespace(w.ns), client.MatchingLabels{v1.ScheduledBackupLabel: "nightly"}); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.List(w.Ctx, &list, client.InNamespace(w.NS), client.MatchingLabels{v1.ScheduledBackupLabel: "nightly"}))
 	if len(list.Items) != 1 || list.Items[0].Spec.DeletionPolicy != v1.DeletionPolicyDelete {
 		t.Fatalf("the schedule's Backups %+v, want one with deletionPolicy delete", list.Items)
 	}
@@ -224,15 +208,13 @@ func (w *bkWorld) testFromSchedule(t *testing.T) {
 }
 
 func (w *bkWorld) testPatchedToKeep(t *testing.T) {
-	w.t = t
+	w.T = t
 	for _, name := range []string{"fin-pruned", "fin-raced"} {
 		w.createPolicyBackup(name, "db", v1.DeletionPolicyDelete)
 		b := w.completeBackup(name)
 		old := b.DeepCopy()
 		b.Spec.DeletionPolicy = v1.DeletionPolicyKeep
-		if err := w.env.Client.Patch(w.ctx, b, client.MergeFrom(old)); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Patch(w.Ctx, b, client.MergeFrom(old)))
 		if name == "fin-pruned" {
 			// The operator sees the keep before the deletion: the finalizer goes first.
 			w.reconcile(name)
@@ -243,7 +225,7 @@ func (w *bkWorld) testPatchedToKeep(t *testing.T) {
 		// fin-raced is deleted before the operator saw the keep: the spec decides at deletion.
 		w.deleteBackup(name)
 		w.reconcile(name)
-		w.eventually(name+" goes", func(context.Context) (bool, error) { return w.backupGone(name), nil })
+		w.Eventually(name+" goes", func(context.Context) (bool, error) { return w.backupGone(name), nil })
 		if keys := w.remoteKeys(b); len(keys) < 2 {
 			t.Errorf("%s: remote objects %v, want them kept", name, keys)
 		}
@@ -255,21 +237,17 @@ func (w *bkWorld) testPatchedToKeep(t *testing.T) {
 }
 
 func (w *bkWorld) testClusterGone(t *testing.T) {
-	w.t = t
-	w.createStoreCluster("ephemeral", v1.DeletionPolicyDelete, "", "s3")
+	w.T = t
+	w.createStoreCluster("ephemeral", v1.DeletionPolicyDelete, false, "s3")
 	var c v1.Cluster
-	if err := w.env.Client.Get(w.ctx, client.ObjectKey{Namespace: w.ns, Name: "ephemeral"}, &c); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: "ephemeral"}, &c))
 	w.createPolicyBackup("fin-orphaned", "ephemeral", "", func(b *v1.Backup) {
 		b.OwnerReferences = []metav1.OwnerReference{{APIVersion: v1.GroupVersion.String(), Kind: "Cluster",
 			Name: c.Name, UID: c.UID, Controller: ptr.To(true)}}
 	})
 	b := w.completeBackup("fin-orphaned")
-	if err := w.env.Client.Delete(w.ctx, &c, client.PropagationPolicy("Background")); err != nil {
-		t.Fatal(err)
-	}
-	w.eventually("the garbage collector deletes the Cluster's Backup", func(context.Context) (bool, error) {
+	check.Must(t, w.Client.Delete(w.Ctx, &c, client.PropagationPolicy("Background")))
+	w.Eventually("the garbage collector deletes the Cluster's Backup", func(context.Context) (bool, error) {
 		return w.backup("fin-orphaned").DeletionTimestamp != nil, nil
 	})
 	w.reconcile("fin-orphaned")
@@ -282,14 +260,12 @@ func (w *bkWorld) testClusterGone(t *testing.T) {
 }
 
 func (w *bkWorld) testLegacyStatus(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createPolicyBackup("fin-legacy", "db", v1.DeletionPolicyDelete)
 	b := w.completeBackup("fin-legacy")
 	old := b.DeepCopy()
 	b.Status.ObjectStore = nil
-	if err := w.env.Client.Status().Patch(w.ctx, b, client.MergeFrom(old)); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Status().Patch(w.Ctx, b, client.MergeFrom(old)))
 	if w.backup("fin-legacy").Status.ObjectStore != nil {
 		t.Fatal("status.objectStore was not cleared")
 	}
@@ -297,9 +273,9 @@ func (w *bkWorld) testLegacyStatus(t *testing.T) {
 }
 
 func (w *bkWorld) testStoreFailing(t *testing.T) {
-	w.t = t
-	proxy := s3proxy.Start(t, w.s3.Endpoint)
-	w.createStoreCluster("flaky", "", proxy.URL, "s3")
+	w.T = t
+	proxy := w.store.Proxy
+	w.createStoreCluster("flaky", "", true, "s3")
 	w.createPolicyBackup("fin-flaky", "flaky", v1.DeletionPolicyDelete)
 	b := w.completeBackup("fin-flaky")
 	w.events()
@@ -319,7 +295,7 @@ func (w *bkWorld) testStoreFailing(t *testing.T) {
 	if ev := w.events(); !strings.Contains(ev, "Warning RemoteCleanupFailed") {
 		t.Errorf("events %s", ev)
 	}
-	w.clock.Step(time.Minute)
+	w.Clock.Step(time.Minute)
 	if res := w.reconcile("fin-flaky"); res.RequeueAfter < time.Minute {
 		t.Errorf("still failing after a minute: retried after %s, want the wait to grow", res.RequeueAfter)
 	}
@@ -328,15 +304,13 @@ func (w *bkWorld) testStoreFailing(t *testing.T) {
 }
 
 func (w *bkWorld) testBypass(t *testing.T) {
-	w.t = t
-	w.create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3-doomed", Namespace: w.ns},
-		Data: map[string][]byte{"id": []byte(w.s3.AccessKey), "secret": []byte(w.s3.SecretKey)}})
-	w.createStoreCluster("lost", "", "", "s3-doomed")
+	w.T = t
+	w.Create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3-doomed", Namespace: w.NS},
+		Data: map[string][]byte{"id": []byte(w.store.S3.AccessKey), "secret": []byte(w.store.S3.SecretKey)}})
+	w.createStoreCluster("lost", "", false, "s3-doomed")
 	w.createPolicyBackup("fin-lost", "lost", v1.DeletionPolicyDelete)
 	b := w.completeBackup("fin-lost")
-	if err := w.env.Client.Delete(w.ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3-doomed", Namespace: w.ns}}); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Delete(w.Ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3-doomed", Namespace: w.NS}}))
 	w.events()
 	w.deleteBackup("fin-lost")
 	if res := w.reconcile("fin-lost"); res.RequeueAfter < 5*time.Second {
@@ -352,9 +326,7 @@ func (w *bkWorld) testBypass(t *testing.T) {
 	cur := w.backup("fin-lost")
 	old := cur.DeepCopy()
 	cur.Annotations = map[string]string{v1.RemoteCleanupBypassAnnotation: "true"}
-	if err := w.env.Client.Patch(w.ctx, cur, client.MergeFrom(old)); err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, w.Client.Patch(w.Ctx, cur, client.MergeFrom(old)))
 	w.reconcile("fin-lost")
 	if !w.backupGone("fin-lost") {
 		t.Fatal("the bypass annotation did not let the Backup go")
@@ -368,7 +340,7 @@ func (w *bkWorld) testBypass(t *testing.T) {
 }
 
 func (w *bkWorld) testNeverRan(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createPolicyBackup("fin-never", "missing", v1.DeletionPolicyDelete)
 	w.reconcile("fin-never")
 	if b := w.backup("fin-never"); b.Status.Phase != v1.BackupPhaseFailed || b.Status.DestinationPath != "" || !w.hasFinalizer("fin-never") {
@@ -382,11 +354,11 @@ func (w *bkWorld) testNeverRan(t *testing.T) {
 }
 
 func (w *bkWorld) testDeletedWhileRunning(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createPolicyBackup("fin-running", "db", v1.DeletionPolicyDelete)
 	b := w.runUntil("fin-running", v1.BackupPhaseRunning)
 	partial := b.Status.DestinationPath + "backup.tar.zst"
-	if _, err := w.s3.Client().PutObject(w.ctx, w.s3.Bucket, partial, strings.NewReader("half an archive"), -1,
+	if _, err := w.store.S3.Client().PutObject(w.Ctx, w.store.S3.Bucket, partial, strings.NewReader("half an archive"), -1,
 		minio.PutObjectOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +370,7 @@ func (w *bkWorld) testDeletedWhileRunning(t *testing.T) {
 	if len(w.remoteKeys(b)) != 1 {
 		t.Fatal("the partial upload was deleted while its Job could still write")
 	}
-	w.eventually("the running Job is deleted", func(context.Context) (bool, error) { return w.job("fin-running") == nil, nil })
+	w.Eventually("the running Job is deleted", func(context.Context) (bool, error) { return w.job("fin-running") == nil, nil })
 	w.reconcile("fin-running")
 	if !w.backupGone("fin-running") {
 		t.Fatalf("the Backup is still there: %+v", w.cleanupCondition("fin-running"))

@@ -1,4 +1,4 @@
-package controller_test
+package backup_test
 
 import (
 	"context"
@@ -7,43 +7,22 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // startBackupManager runs the Backup reconciler in a controller-runtime manager watching only the
 // world's namespace, with the fake clock, until the test ends.
 func (w *bkWorld) startBackupManager() {
-	w.t.Helper()
-	mgr, err := ctrl.NewManager(w.env.Config, ctrl.Options{
-		Scheme:     w.env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{w.ns: {}}},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	r := &controller.BackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: w.recorder,
-		Clock: w.clock, Instances: bkReports{w}, OperatorImage: "operator:test"}
-	if err := r.SetupWithManager(mgr); err != nil {
-		w.t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(w.ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	w.t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			w.t.Errorf("manager: %v", err)
-		}
+	w.T.Helper()
+	w.StartManager(func(mgr ctrl.Manager) error {
+		r := &backup.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: w.Recorder,
+			Clock: w.Clock, Instances: bkReports{w}, OperatorImage: "operator:test"}
+		return r.SetupWithManager(mgr)
 	})
 }
 
@@ -56,7 +35,7 @@ func TestBackupCleanupWaitsForTheRecoveringCluster(t *testing.T) {
 	w := newBkWorld(t)
 	w.createPolicyBackup("precious", "db", v1.DeletionPolicyDelete)
 	b := w.completeBackup("precious")
-	w.create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: w.ns},
+	w.Create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: w.NS},
 		Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 			Storage:   v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
 			Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: v1.LocalObjectReference{Name: "precious"}}}}})
@@ -68,21 +47,17 @@ func TestBackupCleanupWaitsForTheRecoveringCluster(t *testing.T) {
 	// The Cluster's default follows through the Cluster watch onto the Backups it governs.
 	for _, policy := range []v1.DeletionPolicy{v1.DeletionPolicyDelete, v1.DeletionPolicyKeep} {
 		var c v1.Cluster
-		if err := w.env.Client.Get(w.ctx, client.ObjectKey{Namespace: w.ns, Name: "db"}, &c); err != nil {
-			t.Fatal(err)
-		}
+		check.Must(t, w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: "db"}, &c))
 		old := c.DeepCopy()
 		c.Spec.Backup.DeletionPolicy = policy
-		if err := w.env.Client.Patch(w.ctx, &c, client.MergeFrom(old)); err != nil {
-			t.Fatal(err)
-		}
-		w.eventually("the finalizer follows the Cluster's default "+string(policy), func(context.Context) (bool, error) {
+		check.Must(t, w.Client.Patch(w.Ctx, &c, client.MergeFrom(old)))
+		w.Eventually("the finalizer follows the Cluster's default "+string(policy), func(context.Context) (bool, error) {
 			return w.hasFinalizer("casual") == (policy == v1.DeletionPolicyDelete), nil
 		})
 	}
 
 	w.deleteBackup("precious")
-	w.eventually("the cleanup is refused", func(context.Context) (bool, error) {
+	w.Eventually("the cleanup is refused", func(context.Context) (bool, error) {
 		c := w.cleanupCondition("precious")
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == v1.ReasonCleanupRefused, nil
 	})
@@ -96,10 +71,8 @@ func TestBackupCleanupWaitsForTheRecoveringCluster(t *testing.T) {
 		t.Errorf("events %s", ev)
 	}
 
-	if err := w.env.Client.Delete(w.ctx, &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: w.ns}}); err != nil {
-		t.Fatal(err)
-	}
-	w.eventually("the cleanup resumes once the recovering Cluster is gone", func(context.Context) (bool, error) {
+	check.Must(t, w.Client.Delete(w.Ctx, &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: w.NS}}))
+	w.Eventually("the cleanup resumes once the recovering Cluster is gone", func(context.Context) (bool, error) {
 		return w.backupGone("precious"), nil
 	})
 	if keys := w.remoteKeys(b); len(keys) != 0 {

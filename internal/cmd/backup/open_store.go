@@ -5,37 +5,14 @@ import (
 	"os"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
 
-// StoreFlags locate the object store; `manager restore` shares them.
-type StoreFlags struct {
-	Bucket, Path, Endpoint, Region string
-	ForcePathStyle                 bool
-	AccessKeyIDFile                string
-	SecretAccessKeyFile            string
-	SessionTokenFile               string
-	EndpointCAFile                 string
-}
-
-// Bind registers the flags on fs.
-func (f *StoreFlags) Bind(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Bucket, "bucket", "", "object store bucket")
-	fs.StringVar(&f.Path, "path", "", "key prefix inside the bucket")
-	fs.StringVar(&f.Endpoint, "endpoint", "", "S3 endpoint URL (empty: AWS S3)")
-	fs.StringVar(&f.Region, "region", "", "bucket region")
-	fs.BoolVar(&f.ForcePathStyle, "force-path-style", false, "address the bucket in the URL path")
-	fs.StringVar(&f.AccessKeyIDFile, "access-key-id-file", "", "file holding the access key id")
-	fs.StringVar(&f.SecretAccessKeyFile, "secret-access-key-file", "", "file holding the secret access key")
-	fs.StringVar(&f.SessionTokenFile, "session-token-file", "", "file holding a session token (optional)")
-	fs.StringVar(&f.EndpointCAFile, "endpoint-ca-file", "", "PEM bundle signing the endpoint's certificate (optional)")
-}
-
-// Open reads the secret files and returns a client.
-func (f *StoreFlags) Open() (*objectstore.Client, error) {
+// OpenStore reads the secret files the flags name and returns a client of the object store;
+// `manager restore` opens its store the same way.
+func OpenStore(f backupjob.Store) (*objectstore.Client, error) {
 	var values objectstore.SecretValues
 	var err error
 	if values.Credentials.AccessKeyID, err = ReadSecretFile(f.AccessKeyIDFile, "access key id"); err != nil {

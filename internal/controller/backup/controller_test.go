@@ -1,4 +1,4 @@
-package controller_test
+package backup_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // TestBackupController drives Backups on the real API server with kube-controller-manager; the
@@ -30,7 +31,7 @@ func TestBackupController(t *testing.T) {
 }
 
 func (w *bkWorld) testCompleted(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createBackup("good", "db", time.Hour)
 	b := w.runUntil("good", v1.BackupPhaseRunning)
 	if b.Status.InstanceName != "db-3" {
@@ -40,7 +41,7 @@ func (w *bkWorld) testCompleted(t *testing.T) {
 	if job == nil || len(job.OwnerReferences) != 1 || job.OwnerReferences[0].UID != b.UID {
 		t.Fatalf("Job %+v is not owned by the Backup", job)
 	}
-	if !strings.Contains(strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "), "--target-host=db-3."+w.ns+".svc") {
+	if !strings.Contains(strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "), "--target-host=db-3."+w.NS+".svc") {
 		t.Errorf("Job args %q", job.Spec.Template.Spec.Containers[0].Args)
 	}
 	md := w.uploadFor(b)
@@ -68,46 +69,36 @@ func (w *bkWorld) testCompleted(t *testing.T) {
 // uploadFor writes a small archive and its metadata.json (naming the Backup's namespace) where
 // the Backup says it goes, as the Job's data path would.
 func (w *bkWorld) uploadFor(b *v1.Backup) *objectstore.Metadata {
-	w.t.Helper()
+	w.T.Helper()
 	prefix, ref, err := objectstore.ParseBackupDir(b.Status.DestinationPath)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	store, err := objectstore.New(objectstore.Config{Endpoint: strings.TrimPrefix(w.s3.Endpoint, "http://"),
-		Region: w.s3.Region, Bucket: w.s3.Bucket, Path: prefix, ForcePathStyle: true,
-		Credentials: objectstore.Credentials{AccessKeyID: w.s3.AccessKey, SecretAccessKey: w.s3.SecretKey}})
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	check.Must(w.T, err)
+	store, err := w.store.Direct(prefix)
+	check.Must(w.T, err)
 	data := bytes.Repeat([]byte("archive"), 1000)
 	sum := sha256.Sum256(data)
-	md, err := store.UploadBackup(w.ctx, objectstore.UploadRequest{Backup: ref, Namespace: b.Namespace, Method: "clone",
+	md, err := store.UploadBackup(w.Ctx, objectstore.UploadRequest{Backup: ref, Namespace: b.Namespace, Method: "clone",
 		Format: objectstore.FormatTar, Compression: objectstore.CompressionZstd, Archive: bytes.NewReader(data),
 		Finish: func() (objectstore.ProducerResult, error) {
 			return objectstore.ProducerResult{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]),
 				GTIDExecuted: "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5", BinlogFile: "binlog.000002", BinlogPosition: 157,
 				ServerVersion: "9.7.4", StartedAt: time.Now(), StoppedAt: time.Now()}, nil
 		}})
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	check.Must(w.T, err)
 	return md
 }
 
 func (w *bkWorld) deleteJob(name string) {
-	w.t.Helper()
+	w.T.Helper()
 	job := w.job(name)
 	if job == nil {
 		return
 	}
-	if err := w.env.Client.Delete(w.ctx, job, client.PropagationPolicy("Background")); err != nil {
-		w.t.Fatal(err)
-	}
-	w.eventually("Job "+name+" is gone", func(ctx context.Context) (bool, error) { return w.job(name) == nil, nil })
+	check.Must(w.T, w.Client.Delete(w.Ctx, job, client.PropagationPolicy("Background")))
+	w.Eventually("Job "+name+" is gone", func(ctx context.Context) (bool, error) { return w.job(name) == nil, nil })
 }
 
 func (w *bkWorld) testPodFailed(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createBackup("broken", "db", time.Hour)
 	w.runUntil("broken", v1.BackupPhaseRunning)
 	w.finishPod("broken", corev1.PodFailed, `{"error":"clone: donor refused the connection"}`)
@@ -121,7 +112,7 @@ func (w *bkWorld) testPodFailed(t *testing.T) {
 }
 
 func (w *bkWorld) testJobGone(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createBackup("vanished", "db", time.Hour)
 	w.runUntil("vanished", v1.BackupPhaseRunning)
 	w.deleteJob("vanished")
@@ -136,22 +127,22 @@ func (w *bkWorld) testJobGone(t *testing.T) {
 }
 
 func (w *bkWorld) testTimeout(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createBackup("slow", "db", time.Minute)
 	w.runUntil("slow", v1.BackupPhaseRunning)
-	w.clock.Step(2 * time.Minute)
+	w.Clock.Step(2 * time.Minute)
 	b := w.runUntil("slow", v1.BackupPhaseFailed)
 	if !strings.Contains(b.Status.Error, "timeout") {
 		t.Errorf("error %q", b.Status.Error)
 	}
-	w.eventually("the timed-out Job is deleted", func(ctx context.Context) (bool, error) {
+	w.Eventually("the timed-out Job is deleted", func(ctx context.Context) (bool, error) {
 		j := w.job("slow")
 		return j == nil || j.DeletionTimestamp != nil, nil
 	})
 }
 
 func (w *bkWorld) testNoMetadata(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createBackup("hollow", "db", time.Hour)
 	w.runUntil("hollow", v1.BackupPhaseRunning)
 	w.finishPod("hollow", corev1.PodSucceeded, `{"checksum":"sha256:00"}`)
@@ -162,7 +153,7 @@ func (w *bkWorld) testNoMetadata(t *testing.T) {
 }
 
 func (w *bkWorld) testFailFast(t *testing.T) {
-	w.t = t
+	w.T = t
 	w.createBackup("orphan", "nope", time.Hour)
 	w.reconcile("orphan")
 	if b := w.backup("orphan"); b.Status.Phase != v1.BackupPhaseFailed || !strings.Contains(b.Status.Error, "Cluster nope not found") {
