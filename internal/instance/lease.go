@@ -148,12 +148,13 @@ func (l *PrimaryLease) Acquire(ctx context.Context) error {
 	if !take.Allowed {
 		return fmt.Errorf("%w: %s", ErrLeaseHeld, take.Reason)
 	}
+	// renewTime is the moment the request is sent: the self-fencing deadline counts from it.
+	sent := l.Clock.Now()
 	l.mu.Lock()
-	lease, epoch := l.desiredLocked(rec), l.epoch
+	lease, epoch := l.desiredLocked(rec, sent), l.epoch
 	l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, LeaseRequestTimeout)
 	defer cancel()
-	sent := l.Clock.Now()
 	if rec.Exists {
 		err = l.Client.Update(ctx, lease)
 	} else {
@@ -174,8 +175,8 @@ func (l *PrimaryLease) Acquire(ctx context.Context) error {
 	return nil
 }
 
-// desiredLocked is the Lease naming this instance, renewed now, built on the last one read.
-func (l *PrimaryLease) desiredLocked(rec LeaseRecord) *coordinationv1.Lease {
+// desiredLocked is the Lease naming this instance, renewed at sent, built on the last one read.
+func (l *PrimaryLease) desiredLocked(rec LeaseRecord, sent time.Time) *coordinationv1.Lease {
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: l.Key.Name, Namespace: l.Key.Namespace}}
 	if rec.Exists && l.last != nil {
 		lease = l.last.DeepCopy()
@@ -183,7 +184,7 @@ func (l *PrimaryLease) desiredLocked(rec LeaseRecord) *coordinationv1.Lease {
 	if l.owner != nil && len(lease.OwnerReferences) == 0 {
 		lease.OwnerReferences = []metav1.OwnerReference{*l.owner}
 	}
-	now := metav1.NewMicroTime(l.Clock.Now())
+	now := metav1.NewMicroTime(sent)
 	s := &lease.Spec
 	if ptr.Deref(s.HolderIdentity, "") != l.Instance {
 		if rec.Exists && rec.Holder != "" {

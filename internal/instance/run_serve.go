@@ -64,8 +64,9 @@ func (m *manager) serve(ctx context.Context, decision BootstrapDecision, cluster
 		return err
 	}
 	peers := ControlPeers{PeerDirectory: m.dir, Client: client.client}
-	watch := &PeerWatch{Reach: peers.Reach, Self: m.cfg.Instance, Isolation: isolation, Interval: peerWatchInterval,
-		Clock: m.deps.Clock, Members: func() []string { return ClusterMembers(cluster, append(state.Members(), m.staticPeers()...)) }}
+	watch := &PeerWatch{Reach: peers.Reach, Self: m.cfg.Instance, Isolation: isolation,
+		Interval: max(min(peerWatchInterval, m.cfg.IsolationLimit/4), 100*time.Millisecond),
+		Clock:    m.deps.Clock, Members: func() []string { return ClusterMembers(cluster, append(state.Members(), m.staticPeers()...)) }}
 	wg.Go(func() { watch.Run(ctx) })
 	leaseDone := make(chan struct{})
 	go func() { defer close(leaseDone); lease.Run(ctx) }()
@@ -76,7 +77,8 @@ func (m *manager) serve(ctx context.Context, decision BootstrapDecision, cluster
 	return nil
 }
 
-// peerWatchInterval is how often the peers are asked for an answer (isolation detection).
+// peerWatchInterval is how often the peers are asked for an answer (isolation detection), at
+// most a quarter of the isolation limit.
 const peerWatchInterval = 2 * time.Second
 
 // shutdownLeaseTimeout bounds turning read-only and releasing the Lease at shutdown.
