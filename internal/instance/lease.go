@@ -166,6 +166,9 @@ func (l *PrimaryLease) Acquire(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if epoch != l.epoch {
+		// Given up (released, self-fenced) meanwhile: the Lease may name this instance again,
+		// for the next Release to delete.
+		l.maybeHeld = true
 		return fmt.Errorf("acquiring Lease %s: given up while the request was under way", l.Key)
 	}
 	l.last, l.held, l.maybeHeld, l.lastSent = lease.DeepCopy(), true, false, sent
