@@ -12,11 +12,13 @@ import (
 	"time"
 
 	driver "github.com/go-sql-driver/mysql"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
@@ -29,11 +31,12 @@ import (
 const isolationLimit = 2 * time.Second
 
 // cutWorld is two instances whose paths can be cut for real: each manager reaches the API
-// server through its own proxy, and db-2 reaches db-1's control API through a proxy.
+// server through its own proxy, and each reaches the other's control API through a proxy.
 type cutWorld struct {
 	*world
 	api         map[string]*cutproxy.Proxy // per instance, in front of the API server
 	db2ToDB1API *cutproxy.Proxy
+	db1ToDB2API *cutproxy.Proxy
 	// top is the whole test's T: a manager started in a step must outlive the step.
 	top *testing.T
 }
@@ -51,6 +54,7 @@ func TestLeaseFencingAndIsolation(t *testing.T) {
 		{"once the API server is back the primary renews its Lease and accepts writes again", testPrimaryRecovers},
 		{"a switchover target that cannot reach the old primary waits for the old primary's Lease to expire", testSwitchoverWaitsForLease},
 		{"an instance that reaches neither the API server nor a peer fails liveness", testIsolatedFailsLiveness},
+		{"with enablePrimaryLease false there is no Lease, and a target that cannot reach the old primary waits for its Pod to be gone", testLeaseDisabled},
 	}
 	for _, s := range steps {
 		if !t.Run(s.name, func(t *testing.T) { s.run(t, w) }) {
@@ -90,6 +94,9 @@ func startCutWorld(t *testing.T) *cutWorld {
 	w.db2ToDB1API = cutproxy.Start(t, net.JoinHostPort(db1.host, "0"), net.JoinHostPort(db1.host, strconv.Itoa(db1.apiPort)))
 	_, port, _ := net.SplitHostPort(w.db2ToDB1API.Addr())
 	db2.peerAPIPorts = map[string]int{"db-1": must1(strconv.Atoi(port))(t)}
+	w.db1ToDB2API = cutproxy.Start(t, net.JoinHostPort(db2.host, "0"), net.JoinHostPort(db2.host, strconv.Itoa(db2.apiPort)))
+	_, port, _ = net.SplitHostPort(w.db1ToDB2API.Addr())
+	db1.peerAPIPorts = map[string]int{"db-2": must1(strconv.Atoi(port))(t)}
 	w.start = func(t *testing.T, n *node) { n.start(t, bin, rootfs, kubeconfig, ns, all) }
 	cfg := must1(instanceclient.TLSConfig(p.ca.CertPEM, p.operator.CertPEM, p.operator.KeyPEM))(t)
 	w.operator = instanceclient.New(cfg, 2*time.Second)
@@ -318,4 +325,45 @@ func testIsolatedFailsLiveness(t *testing.T, w *cutWorld) {
 	w.db2ToDB1API.Restore()
 	eventually(t, 10*time.Second, "db-2 live again", func() bool { return db2.probe("/healthz") == 200 })
 	w.waitRoles(t, 60*time.Second, "db-2", "db-1")
+}
+
+// testLeaseDisabled turns the Lease off: the holder deletes it and nothing creates one. db-2 (the
+// primary) is cut from the API server and from db-1, and targetPrimary names db-1: db-1 cannot
+// see db-2 read-only and has no Lease to wait for, so it waits until db-2's Pod is gone (here a
+// bare Pod object; the test stops db-2's manager as the kubelet would when deleting it).
+func testLeaseDisabled(t *testing.T, w *cutWorld) {
+	db1, db2 := w.nodes["db-1"], w.nodes["db-2"]
+	w.updateSpec(t, func(s *v1alpha1.ClusterSpec) { s.EnablePrimaryLease = ptr.To(false) })
+	eventually(t, 10*time.Second, "the Lease deleted once disabled", func() bool { return w.lease(t) == nil })
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-2", Namespace: w.key.Namespace},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "mysql", Image: "mysql"}}}}
+	must(t, w.env.Client.Create(t.Context(), pod))
+	w.api["db-2"].Cut()
+	w.db1ToDB2API.Cut()
+	w.setTarget(t, "db-1")
+	hold := time.Now().Add(3 * time.Second) // several passes of db-1's reconciler
+	for time.Now().Before(hold) {
+		if st := db1.status(t); st != nil && st.Writable() {
+			t.Fatal("db-1 promoted while db-2 did not answer and its Pod still existed")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	begin := time.Now()
+	must(t, w.env.Client.Delete(t.Context(), pod, client.GracePeriodSeconds(0)))
+	db2.stop(t)
+	eventually(t, 30*time.Second, "db-1 writable once db-2's Pod is gone", func() bool {
+		st := db1.status(t)
+		return st != nil && st.Writable()
+	})
+	t.Logf("db-1 writable %s after db-2's Pod was deleted", time.Since(begin).Round(time.Millisecond))
+	if l := w.lease(t); l != nil {
+		t.Errorf("a Lease held by %q exists although the Lease is disabled", holder(l))
+	}
+	w.api["db-2"].Restore()
+	w.db1ToDB2API.Restore()
+	w.start(w.top, db2)
+	w.waitRoles(t, 60*time.Second, "db-1", "db-2")
+	if l := w.lease(t); l != nil {
+		t.Errorf("a Lease held by %q exists although the Lease is disabled", holder(l))
+	}
 }
