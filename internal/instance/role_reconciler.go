@@ -52,7 +52,7 @@ type RoleReconciler struct {
 	// replica tries to clone before they exist); an error fails the pass.
 	OnPrimary func(ctx context.Context) error
 	// ManageSemiSync converges the local semi-sync settings to the spec after each pass (see
-	// DesiredSemiSync).
+	// semisync.Desired).
 	ManageSemiSync bool
 	// Lease, if set, is the primary Lease (Actor.Lease should be the same): configured from the
 	// spec on every pass, and read by the target of a switchover whose old primary does not
