@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
@@ -52,10 +50,6 @@ type BackupReconciler struct {
 	OpenStore func(objectstore.Config) (objectstore.Store, error)
 	// OperatorImage is the image of the init container that copies the manager binary.
 	OperatorImage string
-	// Rush, shared with the ScheduledBackup controller, holds the first steps on a Backup not
-	// started yet while the Backups of a slot many schedules share are still being created; nil
-	// never holds.
-	Rush *SlotRush
 	// MaxConcurrentReconciles defaults to DefaultBackupWorkers.
 	MaxConcurrentReconciles int
 }
@@ -78,8 +72,7 @@ const backupClusterIndex = "spec.cluster.name"
 
 // SetupWithManager registers the reconciler; a Backup is reconciled when it or its Job changes,
 // when the spec of a Cluster it belongs to or that bootstraps from it changes or the Cluster goes
-// (the default deletion policy and a refused cleanup depend on them), and when a hold of the Rush
-// ends.
+// (the default deletion policy and a refused cleanup depend on them).
 func (r *BackupReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1.Backup{}, backupClusterIndex,
 		func(o client.Object) []string { return []string{o.(*v1.Backup).Spec.Cluster.Name} }); err != nil {
@@ -94,9 +87,6 @@ func (r *BackupReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&v1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToBackups),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers})
-	if r.Rush != nil {
-		b = b.WatchesRawSource(source.Channel(r.Rush.wakeChannel(heldBackup), &handler.EnqueueRequestForObject{}))
-	}
 	return b.Named("backup").Complete(r)
 }
 
@@ -125,13 +115,7 @@ func (r *BackupReconciler) clusterToBackups(ctx context.Context, o client.Object
 func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var b v1.Backup
 	if err := r.Client.Get(ctx, req.NamespacedName, &b); err != nil {
-		if apierrors.IsNotFound(err) && r.Rush != nil {
-			r.Rush.wrote(heldObject{heldBackup, req.NamespacedName})
-		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if wait, held := r.holdNew(&b); held {
-		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	if res, done, err := r.reconcileFinalizer(ctx, &b); done {
 		return res, err
@@ -145,20 +129,6 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: d.RequeueAft}, nil
-}
-
-// holdNew says whether the first steps on a Backup not started yet wait for the Backups other
-// schedules are due to create at a shared slot (see SlotRush), and for how long at most.
-func (r *BackupReconciler) holdNew(b *v1.Backup) (time.Duration, bool) {
-	if r.Rush == nil {
-		return 0, false
-	}
-	h := heldObject{heldBackup, client.ObjectKeyFromObject(b)}
-	if b.Status.Phase != "" || b.DeletionTimestamp != nil {
-		r.Rush.wrote(h)
-		return 0, false
-	}
-	return r.Rush.hold(h, r.Clock.Now(), time.Time{}, false)
 }
 
 // openStore opens an object store with OpenStore, or objectstore.New when it is nil.

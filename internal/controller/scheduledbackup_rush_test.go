@@ -11,7 +11,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -271,56 +270,6 @@ func TestCreateEventFollowsAStatusWriteWhoseAnswerWasLost(t *testing.T) {
 	if ev := h.events(); !hasEvent(ev, "BackupCreated") || hasEvent(ev, "BackupAdopted") {
 		t.Fatalf("events %v: want BackupCreated, no adoption", ev)
 	}
-}
-
-// TestHeldWritesAreWokenWhenTheLastDueBackupIsCreated runs the ScheduledBackup and Backup
-// controllers in a manager, sharing a SlotRush as the operator does, with a hold limit of an hour,
-// so only the wake-up at the end of the rush can let held writes through in time. a is reconciled
-// at the slot (its spec changed) while b's Backup is due: a creates its Backup and holds its
-// status, and the Backup controller leaves that Backup unstarted. Once b is reconciled and creates
-// its own, the Backup controller fails both (their Cluster has no object store) and a records its
-// slot and the failure.
-func TestHeldWritesAreWokenWhenTheLastDueBackupIsCreated(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("a")
-	h.createSchedule("b")
-	slot := h.firstSlot("a")
-	h.startManagerWith(func(mgr ctrl.Manager, r *controller.ScheduledBackupReconciler) {
-		r.Rush = &controller.SlotRush{Limit: time.Hour}
-		b := controller.NewBackupReconciler(mgr, h.clock)
-		b.Rush = r.Rush
-		if err := b.SetupWithManager(mgr); err != nil {
-			t.Fatal(err)
-		}
-	})
-	h.eventually("both schedules checked", func(ctx context.Context) (bool, error) {
-		return h.schedule("a").Status.NextScheduleTime != nil && h.schedule("b").Status.NextScheduleTime != nil, nil
-	})
-	h.clock.SetTime(slot.Add(time.Second))
-	h.updateSpec("a", func(s *v1.ScheduledBackupSpec) { s.FailedBackupsHistoryLimit = int32Ptr(3) })
-	a := childName("a", slot)
-	h.eventually("a creates its slot's Backup", h.exists(a))
-	time.Sleep(time.Second)
-	if got := h.schedule("a").Status.LastScheduleTime; got != nil {
-		t.Fatalf("a recorded its slot (%v) while b's Backup was due", got)
-	}
-	if phase := h.backups()[a].Status.Phase; phase != "" {
-		t.Fatalf("the Backup controller took up %s (phase %q) while b's Backup was due", a, phase)
-	}
-	h.updateSpec("b", func(s *v1.ScheduledBackupSpec) { s.FailedBackupsHistoryLimit = int32Ptr(3) })
-	h.eventually("b creates its slot's Backup", h.exists(childName("b", slot)))
-	h.eventually("the Backup controller is woken and fails both Backups", func(ctx context.Context) (bool, error) {
-		got := h.backups()
-		return got[a].Status.Phase == v1.BackupPhaseFailed && got[childName("b", slot)].Status.Phase == v1.BackupPhaseFailed, nil
-	})
-	h.eventually("a is woken and records its slot and the failure", func(ctx context.Context) (bool, error) {
-		sb := h.schedule("a")
-		c := meta.FindStatusCondition(sb.Status.Conditions, v1.ConditionDegraded)
-		return sb.Status.LastScheduleTime != nil && sb.Status.LastScheduleTime.Time.Equal(slot) &&
-			c != nil && c.Reason == "BackupFailed", nil
-	})
 }
 
 // TestAScheduleWhoseCreateFailsHoldsNothing: b's create fails at the shared slot (its reconcile is

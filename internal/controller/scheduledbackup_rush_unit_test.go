@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
@@ -213,44 +211,6 @@ func TestRushOwnWaitOnlyAfterAHold(t *testing.T) {
 	}
 	if _, held := r.hold(sched(key("a")), slot.Add(5*time.Second), time.Time{}, true); held {
 		t.Fatal("a still held at its limit")
-	}
-}
-
-// TestBackupHoldOnlyForBackupsNotStarted: the Backup controller holds a Backup not started yet
-// while a rush is on, and is woken for it on the Backup wake channel; a Backup already started or
-// being deleted, or a reconciler without a rush, is never held.
-func TestBackupHoldOnlyForBackupsNotStarted(t *testing.T) {
-	slot := hour(1)
-	rush := newRush()
-	rush.wakeChannel(heldBackup)
-	rush.expect(key("due"), slot, slot.Add(-time.Minute))
-	r := &BackupReconciler{Rush: rush, Clock: clocktesting.NewFakePassiveClock(slot)}
-	backup := func(name string, phase v1.BackupPhase, deleting bool) *v1.Backup {
-		b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
-		b.Status.Phase = phase
-		if deleting {
-			b.DeletionTimestamp = &metav1.Time{Time: slot}
-		}
-		return b
-	}
-	if wait, held := r.holdNew(backup("new", "", false)); !held || wait != 5*time.Second {
-		t.Fatalf("a new Backup during the rush: %v %v, want held", wait, held)
-	}
-	for _, b := range []*v1.Backup{backup("running", v1.BackupPhaseRunning, false),
-		backup("failed", v1.BackupPhaseFailed, false), backup("deleting", "", true)} {
-		if _, held := r.holdNew(b); held {
-			t.Fatalf("%s held", b.Name)
-		}
-	}
-	if _, held := (&BackupReconciler{Clock: r.Clock}).holdNew(backup("new", "", false)); held {
-		t.Fatal("held without a rush")
-	}
-	rush.expect(key("due"), hour(2), slot.Add(time.Second))
-	if got := woken(rush, heldBackup); !slices.Equal(got, []string{"new"}) {
-		t.Fatalf("Backups woken %v, want new", got)
-	}
-	if got := woken(rush); len(got) != 0 {
-		t.Fatalf("schedules woken %v, want none", got)
 	}
 }
 

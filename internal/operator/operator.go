@@ -113,7 +113,7 @@ func RegisterBackupControllers(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	b := controller.NewBackupReconciler(mgr, opts.Clock)
-	b.Rush, b.MaxConcurrentReconciles = rush, opts.BackupWorkers
+	b.MaxConcurrentReconciles = opts.BackupWorkers
 	return b.SetupWithManager(mgr)
 }
 
