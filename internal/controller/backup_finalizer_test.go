@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3proxy"
 )
 
@@ -204,7 +204,7 @@ func (w *bkWorld) testFromSchedule(t *testing.T) {
 	w.create(&v1.ScheduledBackup{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: w.ns},
 		Spec: v1.ScheduledBackupSpec{Schedule: "0 0 3 * * *", Cluster: v1.LocalObjectReference{Name: "db"},
 			Immediate: ptr.To(true), DeletionPolicy: v1.DeletionPolicyDelete}})
-	sr := &controller.ScheduledBackupReconciler{Client: w.env.Client, APIReader: w.env.Client, Recorder: w.recorder, Clock: w.clock}
+	sr := &scheduledbackup.Reconciler{Client: w.env.Client, APIReader: w.env.Client, Recorder: w.recorder, Clock: w.clock}
 	if _, err := sr.Reconcile(w.ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: w.ns, Name: "nightly"}}); err != nil {
 		t.Fatal(err)
 	}

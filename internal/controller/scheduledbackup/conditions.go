@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ const (
 	reasonNoBackupFinished = "NoBackupFinished"
 )
 
-func (p *sbPlanner) setCondition(typ string, ok bool, reason, msg string) {
+func (p *planner) setCondition(typ string, ok bool, reason, msg string) {
 	status := metav1.ConditionFalse
 	if ok {
 		status = metav1.ConditionTrue
@@ -35,13 +35,13 @@ func (p *sbPlanner) setCondition(typ string, ok bool, reason, msg string) {
 	})
 }
 
-func (p *sbPlanner) setReady(ok bool, reason, msg string) {
+func (p *planner) setReady(ok bool, reason, msg string) {
 	p.setCondition(v1.ConditionReady, ok, reason, msg)
 }
 
 // setReadyIdle is Ready for a schedule that is not waiting on a running Backup: false while its
 // Cluster is missing, true otherwise.
-func (p *sbPlanner) setReadyIdle() {
+func (p *planner) setReadyIdle() {
 	if p.o.Cluster == nil {
 		p.setReady(false, reasonClusterNotFound,
 			fmt.Sprintf("Cluster %s not found: no Backup is taken until it exists", p.sb.Spec.Cluster.Name))
@@ -51,7 +51,7 @@ func (p *sbPlanner) setReadyIdle() {
 }
 
 // setDegraded is true while the Cluster is missing or the most recent finished Backup failed.
-func (p *sbPlanner) setDegraded() {
+func (p *planner) setDegraded() {
 	last, ok := p.kids.newestDone()
 	switch {
 	case p.o.Cluster == nil:
@@ -69,24 +69,24 @@ func (p *sbPlanner) setDegraded() {
 }
 
 // oldCondition is the condition of type typ as it was read.
-func (p *sbPlanner) oldCondition(typ string) *metav1.Condition {
+func (p *planner) oldCondition(typ string) *metav1.Condition {
 	return meta.FindStatusCondition(p.sb.Status.Conditions, typ)
 }
 
 // transitionEvents emits one Event per condition transition a user should see.
-func (p *sbPlanner) transitionEvents() {
+func (p *planner) transitionEvents() {
 	oldReady, newReady := p.oldCondition(v1.ConditionReady), meta.FindStatusCondition(p.d.Status.Conditions, v1.ConditionReady)
 	if newReady != nil && (oldReady == nil || oldReady.Reason != newReady.Reason) {
 		switch newReady.Reason {
 		case reasonSuspended:
-			p.d.Events = append(p.d.Events, evSuspended.with())
+			p.d.Events = append(p.d.Events, evSuspended.With())
 		case reasonInvalidSchedule:
-			p.d.Events = append(p.d.Events, evInvalidSchedule.with(newReady.Message))
+			p.d.Events = append(p.d.Events, evInvalidSchedule.With(newReady.Message))
 		case reasonClusterNotFound:
-			p.d.Events = append(p.d.Events, evClusterNotFound.with(p.sb.Spec.Cluster.Name))
+			p.d.Events = append(p.d.Events, evClusterNotFound.With(p.sb.Spec.Cluster.Name))
 		}
 		if oldReady != nil && oldReady.Reason == reasonSuspended {
-			p.d.Events = append(p.d.Events, evResumed.with())
+			p.d.Events = append(p.d.Events, evResumed.With())
 		}
 	}
 	oldDeg, newDeg := p.oldCondition(v1.ConditionDegraded), meta.FindStatusCondition(p.d.Status.Conditions, v1.ConditionDegraded)
@@ -96,9 +96,9 @@ func (p *sbPlanner) transitionEvents() {
 	last, _ := p.kids.newestDone()
 	switch {
 	case newDeg.Reason == reasonBackupFailed:
-		p.d.Events = append(p.d.Events, evBackupFailed.with(last.backup.Name, failure(last.backup)))
+		p.d.Events = append(p.d.Events, evBackupFailed.With(last.backup.Name, failure(last.backup)))
 	case newDeg.Reason == reasonBackupsSucceed && oldDeg != nil && oldDeg.Status == metav1.ConditionTrue:
-		p.d.Events = append(p.d.Events, evRecovered.with(last.backup.Name))
+		p.d.Events = append(p.d.Events, evRecovered.With(last.backup.Name))
 	}
 }
 

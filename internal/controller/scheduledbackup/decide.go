@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/schedule"
 )
 
@@ -20,8 +21,8 @@ const (
 	maxRequeueInterval = 10 * time.Minute
 )
 
-// sbObservation is everything the ScheduledBackup decision reads.
-type sbObservation struct {
+// Observation is everything the ScheduledBackup decision reads.
+type Observation struct {
 	Now      time.Time
 	Schedule *v1.ScheduledBackup
 	// Children are the Backups labelled for Schedule.
@@ -41,59 +42,50 @@ type sbObservation struct {
 	Deleted map[types.UID]bool
 }
 
-// sbDecision is what the reconciler does for one ScheduledBackup, in this order: create the
+// Decision is what the reconciler does for one ScheduledBackup, in this order: create the
 // Backup, patch the status, reset spec.skipImmediately, emit Events, prune history and emit
 // PruneEvents, requeue.
-type sbDecision struct {
+type Decision struct {
 	Create               *v1.Backup
-	CreateEvent          eventRecord
+	CreateEvent          kit.Event
 	Status               v1.ScheduledBackupStatus
 	ResetSkipImmediately bool
-	Events               []eventRecord
-	Prune                []sbPrune
-	PruneEvents          []eventRecord
+	Events               []kit.Event
+	Prune                []Prune
+	PruneEvents          []kit.Event
 	RequeueAfter         time.Duration
 }
 
-// sbPrune is one Backup object to delete beyond a history limit. Its remote data is never
+// Prune is one Backup object to delete beyond a history limit. Its remote data is never
 // deleted: when KeepFirst, it is set to deletionPolicy keep before the delete; either way the
 // delete holds only for the version read (or just written), so a finalizer or a policy set
 // meanwhile makes it fail and the Backup is decided on again.
-type sbPrune struct {
+type Prune struct {
 	Backup    *v1.Backup
 	KeepFirst bool
 }
 
 // needsFreshLook says the decision writes from a cached view: unless the cache shows every write
-// of this process, the schedule and the Backups it created are re-read from the API server and the
-// decision taken again. From a view behind the process's own writes, a create could make a Backup
+// of this process, gather re-reads the schedule and the Backups it created from the API server
+// before the decision is taken. From a view behind the process's own writes, a create could make a Backup
 // that must not exist, and a status patch would only fail its optimistic lock and be retried.
-func (d sbDecision) needsFreshLook(o sbObservation) bool {
+func (d Decision) needsFreshLook(o Observation) bool {
 	return !o.Fresh && d.writes(o)
 }
 
 // writes says the decision writes anything: a Backup, the status, the spec, a deletion or an Event.
-func (d sbDecision) writes(o sbObservation) bool {
+func (d Decision) writes(o Observation) bool {
 	return d.Create != nil || d.ResetSkipImmediately || len(d.Prune) > 0 || len(d.Events) > 0 ||
 		!statusEqual(o.Schedule.Status, d.Status)
 }
 
-// nextCreate is when the decision expects the schedule's next Backup to be created: its next slot,
-// or zero when it waits for something else first (a running Backup, a missing Cluster) or runs
-// nothing (suspended, invalid).
-func (d sbDecision) nextCreate(now time.Time) time.Time {
-	if next := d.Status.NextScheduleTime; next != nil && next.After(now) {
-		return next.UTC()
-	}
-	return time.Time{}
-}
-
 // statusCanWait says the status of a decision that creates a scheduled Backup may be written
-// later, once the other schedules sharing the slot have created theirs (see SlotRush): it only
-// records the slot, which the next decision derives from the Backup itself, and nothing else (no
-// Event but the create's, which waits with it, no pruning, no reset) depends on it. Written later,
-// it folds into the write that records the Backup's end when that comes first.
-func (d sbDecision) statusCanWait() bool {
+// later, once the other schedules sharing the slot have created theirs (see queue.go): it only
+// records the slot, which the next decision derives from the Backup itself (or from the slots
+// this process created and has not recorded, Observation.Unrecorded), and nothing else (no Event
+// but the create's, which waits with it, no pruning, no reset) depends on it. Written later, it
+// folds into the write that records the Backup's end when that comes first.
+func (d Decision) statusCanWait() bool {
 	return d.Create != nil && d.Create.Labels[v1.ImmediateBackupLabel] != "true" &&
 		len(d.Events) == 0 && len(d.Prune) == 0 && !d.ResetSkipImmediately
 }
@@ -104,21 +96,21 @@ type slotTarget struct {
 	immediate bool
 }
 
-// sbPlanner accumulates one decision.
-type sbPlanner struct {
-	o         sbObservation
+// planner accumulates one decision.
+type planner struct {
+	o         Observation
 	sb        *v1.ScheduledBackup
 	now       time.Time // o.Now in UTC on a whole second
 	kids      children
 	plan      schedule.Plan
 	evaluated bool // a run was due or skipped, so lastCheckTime moves
-	d         sbDecision
+	d         Decision
 }
 
-// decideScheduledBackup is the pure decision of the ScheduledBackup controller.
-func decideScheduledBackup(o sbObservation) sbDecision {
+// Decide is the pure decision of the ScheduledBackup controller: what o's schedule does now.
+func Decide(o Observation) Decision {
 	sb := o.Schedule
-	p := &sbPlanner{o: o, sb: sb, now: o.Now.UTC().Truncate(time.Second)}
+	p := &planner{o: o, sb: sb, now: o.Now.UTC().Truncate(time.Second)}
 	p.d.Status = *sb.Status.DeepCopy()
 	p.d.Status.ObservedGeneration = sb.Generation
 	sched, problem := parseScheduledBackup(sb)
@@ -153,7 +145,7 @@ func parseScheduledBackup(sb *v1.ScheduledBackup) (schedule.Schedule, string) {
 	return sched, ""
 }
 
-func (p *sbPlanner) evaluate(sched schedule.Schedule) {
+func (p *planner) evaluate(sched schedule.Schedule) {
 	p.kids = newChildren(p.sb, p.o.Children)
 	p.anchor()
 	p.setDegraded()
@@ -176,12 +168,12 @@ func (p *sbPlanner) evaluate(sched schedule.Schedule) {
 // operator created that Backup and stopped before its status patch. The slot is never run again.
 // A slot this process created and has not recorded yet counts too, even if its Backup was deleted
 // meanwhile.
-func (p *sbPlanner) anchor() {
+func (p *planner) anchor() {
 	if newest, ok := p.kids.newestSlotNotAfter(p.now); ok {
 		if last := p.d.Status.LastScheduleTime; last == nil || newest.slot.After(last.UTC()) {
 			p.d.Status.LastScheduleTime = timePtr(newest.slot)
 			if _, ours := p.o.Unrecorded[newest.backup.Name]; !ours {
-				p.d.Events = append(p.d.Events, evBackupAdopted.with(newest.backup.Name, stamp(newest.slot)))
+				p.d.Events = append(p.d.Events, evBackupAdopted.With(newest.backup.Name, stamp(newest.slot)))
 			}
 		}
 	}
@@ -192,7 +184,7 @@ func (p *sbPlanner) anchor() {
 	}
 }
 
-func (p *sbPlanner) history() schedule.History {
+func (p *planner) history() schedule.History {
 	h := schedule.History{Created: p.sb.CreationTimestamp.UTC()}
 	if t := p.d.Status.LastScheduleTime; t != nil {
 		h.LastSchedule = t.UTC()
@@ -205,7 +197,7 @@ func (p *sbPlanner) history() schedule.History {
 
 // target is the run wanted now: the immediate Backup until the schedule has produced, adopted
 // or skipped anything, else the due slot.
-func (p *sbPlanner) target() (slotTarget, bool) {
+func (p *planner) target() (slotTarget, bool) {
 	st := p.d.Status
 	if p.sb.IsImmediate() && st.LastScheduleTime == nil && st.LastSkipped == nil && !p.kids.hasImmediate() {
 		return slotTarget{slot: p.now, immediate: true}, true
@@ -218,7 +210,7 @@ func (p *sbPlanner) target() (slotTarget, bool) {
 
 // stampCheck moves lastCheckTime when a run was evaluated, anything else in status changed, or
 // the schedule was never checked; a reconcile with nothing to do writes nothing.
-func (p *sbPlanner) stampCheck() {
+func (p *planner) stampCheck() {
 	old := p.sb.Status
 	p.d.Status.LastCheckTime = old.LastCheckTime
 	if p.evaluated || old.LastCheckTime == nil || !statusEqual(old, p.d.Status) {
@@ -227,7 +219,7 @@ func (p *sbPlanner) stampCheck() {
 }
 
 // untilNext is how long to wait for the next slot, bounded by maxRequeueInterval.
-func (p *sbPlanner) untilNext() time.Duration {
+func (p *planner) untilNext() time.Duration {
 	if p.plan.Next.IsZero() {
 		return maxRequeueInterval
 	}

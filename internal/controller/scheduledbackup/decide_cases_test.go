@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"slices"
@@ -66,7 +66,7 @@ type decideCase struct {
 	now        time.Time
 	wantCreate string
 	wantEvents []string
-	check      func(t *testing.T, d sbDecision)
+	check      func(t *testing.T, d Decision)
 }
 
 func runDecideCases(t *testing.T, cases []decideCase) {
@@ -77,13 +77,13 @@ func runDecideCases(t *testing.T, cases []decideCase) {
 			for _, m := range c.sb {
 				m(sb)
 			}
-			o := sbObservation{Now: c.now, Schedule: sb, Children: c.children, Occupant: c.occupant, Fresh: true,
+			o := Observation{Now: c.now, Schedule: sb, Children: c.children, Occupant: c.occupant, Fresh: true,
 				Cluster: &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns", UID: "cluster-uid"}}}
 			if c.noCluster {
 				o.Cluster = nil
 			}
 			before := sb.DeepCopy()
-			d := decideScheduledBackup(o)
+			d := Decide(o)
 			if !statusEqual(before.Status, sb.Status) {
 				t.Fatal("decide modified its input")
 			}
@@ -111,8 +111,8 @@ func runDecideCases(t *testing.T, cases []decideCase) {
 	}
 }
 
-func wantReady(status metav1.ConditionStatus, reason string) func(*testing.T, sbDecision) {
-	return func(t *testing.T, d sbDecision) {
+func wantReady(status metav1.ConditionStatus, reason string) func(*testing.T, Decision) {
+	return func(t *testing.T, d Decision) {
 		t.Helper()
 		c := meta.FindStatusCondition(d.Status.Conditions, v1.ConditionReady)
 		if c == nil || c.Status != status || c.Reason != reason {
@@ -134,8 +134,8 @@ func wantTime(t *testing.T, what string, got *metav1.Time, want time.Time) {
 	}
 }
 
-func all(checks ...func(*testing.T, sbDecision)) func(*testing.T, sbDecision) {
-	return func(t *testing.T, d sbDecision) {
+func all(checks ...func(*testing.T, Decision)) func(*testing.T, Decision) {
+	return func(t *testing.T, d Decision) {
 		t.Helper()
 		for _, c := range checks {
 			c(t, d)
@@ -143,8 +143,8 @@ func all(checks ...func(*testing.T, sbDecision)) func(*testing.T, sbDecision) {
 	}
 }
 
-func contains(what, sub string) func(*testing.T, sbDecision) {
-	return func(t *testing.T, d sbDecision) {
+func contains(what, sub string) func(*testing.T, Decision) {
+	return func(t *testing.T, d Decision) {
 		t.Helper()
 		for _, e := range d.Events {
 			if strings.Contains(e.Message, sub) {

@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ import (
 func TestDecideNeedsFreshLookExactlyWhenItWrites(t *testing.T) {
 	settled := func(sb *v1.ScheduledBackup, now time.Time, children ...v1.Backup) *v1.ScheduledBackup {
 		// The status a decision at now leaves: deciding again on it writes no status.
-		d := decideScheduledBackup(sbObservation{Now: now, Schedule: sb, Children: children, Fresh: true, Cluster: &v1.Cluster{}})
+		d := Decide(Observation{Now: now, Schedule: sb, Children: children, Fresh: true, Cluster: &v1.Cluster{}})
 		out := sb.DeepCopy()
 		out.Status = d.Status
 		return out
@@ -42,37 +42,10 @@ func TestDecideNeedsFreshLookExactlyWhenItWrites(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
-			o := sbObservation{Now: c.now, Schedule: c.sb, Children: c.children, Fresh: c.fresh, Cluster: &v1.Cluster{}}
-			d := decideScheduledBackup(o)
+			o := Observation{Now: c.now, Schedule: c.sb, Children: c.children, Fresh: c.fresh, Cluster: &v1.Cluster{}}
+			d := Decide(o)
 			if got := d.needsFreshLook(o); got != c.want {
 				t.Fatalf("needsFreshLook %v, want %v (%+v)", got, c.want, d)
-			}
-		})
-	}
-}
-
-// TestDecideStatusCanWaitOnlyForAPlainSlot: only the status of a decision that creates a slot's
-// Backup and does nothing else may be written later.
-func TestDecideStatusCanWaitOnlyForAPlainSlot(t *testing.T) {
-	sb := testSchedule()
-	slot := buildScheduledBackup(sb, nil, hour(1), false)
-	immediate := buildScheduledBackup(sb, nil, hour(1), true)
-	cases := []struct {
-		rule string
-		d    sbDecision
-		want bool
-	}{
-		{rule: "a slot's Backup and nothing else", d: sbDecision{Create: slot}, want: true},
-		{rule: "no create", d: sbDecision{}},
-		{rule: "the immediate Backup", d: sbDecision{Create: immediate}},
-		{rule: "with an Event (missed slots)", d: sbDecision{Create: slot, Events: []eventRecord{evMissedSlots.with("2", "a", "b")}}},
-		{rule: "with history to prune", d: sbDecision{Create: slot, Prune: []sbPrune{{Backup: &v1.Backup{}}}}},
-		{rule: "with skipImmediately to reset", d: sbDecision{Create: slot, ResetSkipImmediately: true}},
-	}
-	for _, c := range cases {
-		t.Run(c.rule, func(t *testing.T) {
-			if got := c.d.statusCanWait(); got != c.want {
-				t.Fatalf("statusCanWait %v, want %v", got, c.want)
 			}
 		})
 	}

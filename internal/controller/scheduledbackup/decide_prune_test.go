@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"testing"
@@ -35,7 +35,7 @@ func TestDecidePruneKeepsRemoteData(t *testing.T) {
 			oldest.Finalizers, oldest.Spec.DeletionPolicy = c.finalizers, c.policy
 			sb := testSchedule()
 			scheduledAt(hour(4))(sb)
-			d := decideScheduledBackup(sbObservation{Now: hour(4).Add(time.Minute), Schedule: sb, Fresh: true,
+			d := Decide(Observation{Now: hour(4).Add(time.Minute), Schedule: sb, Fresh: true,
 				Children: []v1.Backup{oldest, failed("nightly-20260501020000"), failed("nightly-20260501030000"),
 					failed("nightly-20260501040000")},
 				Cluster: &v1.Cluster{}})

@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"strings"
@@ -23,8 +23,8 @@ func unsuspended(sb *v1.ScheduledBackup) {
 
 // TestDecideSkipImmediatelyRules has one row per rule of the skipImmediately design.
 func TestDecideSkipImmediatelyRules(t *testing.T) {
-	wantSkipped := func(at, next time.Time) func(*testing.T, sbDecision) {
-		return func(t *testing.T, d sbDecision) {
+	wantSkipped := func(at, next time.Time) func(*testing.T, Decision) {
+		return func(t *testing.T, d Decision) {
 			t.Helper()
 			if !d.ResetSkipImmediately {
 				t.Fatal("spec.skipImmediately is not reset")
@@ -54,7 +54,7 @@ func TestDecideSkipImmediatelyRules(t *testing.T) {
 			sb: []func(*v1.ScheduledBackup){scheduledAt(hour(1)), skipImmediately, set(func(s *v1.ScheduledBackupSpec) {
 				s.Suspend = ptr.To(true)
 			})}, now: late, wantEvents: []string{"Suspended"},
-			check: func(t *testing.T, d sbDecision) {
+			check: func(t *testing.T, d Decision) {
 				if d.ResetSkipImmediately || d.Status.LastSkipped != nil {
 					t.Fatalf("consumed while suspended: %+v", d)
 				}
@@ -63,7 +63,7 @@ func TestDecideSkipImmediatelyRules(t *testing.T) {
 			sb: []func(*v1.ScheduledBackup){scheduledAt(hour(1)), func(sb *v1.ScheduledBackup) {
 				sb.Status.LastSkipped = timePtr(hour(3).Add(10 * time.Minute))
 			}}, now: hour(3).Add(50 * time.Minute),
-			check: func(t *testing.T, d sbDecision) { wantTime(t, "nextScheduleTime", d.Status.NextScheduleTime, hour(4)) }},
+			check: func(t *testing.T, d Decision) { wantTime(t, "nextScheduleTime", d.Status.NextScheduleTime, hour(4)) }},
 		{rule: "the slot after lastSkipped runs normally",
 			sb: []func(*v1.ScheduledBackup){scheduledAt(hour(1)), func(sb *v1.ScheduledBackup) {
 				sb.Status.LastSkipped = timePtr(hour(3).Add(10 * time.Minute))
@@ -92,13 +92,13 @@ func TestDecideRobustnessRules(t *testing.T) {
 			sb:       []func(*v1.ScheduledBackup){checkedAt(created)},
 			children: []v1.Backup{testChild("nightly-20260501010000", v1.BackupPhasePending)},
 			now:      hour(1).Add(30 * time.Second), wantEvents: []string{"BackupAdopted"},
-			check: func(t *testing.T, d sbDecision) {
+			check: func(t *testing.T, d Decision) {
 				wantTime(t, "lastScheduleTime", d.Status.LastScheduleTime, hour(1))
 			}},
 		{rule: "a missing Cluster creates nothing, warns and retries soon",
 			sb: []func(*v1.ScheduledBackup){checkedAt(created)}, noCluster: true, now: hour(1),
 			wantEvents: []string{"ClusterNotFound"},
-			check: all(wantReady(metav1.ConditionFalse, reasonClusterNotFound), func(t *testing.T, d sbDecision) {
+			check: all(wantReady(metav1.ConditionFalse, reasonClusterNotFound), func(t *testing.T, d Decision) {
 				if d.RequeueAfter > clusterRetryInterval {
 					t.Fatalf("requeue after %v", d.RequeueAfter)
 				}
@@ -111,7 +111,7 @@ func TestDecideRobustnessRules(t *testing.T) {
 			sb:       []func(*v1.ScheduledBackup){scheduledAt(created)},
 			children: []v1.Backup{failed("nightly-20260501003000")}, now: hour(1),
 			wantCreate: "nightly-20260501010000", wantEvents: []string{"BackupCreated", "BackupFailed"},
-			check: func(t *testing.T, d sbDecision) {
+			check: func(t *testing.T, d Decision) {
 				if c := meta.FindStatusCondition(d.Status.Conditions, v1.ConditionDegraded); c.Reason != reasonBackupFailed {
 					t.Fatalf("Degraded %+v", c)
 				}
@@ -145,19 +145,19 @@ func TestDecideRobustnessRules(t *testing.T) {
 		{rule: "a name that cannot make valid child names is reported and not retried",
 			sb:  []func(*v1.ScheduledBackup){func(sb *v1.ScheduledBackup) { sb.Name = strings.Repeat("n", 49) }},
 			now: hour(1), wantEvents: []string{"InvalidSchedule"},
-			check: all(wantReady(metav1.ConditionFalse, reasonInvalidSchedule), func(t *testing.T, d sbDecision) {
+			check: all(wantReady(metav1.ConditionFalse, reasonInvalidSchedule), func(t *testing.T, d Decision) {
 				if d.RequeueAfter != 0 {
 					t.Fatal("requeued")
 				}
 			})},
 		{rule: "a wall clock stepped back creates nothing",
 			sb: []func(*v1.ScheduledBackup){scheduledAt(hour(5))}, now: hour(3),
-			check: func(t *testing.T, d sbDecision) { wantTime(t, "nextScheduleTime", d.Status.NextScheduleTime, hour(6)) }},
+			check: func(t *testing.T, d Decision) { wantTime(t, "nextScheduleTime", d.Status.NextScheduleTime, hour(6)) }},
 	})
 }
 
-func wantPruned(names ...string) func(*testing.T, sbDecision) {
-	return func(t *testing.T, d sbDecision) {
+func wantPruned(names ...string) func(*testing.T, Decision) {
+	return func(t *testing.T, d Decision) {
 		t.Helper()
 		var got []string
 		for _, p := range d.Prune {

@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"testing"
@@ -21,14 +21,14 @@ func TestDecideSeedRules(t *testing.T) {
 		{rule: "an unparsable schedule is reported and not retried",
 			sb: []func(*v1.ScheduledBackup){set(func(s *v1.ScheduledBackupSpec) { s.Schedule = "0 2 * * *" })}, now: at,
 			wantEvents: []string{"InvalidSchedule"},
-			check: all(wantReady(metav1.ConditionFalse, reasonInvalidSchedule), func(t *testing.T, d sbDecision) {
+			check: all(wantReady(metav1.ConditionFalse, reasonInvalidSchedule), func(t *testing.T, d Decision) {
 				if d.RequeueAfter != 0 || d.Status.LastCheckTime != nil {
 					t.Fatalf("requeue %v, lastCheckTime %v: want neither", d.RequeueAfter, d.Status.LastCheckTime)
 				}
 			})},
 		{rule: "first check stamps lastCheckTime and nextScheduleTime without a Backup and waits for the slot",
 			now: hour(1).Add(-30 * time.Second),
-			check: all(wantReady(metav1.ConditionTrue, reasonScheduled), func(t *testing.T, d sbDecision) {
+			check: all(wantReady(metav1.ConditionTrue, reasonScheduled), func(t *testing.T, d Decision) {
 				wantTime(t, "lastCheckTime", d.Status.LastCheckTime, hour(1).Add(-30*time.Second))
 				wantTime(t, "nextScheduleTime", d.Status.NextScheduleTime, hour(1))
 				wantTime(t, "lastScheduleTime", d.Status.LastScheduleTime, time.Time{})
@@ -37,23 +37,23 @@ func TestDecideSeedRules(t *testing.T) {
 				}
 			})},
 		{rule: "a far slot is waited for in bounded steps", now: created.Add(time.Second),
-			check: func(t *testing.T, d sbDecision) {
+			check: func(t *testing.T, d Decision) {
 				if d.RequeueAfter != maxRequeueInterval {
 					t.Fatalf("requeue after %v, want %v", d.RequeueAfter, maxRequeueInterval)
 				}
 			}},
 		{rule: "a reconcile with nothing to do writes no status",
 			sb: []func(*v1.ScheduledBackup){func(sb *v1.ScheduledBackup) {
-				sb.Status = decideScheduledBackup(sbObservation{Now: created.Add(time.Second), Schedule: sb.DeepCopy(),
+				sb.Status = Decide(Observation{Now: created.Add(time.Second), Schedule: sb.DeepCopy(),
 					Cluster: &v1.Cluster{}}).Status
 			}}, now: created.Add(time.Minute),
-			check: func(t *testing.T, d sbDecision) {
+			check: func(t *testing.T, d Decision) {
 				wantTime(t, "lastCheckTime", d.Status.LastCheckTime, created.Add(time.Second))
 			}},
 		{rule: "the due slot creates its Backup at the deterministic UTC name",
 			sb: []func(*v1.ScheduledBackup){checkedAt(created)}, now: at,
 			wantCreate: "nightly-20260501010000", wantEvents: []string{"BackupCreated"},
-			check: func(t *testing.T, d sbDecision) {
+			check: func(t *testing.T, d Decision) {
 				wantTime(t, "lastScheduleTime", d.Status.LastScheduleTime, hour(1))
 				wantTime(t, "nextScheduleTime", d.Status.NextScheduleTime, hour(2))
 				wantTime(t, "lastCheckTime", d.Status.LastCheckTime, hour(1))
@@ -63,7 +63,7 @@ func TestDecideSeedRules(t *testing.T) {
 				s.Method, s.Target, s.Online = v1.BackupMethodXtraBackup, v1.BackupTargetPrimary, ptr.To(false)
 				s.Timeout, s.DeletionPolicy = &metav1.Duration{Duration: time.Hour}, v1.DeletionPolicyDelete
 			})}, now: at, wantCreate: "nightly-20260501010000", wantEvents: []string{"BackupCreated"},
-			check: func(t *testing.T, d sbDecision) {
+			check: func(t *testing.T, d Decision) {
 				want := v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: "db"}, Method: v1.BackupMethodXtraBackup,
 					Target: v1.BackupTargetPrimary, Online: ptr.To(false), Timeout: &metav1.Duration{Duration: time.Hour},
 					DeletionPolicy: v1.DeletionPolicyDelete}
@@ -78,7 +78,7 @@ func TestDecideSeedRules(t *testing.T) {
 			sb:       []func(*v1.ScheduledBackup){scheduledAt(created), set(func(s *v1.ScheduledBackupSpec) { s.Suspend = ptr.To(true) })},
 			children: []v1.Backup{testChild("nightly-20260501003000", v1.BackupPhaseRunning)}, now: hour(5),
 			wantEvents: []string{"Suspended"},
-			check: all(wantReady(metav1.ConditionFalse, reasonSuspended), func(t *testing.T, d sbDecision) {
+			check: all(wantReady(metav1.ConditionFalse, reasonSuspended), func(t *testing.T, d Decision) {
 				if d.RequeueAfter != 0 || len(d.Prune) != 0 || d.Status.NextScheduleTime != nil {
 					t.Fatalf("suspended decision acts: %+v", d)
 				}
@@ -86,7 +86,7 @@ func TestDecideSeedRules(t *testing.T) {
 		{rule: "immediate creates one labelled Backup on the first reconcile",
 			sb:  []func(*v1.ScheduledBackup){set(func(s *v1.ScheduledBackupSpec) { s.Immediate = ptr.To(true) })},
 			now: created.Add(2500 * time.Millisecond), wantCreate: "nightly-20260501003002", wantEvents: []string{"ImmediateBackupCreated"},
-			check: func(t *testing.T, d sbDecision) {
+			check: func(t *testing.T, d Decision) {
 				if d.Create.Labels[v1.ImmediateBackupLabel] != "true" {
 					t.Fatalf("labels %v", d.Create.Labels)
 				}
@@ -97,7 +97,7 @@ func TestDecideSeedRules(t *testing.T) {
 			sb:       []func(*v1.ScheduledBackup){set(func(s *v1.ScheduledBackupSpec) { s.Immediate = ptr.To(true) })},
 			children: []v1.Backup{testChild("nightly-20260501003002", v1.BackupPhasePending, v1.ImmediateBackupLabel, "true")},
 			now:      created.Add(10 * time.Second), wantEvents: []string{"BackupAdopted"},
-			check: func(t *testing.T, d sbDecision) {
+			check: func(t *testing.T, d Decision) {
 				wantTime(t, "lastScheduleTime", d.Status.LastScheduleTime, created.Add(2*time.Second))
 			}},
 		{rule: "immediate fires only once: a schedule that already ran does not fire it again",
@@ -121,7 +121,7 @@ func TestDecideSeedRules(t *testing.T) {
 			sb:       []func(*v1.ScheduledBackup){scheduledAt(created)},
 			children: []v1.Backup{testChild("nightly-20260501003000", v1.BackupPhaseRunning)}, now: at,
 			wantEvents: []string{"BackupDeferred"},
-			check: all(wantReady(metav1.ConditionTrue, reasonBackupRunning), func(t *testing.T, d sbDecision) {
+			check: all(wantReady(metav1.ConditionTrue, reasonBackupRunning), func(t *testing.T, d Decision) {
 				wantTime(t, "nextScheduleTime", d.Status.NextScheduleTime, hour(1))
 				if d.RequeueAfter <= 0 {
 					t.Fatal("no requeue while deferred")
@@ -138,7 +138,7 @@ func TestDecideSeedRules(t *testing.T) {
 			sb: []func(*v1.ScheduledBackup){checkedAt(created)}, now: at,
 			occupant:   &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: "nightly-20260501010000", Namespace: "ns"}},
 			wantEvents: []string{"NameCollision"},
-			check: all(wantReady(metav1.ConditionTrue, reasonScheduled), func(t *testing.T, d sbDecision) {
+			check: all(wantReady(metav1.ConditionTrue, reasonScheduled), func(t *testing.T, d Decision) {
 				wantTime(t, "lastSkipped", d.Status.LastSkipped, hour(1))
 				wantTime(t, "lastScheduleTime", d.Status.LastScheduleTime, time.Time{})
 				wantTime(t, "nextScheduleTime", d.Status.NextScheduleTime, hour(2))
@@ -152,8 +152,8 @@ func specEqual(a, b v1.BackupSpec) bool {
 		a.DeletionPolicy == b.DeletionPolicy
 }
 
-func wantOwner(kind, uid string) func(*testing.T, sbDecision) {
-	return func(t *testing.T, d sbDecision) {
+func wantOwner(kind, uid string) func(*testing.T, Decision) {
+	return func(t *testing.T, d Decision) {
 		t.Helper()
 		refs := d.Create.OwnerReferences
 		if kind == "" {

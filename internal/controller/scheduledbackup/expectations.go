@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"maps"
@@ -9,23 +9,24 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 )
 
-// sbExpectations remembers, per ScheduledBackup, this process's own writes the cache may not show
+// expectations remembers, per ScheduledBackup, this process's own writes the cache may not show
 // yet: the resourceVersion its last write produced and the Backups it created. While the cache
 // shows all of them, a decision to create a Backup can be trusted without re-reading the API
 // server; otherwise the reconciler re-reads. A process that just started has none: its cache was
 // filled by a list taken after every write of any earlier process.
-type sbExpectations struct {
+type expectations struct {
 	mu sync.Mutex
-	m  map[types.NamespacedName]*sbExpectation
+	m  map[types.NamespacedName]*expectation
 }
 
-type sbExpectation struct {
+type expectation struct {
 	resourceVersion string
 	created         map[string]bool
 	// unrecorded are created Backups whose slot is not written to status yet, each with its slot
-	// and the Event saying it was created, emitted once the status records it (see SlotRush).
+	// and the Event saying it was created, emitted once the status records it (see Decision.statusCanWait).
 	unrecorded map[string]unrecordedCreate
 	// deleted are the Backups (by UID) this process deleted or found gone while pruning, until the
 	// cache shows them gone or being deleted. Only an optimisation: a process that forgot them
@@ -33,13 +34,13 @@ type sbExpectation struct {
 	deleted map[types.UID]bool
 }
 
-func (e *sbExpectations) get(key types.NamespacedName) *sbExpectation {
+func (e *expectations) get(key types.NamespacedName) *expectation {
 	if e.m == nil {
-		e.m = map[types.NamespacedName]*sbExpectation{}
+		e.m = map[types.NamespacedName]*expectation{}
 	}
 	x := e.m[key]
 	if x == nil {
-		x = &sbExpectation{created: map[string]bool{}, unrecorded: map[string]unrecordedCreate{}, deleted: map[types.UID]bool{}}
+		x = &expectation{created: map[string]bool{}, unrecorded: map[string]unrecordedCreate{}, deleted: map[types.UID]bool{}}
 		e.m[key] = x
 	}
 	return x
@@ -47,7 +48,7 @@ func (e *sbExpectations) get(key types.NamespacedName) *sbExpectation {
 
 // satisfied reports whether the cached sb and children show every write expected for sb, and
 // drops the created Backups the cache now shows.
-func (e *sbExpectations) satisfied(sb *v1.ScheduledBackup, children []v1.Backup) bool {
+func (e *expectations) satisfied(sb *v1.ScheduledBackup, children []v1.Backup) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x := e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name})
@@ -58,14 +59,14 @@ func (e *sbExpectations) satisfied(sb *v1.ScheduledBackup, children []v1.Backup)
 }
 
 // wrote records the resourceVersion sb has after this process wrote or freshly read it.
-func (e *sbExpectations) wrote(sb *v1.ScheduledBackup) {
+func (e *expectations) wrote(sb *v1.ScheduledBackup) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).resourceVersion = sb.ResourceVersion
 }
 
 // created records a Backup this process created for sb.
-func (e *sbExpectations) created(sb *v1.ScheduledBackup, backup string) {
+func (e *expectations) created(sb *v1.ScheduledBackup, backup string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).created[backup] = true
@@ -73,7 +74,7 @@ func (e *sbExpectations) created(sb *v1.ScheduledBackup, backup string) {
 
 // pending are the Backups this process created for sb that the cache did not show at the last
 // satisfied call, sorted.
-func (e *sbExpectations) pending(sb *v1.ScheduledBackup) []string {
+func (e *expectations) pending(sb *v1.ScheduledBackup) []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x := e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name})
@@ -86,7 +87,7 @@ func (e *sbExpectations) pending(sb *v1.ScheduledBackup) []string {
 }
 
 // gone stops waiting for a created Backup the API server no longer shows as sb's.
-func (e *sbExpectations) gone(sb *v1.ScheduledBackup, backup string) {
+func (e *expectations) gone(sb *v1.ScheduledBackup, backup string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).created, backup)
@@ -95,12 +96,12 @@ func (e *sbExpectations) gone(sb *v1.ScheduledBackup, backup string) {
 // unrecordedCreate is a Backup created for a slot its schedule's status does not record yet.
 type unrecordedCreate struct {
 	slot    time.Time
-	created eventRecord
+	created kit.Event
 }
 
 // unrecorded records a Backup this process created for sb's slot, and the Event saying so, until
 // a status records the slot.
-func (e *sbExpectations) unrecorded(sb *v1.ScheduledBackup, backup string, slot time.Time, created eventRecord) {
+func (e *expectations) unrecorded(sb *v1.ScheduledBackup, backup string, slot time.Time, created kit.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded[backup] = unrecordedCreate{slot, created}
@@ -108,7 +109,7 @@ func (e *sbExpectations) unrecorded(sb *v1.ScheduledBackup, backup string, slot 
 
 // unrecordedOf are the slots, by Backup name, this process created for sb and has not seen
 // recorded in its status yet.
-func (e *sbExpectations) unrecordedOf(sb *v1.ScheduledBackup) map[string]time.Time {
+func (e *expectations) unrecordedOf(sb *v1.ScheduledBackup) map[string]time.Time {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	out := map[string]time.Time{}
@@ -121,7 +122,7 @@ func (e *sbExpectations) unrecordedOf(sb *v1.ScheduledBackup) map[string]time.Ti
 // recorded takes sb's status, as just written or found already so, and returns the Events of the
 // creates whose slot it records (lastScheduleTime at or after it), in the order of their slots;
 // those are no longer unrecorded.
-func (e *sbExpectations) recorded(sb *v1.ScheduledBackup) []eventRecord {
+func (e *expectations) recorded(sb *v1.ScheduledBackup) []kit.Event {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	last := sb.Status.LastScheduleTime
@@ -137,7 +138,7 @@ func (e *sbExpectations) recorded(sb *v1.ScheduledBackup) []eventRecord {
 		}
 	}
 	slices.SortFunc(done, func(a, b unrecordedCreate) int { return a.slot.Compare(b.slot) })
-	out := make([]eventRecord, 0, len(done))
+	out := make([]kit.Event, 0, len(done))
 	for _, u := range done {
 		out = append(out, u.created)
 	}
@@ -145,7 +146,7 @@ func (e *sbExpectations) recorded(sb *v1.ScheduledBackup) []eventRecord {
 }
 
 // deleted records a Backup of sb this process deleted, or found gone, while pruning.
-func (e *sbExpectations) deleted(sb *v1.ScheduledBackup, uid types.UID) {
+func (e *expectations) deleted(sb *v1.ScheduledBackup, uid types.UID) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).deleted[uid] = true
@@ -153,7 +154,7 @@ func (e *sbExpectations) deleted(sb *v1.ScheduledBackup, uid types.UID) {
 
 // deletedOf are the Backups this process deleted that the cached children still show as not
 // being deleted; the others are forgotten, since the cache has caught up with their deletion.
-func (e *sbExpectations) deletedOf(sb *v1.ScheduledBackup, children []v1.Backup) map[types.UID]bool {
+func (e *expectations) deletedOf(sb *v1.ScheduledBackup, children []v1.Backup) map[types.UID]bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x := e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name})
@@ -168,7 +169,7 @@ func (e *sbExpectations) deletedOf(sb *v1.ScheduledBackup, children []v1.Backup)
 }
 
 // forget drops what is remembered about a ScheduledBackup that is gone.
-func (e *sbExpectations) forget(key types.NamespacedName) {
+func (e *expectations) forget(key types.NamespacedName) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.m, key)

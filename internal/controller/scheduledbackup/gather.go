@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"context"
@@ -11,20 +11,24 @@ import (
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
-// gather reads the ScheduledBackup, its children and its Cluster through the cache; nil when the
-// ScheduledBackup is gone or being deleted.
-func (r *ScheduledBackupReconciler) gather(ctx context.Context, key client.ObjectKey) (*sbObservation, error) {
+// gather reads the ScheduledBackup, its children and its Cluster through the cache; the
+// Observation's Schedule is nil when the ScheduledBackup is gone or being deleted.
+//
+// Two questions to the decision say what else to read. When it would write anything and the cache
+// may not show this process's own writes yet, the schedule and the Backups this process created
+// are read again from the API server (refresh): from a view behind them, a create could make a
+// Backup that must not exist, and a status patch would only fail its optimistic lock. When it
+// would create a Backup, the Backup already holding that name, if one does and does not carry the
+// schedule's label, is the Occupant the decision skips the slot for.
+func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (Observation, error) {
 	var sb v1.ScheduledBackup
-	if err := r.Client.Get(ctx, key, &sb); err != nil {
-		return nil, client.IgnoreNotFound(err)
+	if err := r.Client.Get(ctx, key, &sb); err != nil || sb.DeletionTimestamp != nil {
+		return Observation{}, client.IgnoreNotFound(err)
 	}
-	if sb.DeletionTimestamp != nil {
-		return nil, nil
-	}
-	o := &sbObservation{Now: r.Clock.Now(), Schedule: &sb, Unrecorded: r.expect.unrecordedOf(&sb)}
+	o := Observation{Now: r.Clock.Now(), Schedule: &sb, Unrecorded: r.expect.unrecordedOf(&sb)}
 	var err error
 	if o.Children, err = listChildren(ctx, r.Client, &sb, r.cacheIndexed); err != nil {
-		return nil, err
+		return Observation{}, err
 	}
 	o.Deleted = r.expect.deletedOf(&sb, o.Children)
 	var cluster v1.Cluster
@@ -32,37 +36,45 @@ func (r *ScheduledBackupReconciler) gather(ctx context.Context, key client.Objec
 	case err == nil:
 		o.Cluster = &cluster
 	case !apierrors.IsNotFound(err):
-		return nil, fmt.Errorf("reading Cluster %s: %w", sb.Spec.Cluster.Name, err)
+		return Observation{}, fmt.Errorf("reading Cluster %s: %w", sb.Spec.Cluster.Name, err)
+	}
+	if Decide(o).needsFreshLook(o) && !r.expect.satisfied(o.Schedule, o.Children) {
+		if err := r.refresh(ctx, &o); err != nil || o.Schedule == nil {
+			return Observation{}, err
+		}
+	}
+	if d := Decide(o); d.Create != nil {
+		if o.Occupant, err = r.occupant(ctx, o, d.Create.Name); err != nil {
+			return Observation{}, err
+		}
 	}
 	return o, nil
 }
 
-// refresh re-reads from the API server, before a Backup is created, what a cache lagging behind
-// this operator's own writes could hide: the ScheduledBackup, and each Backup this process created
-// that the cache does not show yet, by its deterministic name. So a lagging cache can never yield a
-// second Backup for a slot, re-create a pruned one, or overlap a running one, and no read scans the
-// namespace's Backups. It reports false when the ScheduledBackup is gone or being deleted.
-func (r *ScheduledBackupReconciler) refresh(ctx context.Context, o *sbObservation) (bool, error) {
+// refresh re-reads from the API server what a cache lagging behind this operator's own writes
+// could hide: the ScheduledBackup, and each Backup this process created that the cache does not
+// show yet, by its deterministic name. So a lagging cache can never yield a second Backup for a
+// slot, re-create a pruned one, or overlap a running one, and no read scans the namespace's
+// Backups. It leaves o's Schedule nil when the ScheduledBackup is gone or being deleted.
+func (r *Reconciler) refresh(ctx context.Context, o *Observation) error {
 	var sb v1.ScheduledBackup
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o.Schedule), &sb); err != nil {
-		return false, client.IgnoreNotFound(err)
-	}
-	if sb.DeletionTimestamp != nil {
-		return false, nil
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o.Schedule), &sb); err != nil || sb.DeletionTimestamp != nil {
+		o.Schedule = nil
+		return client.IgnoreNotFound(err)
 	}
 	children, err := r.freshChildren(ctx, &sb, o.Children)
 	if err != nil {
-		return false, err
+		return err
 	}
 	o.Schedule, o.Children, o.Fresh = &sb, children, true
 	r.expect.wrote(&sb)
-	return true, nil
+	return nil
 }
 
 // freshChildren is cached with each Backup this process created and the cache does not show yet
 // read from the API server. One that is gone, or no longer carries sb's label, is not waited for
 // any more.
-func (r *ScheduledBackupReconciler) freshChildren(ctx context.Context, sb *v1.ScheduledBackup, cached []v1.Backup) ([]v1.Backup, error) {
+func (r *Reconciler) freshChildren(ctx context.Context, sb *v1.ScheduledBackup, cached []v1.Backup) ([]v1.Backup, error) {
 	out := slices.Clone(cached)
 	for _, name := range r.expect.pending(sb) {
 		var b v1.Backup
@@ -87,14 +99,18 @@ func (r *ScheduledBackupReconciler) freshChildren(ctx context.Context, sb *v1.Sc
 	return out, nil
 }
 
-// occupant reads the Backup holding name; nil when it is this schedule's own (the next decision
-// adopts it) or gone.
-func (r *ScheduledBackupReconciler) occupant(ctx context.Context, sb *v1.ScheduledBackup, name string) (*v1.Backup, error) {
+// occupant reads the Backup holding name, through the cache unless o was read fresh; nil when
+// there is none or it is this schedule's own (the decision adopts it).
+func (r *Reconciler) occupant(ctx context.Context, o Observation, name string) (*v1.Backup, error) {
+	reader := client.Reader(r.Client)
+	if o.Fresh {
+		reader = r.APIReader
+	}
 	var b v1.Backup
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: sb.Namespace, Name: name}, &b); err != nil {
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: o.Schedule.Namespace, Name: name}, &b); err != nil {
 		return nil, client.IgnoreNotFound(err)
 	}
-	if b.Labels[v1.ScheduledBackupLabel] == sb.Name {
+	if b.Labels[v1.ScheduledBackupLabel] == o.Schedule.Name {
 		return nil, nil
 	}
 	return &b, nil
@@ -112,17 +128,4 @@ func listChildren(ctx context.Context, c client.Reader, sb *v1.ScheduledBackup, 
 		return nil, fmt.Errorf("listing the Backups of ScheduledBackup %s: %w", sb.Name, err)
 	}
 	return list.Items, nil
-}
-
-// unrecordedRunning says a Backup this process created, and has not recorded in status yet, is
-// seen and has not finished. One not seen (deleted, or not in the cache yet) does not count: its
-// slot is recorded without waiting.
-func (o *sbObservation) unrecordedRunning() bool {
-	for name := range o.Unrecorded {
-		i := slices.IndexFunc(o.Children, func(b v1.Backup) bool { return b.Name == name })
-		if i >= 0 && !o.Children[i].IsDone() {
-			return true
-		}
-	}
-	return false
 }

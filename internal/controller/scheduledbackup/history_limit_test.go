@@ -1,4 +1,4 @@
-package controller_test
+package scheduledbackup_test
 
 import (
 	"context"
@@ -19,37 +19,37 @@ import (
 // deleted with; those without it are gone at once, nothing left that could delete remote data.
 func TestHistoryLimitsPruneBackupObjectsButKeepRemoteData(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) {
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) {
 		s.SuccessfulBackupsHistoryLimit, s.FailedBackupsHistoryLimit = int32Ptr(1), int32Ptr(1)
 		s.DeletionPolicy = v1.DeletionPolicyDelete
 	})
-	t.Cleanup(func() { h.removeFinalizers() })
-	h.reconcile("nightly")
-	first := h.firstSlot("nightly")
+	t.Cleanup(func() { w.removeFinalizers() })
+	w.reconcile("nightly")
+	first := w.firstSlot("nightly")
 	var names []string
 	for i := range 6 {
 		slot := first.Add(time.Duration(i) * time.Hour)
-		h.clock.SetTime(slot)
-		h.reconcile("nightly")
+		w.Clock.SetTime(slot)
+		w.reconcile("nightly")
 		name := childName("nightly", slot)
 		names = append(names, name)
 		if i%2 == 0 {
-			h.addFinalizer(name)
+			w.addFinalizer(name)
 		}
 		phase := v1.BackupPhaseCompleted
 		if i%2 == 1 {
 			phase = v1.BackupPhaseFailed
 		}
-		h.setPhase(name, phase)
+		w.setPhase(name, phase)
 	}
-	h.reconcile("nightly")
+	w.reconcile("nightly")
 
 	for i, name := range names {
 		kept, finalizer := i >= len(names)-2, i%2 == 0
 		var b v1.Backup
-		err := h.env.Client.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, &b)
+		err := w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: name}, &b)
 		switch {
 		case !kept && !finalizer:
 			if !apierrors.IsNotFound(err) {
@@ -70,7 +70,7 @@ func TestHistoryLimitsPruneBackupObjectsButKeepRemoteData(t *testing.T) {
 			t.Fatalf("%s is kept but its deletionPolicy changed to %q", name, b.Spec.DeletionPolicy)
 		}
 	}
-	if ev := h.events(); !hasEvent(ev, "BackupsPruned") {
+	if ev := w.Events(); !hasEvent(ev, "BackupsPruned") {
 		t.Fatalf("events %v", ev)
 	}
 }
@@ -82,75 +82,64 @@ func TestHistoryLimitsPruneBackupObjectsButKeepRemoteData(t *testing.T) {
 // deletes it.
 func TestPruneNeverDeletesABackupThatGainedTheFinalizerSinceItWasRead(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) {
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) {
 		s.FailedBackupsHistoryLimit = int32Ptr(0)
 		s.DeletionPolicy = v1.DeletionPolicyDelete
 	})
-	t.Cleanup(func() { h.removeFinalizers() })
-	h.reconcile("nightly")
-	slot := h.firstSlot("nightly")
-	h.clock.SetTime(slot)
-	h.reconcile("nightly")
+	t.Cleanup(func() { w.removeFinalizers() })
+	w.reconcile("nightly")
+	slot := w.firstSlot("nightly")
+	w.Clock.SetTime(slot)
+	w.reconcile("nightly")
 	name := childName("nightly", slot)
-	h.setPhase(name, v1.BackupPhaseFailed)
+	w.setPhase(name, v1.BackupPhaseFailed)
 
-	lc := &laggingCache{sb: h.schedule("nightly"), list: &v1.BackupList{}}
-	if err := h.env.Client.List(h.ctx, lc.list, client.InNamespace(h.ns)); err != nil {
+	lc := &laggingCache{sb: w.schedule("nightly"), list: &v1.BackupList{}}
+	if err := w.Client.List(w.Ctx, lc.list, client.InNamespace(w.NS)); err != nil {
 		t.Fatal(err)
 	}
 	lc.frozen = true
-	h.addFinalizer(name)
-	h.clock.Step(time.Minute)
-	res, err := h.reconcileWith(h.laggingClient(lc), "nightly")
+	w.addFinalizer(name)
+	w.Clock.Step(time.Minute)
+	res, err := w.reconcileWith(w.laggingClient(lc), "nightly")
 	if err != nil || res.RequeueAfter == 0 {
 		t.Fatalf("reconcile on the stale view: %+v, %v; want a quick retry", res, err)
 	}
-	b := h.backup(name)
+	b := w.backup(name)
 	if b.DeletionTimestamp != nil || b.Spec.DeletionPolicy != v1.DeletionPolicyDelete {
 		t.Fatalf("%s was deleted (%v) or changed (deletionPolicy %q) from a view without its finalizer",
 			name, b.DeletionTimestamp, b.Spec.DeletionPolicy)
 	}
 
-	h.reconcile("nightly")
-	b = h.backup(name)
+	w.reconcile("nightly")
+	b = w.backup(name)
 	if b.DeletionTimestamp == nil || b.Spec.DeletionPolicy != v1.DeletionPolicyKeep {
 		t.Fatalf("%s: deleted %v with deletionPolicy %q, want deleted with keep", name, b.DeletionTimestamp, b.Spec.DeletionPolicy)
 	}
 }
 
-func (h *harness) backup(name string) *v1.Backup {
-	h.t.Helper()
+func (w *world) addFinalizer(name string) {
+	w.T.Helper()
 	var b v1.Backup
-	if err := h.env.Client.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, &b); err != nil {
-		h.t.Fatalf("reading Backup %s: %v", name, err)
-	}
-	return &b
-}
-
-func int32Ptr(v int32) *int32 { return &v }
-
-func (h *harness) addFinalizer(name string) {
-	h.t.Helper()
-	var b v1.Backup
-	if err := h.env.Client.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, &b); err != nil {
-		h.t.Fatal(err)
+	if err := w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: name}, &b); err != nil {
+		w.T.Fatal(err)
 	}
 	b.Finalizers = append(b.Finalizers, v1.RemoteCleanupFinalizer)
-	if err := h.env.Client.Update(h.ctx, &b); err != nil {
-		h.t.Fatal(err)
+	if err := w.Client.Update(w.Ctx, &b); err != nil {
+		w.T.Fatal(err)
 	}
 }
 
-func (h *harness) removeFinalizers() {
+func (w *world) removeFinalizers() {
 	var list v1.BackupList
-	if err := h.env.Client.List(context.Background(), &list, client.InNamespace(h.ns)); err != nil {
+	if err := w.Client.List(context.Background(), &list, client.InNamespace(w.NS)); err != nil {
 		return
 	}
 	for i := range list.Items {
 		b := &list.Items[i]
 		b.Finalizers = nil
-		_ = h.env.Client.Update(context.Background(), b)
+		_ = w.Client.Update(context.Background(), b)
 	}
 }

@@ -1,4 +1,4 @@
-package controller_test
+package scheduledbackup_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 )
 
 // laggingCache serves ScheduledBackups and Backup lists from a snapshot taken at freeze, as a
@@ -22,8 +22,8 @@ type laggingCache struct {
 	frozen bool
 }
 
-func (h *harness) laggingClient(lc *laggingCache) client.Client {
-	return h.intercepting(interceptor.Funcs{
+func (w *world) laggingClient(lc *laggingCache) client.Client {
+	return w.intercepting(interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			if sb, ok := obj.(*v1.ScheduledBackup); ok && lc.frozen {
 				lc.sb.DeepCopyInto(sb)
@@ -42,8 +42,8 @@ func (h *harness) laggingClient(lc *laggingCache) client.Client {
 }
 
 // countingReader counts the reads that bypass the cache: all of them in n, the lists in lists.
-func (h *harness) countingReader(n, lists *atomic.Int32) client.Client {
-	return h.intercepting(interceptor.Funcs{
+func (w *world) countingReader(n, lists *atomic.Int32) client.Client {
+	return w.intercepting(interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			n.Add(1)
 			return c.Get(ctx, key, obj, opts...)
@@ -63,47 +63,47 @@ func (h *harness) countingReader(n, lists *atomic.Int32) client.Client {
 // the schedule and the Backup by name: it never lists (and so scans) the namespace's Backups.
 func TestLaggingCacheNeverOverlapsARunningBackup(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("nightly")
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly")
 	lc := &laggingCache{}
 	var fresh, lists atomic.Int32
-	r := &controller.ScheduledBackupReconciler{Client: h.laggingClient(lc), APIReader: h.countingReader(&fresh, &lists),
-		Recorder: h.recorder, Clock: h.clock}
+	r := &scheduledbackup.Reconciler{Client: w.laggingClient(lc), APIReader: w.countingReader(&fresh, &lists),
+		Recorder: w.Recorder, Clock: w.Clock}
 	reconcile := func() {
 		t.Helper()
-		if _, err := r.Reconcile(h.ctx, requestFor(h, "nightly")); err != nil {
+		if _, err := r.Reconcile(w.Ctx, w.request("nightly")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	reconcile()
-	lc.sb, lc.list, lc.frozen = h.schedule("nightly"), &v1.BackupList{}, true
+	lc.sb, lc.list, lc.frozen = w.schedule("nightly"), &v1.BackupList{}, true
 
-	first := h.firstSlot("nightly")
-	h.clock.SetTime(first)
+	first := w.firstSlot("nightly")
+	w.Clock.SetTime(first)
 	reconcile()
-	h.wantBackups(childName("nightly", first))
+	w.wantBackups(childName("nightly", first))
 	if n := fresh.Load(); n != 0 {
 		t.Fatalf("%d reads bypassed a cache that showed every write", n)
 	}
-	h.setPhase(childName("nightly", first), v1.BackupPhaseRunning)
+	w.setPhase(childName("nightly", first), v1.BackupPhaseRunning)
 
-	h.clock.SetTime(first.Add(time.Hour))
+	w.Clock.SetTime(first.Add(time.Hour))
 	reconcile()
-	h.wantBackups(childName("nightly", first))
+	w.wantBackups(childName("nightly", first))
 	if fresh.Load() == 0 {
 		t.Fatal("a cache missing this process's writes was trusted")
 	}
 	if n := lists.Load(); n != 0 {
 		t.Fatalf("the fresh read listed Backups %d time(s)", n)
 	}
-	if ev := h.events(); !hasEvent(ev, "BackupDeferred") {
+	if ev := w.Events(); !hasEvent(ev, "BackupDeferred") {
 		t.Fatalf("events %v lack BackupDeferred", ev)
 	}
 }
 
-func requestFor(h *harness, name string) ctrl.Request {
-	return ctrl.Request{NamespacedName: client.ObjectKey{Namespace: h.ns, Name: name}}
+func requestFor(w *world, name string) ctrl.Request {
+	return ctrl.Request{NamespacedName: client.ObjectKey{Namespace: w.NS, Name: name}}
 }
 
 // TestLaggingCacheNeverRecreatesAPrunedBackup: the cache stopped before this process created a
@@ -112,34 +112,34 @@ func requestFor(h *harness, name string) ctrl.Request {
 // is taken anew on a fresh read, which finds the slot recorded, so the pruned Backup never returns.
 func TestLaggingCacheNeverRecreatesAPrunedBackup(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) { s.FailedBackupsHistoryLimit = int32Ptr(0) })
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) { s.FailedBackupsHistoryLimit = int32Ptr(0) })
 	lc := &laggingCache{}
 	var fresh, lists atomic.Int32
-	r := &controller.ScheduledBackupReconciler{Client: h.laggingClient(lc), APIReader: h.countingReader(&fresh, &lists),
-		Recorder: h.recorder, Clock: h.clock}
+	r := &scheduledbackup.Reconciler{Client: w.laggingClient(lc), APIReader: w.countingReader(&fresh, &lists),
+		Recorder: w.Recorder, Clock: w.Clock}
 	reconcile := func() {
 		t.Helper()
-		if _, err := r.Reconcile(h.ctx, requestFor(h, "nightly")); err != nil {
+		if _, err := r.Reconcile(w.Ctx, w.request("nightly")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	reconcile()
-	lc.sb, lc.list, lc.frozen = h.schedule("nightly"), &v1.BackupList{}, true
+	lc.sb, lc.list, lc.frozen = w.schedule("nightly"), &v1.BackupList{}, true
 
-	slot := h.firstSlot("nightly")
-	h.clock.SetTime(slot)
+	slot := w.firstSlot("nightly")
+	w.Clock.SetTime(slot)
 	reconcile()
 	name := childName("nightly", slot)
-	h.wantBackups(name)
-	h.setPhase(name, v1.BackupPhaseFailed)
+	w.wantBackups(name)
+	w.setPhase(name, v1.BackupPhaseFailed)
 	for range 3 {
-		h.clock.Step(time.Minute)
+		w.Clock.Step(time.Minute)
 		reconcile()
-		h.wantBackups()
+		w.wantBackups()
 	}
-	if got := h.schedule("nightly").Status.LastScheduleTime; got == nil || !got.Time.Equal(slot) {
+	if got := w.schedule("nightly").Status.LastScheduleTime; got == nil || !got.Time.Equal(slot) {
 		t.Fatalf("lastScheduleTime %v, want %v", got, slot)
 	}
 	if fresh.Load() == 0 || lists.Load() != 0 {

@@ -1,4 +1,4 @@
-package controller_test
+package scheduledbackup_test
 
 import (
 	"testing"
@@ -15,25 +15,25 @@ import (
 // Cluster then collects only the cluster-owned one; the standalone Backup survives both.
 func TestOwnerReferenceModesUnderGarbageCollection(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	cluster := h.createCluster("db")
+	w := newWorld(t)
+	cluster := w.createCluster("db")
 	modes := map[string]v1.BackupOwnerReference{
 		"own-self": v1.BackupOwnerReferenceSelf, "own-cluster": v1.BackupOwnerReferenceCluster, "own-none": v1.BackupOwnerReferenceNone,
 	}
 	slot := time.Time{}
 	for name, mode := range modes {
-		h.createSchedule(name, func(s *v1.ScheduledBackupSpec) { s.BackupOwnerReference = mode })
-		h.reconcile(name)
-		slot = h.firstSlot(name)
+		w.createSchedule(name, func(s *v1.ScheduledBackupSpec) { s.BackupOwnerReference = mode })
+		w.reconcile(name)
+		slot = w.firstSlot(name)
 	}
-	h.clock.SetTime(slot.Add(time.Hour + time.Second))
+	w.Clock.SetTime(slot.Add(time.Hour + time.Second))
 	for name := range modes {
-		h.reconcile(name)
+		w.reconcile(name)
 	}
 	child := func(name string) *v1.Backup {
-		return &v1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: childName(name, slot.Add(time.Hour))}}
+		return &v1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: w.NS, Name: childName(name, slot.Add(time.Hour))}}
 	}
-	all := h.wantBackups(childName("own-self", slot.Add(time.Hour)), childName("own-cluster", slot.Add(time.Hour)),
+	all := w.wantBackups(childName("own-self", slot.Add(time.Hour)), childName("own-cluster", slot.Add(time.Hour)),
 		childName("own-none", slot.Add(time.Hour)))
 	for name, mode := range modes {
 		refs := all[childName(name, slot.Add(time.Hour))].OwnerReferences
@@ -43,18 +43,18 @@ func TestOwnerReferenceModesUnderGarbageCollection(t *testing.T) {
 	}
 
 	for name := range modes {
-		if err := h.env.Client.Delete(h.ctx, h.schedule(name)); err != nil {
+		if err := w.Client.Delete(w.Ctx, w.schedule(name)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h.eventually("the collector deletes the self-owned Backup", h.gone(child("own-self")))
-	h.wantBackups(childName("own-cluster", slot.Add(time.Hour)), childName("own-none", slot.Add(time.Hour)))
+	w.Eventually("the collector deletes the self-owned Backup", w.Gone(child("own-self")))
+	w.wantBackups(childName("own-cluster", slot.Add(time.Hour)), childName("own-none", slot.Add(time.Hour)))
 
-	if err := h.env.Client.Delete(h.ctx, cluster); err != nil {
+	if err := w.Client.Delete(w.Ctx, cluster); err != nil {
 		t.Fatal(err)
 	}
-	h.eventually("the collector deletes the cluster-owned Backup", h.gone(child("own-cluster")))
-	if err := h.env.Client.Get(h.ctx, client.ObjectKeyFromObject(child("own-none")), &v1.Backup{}); err != nil {
+	w.Eventually("the collector deletes the cluster-owned Backup", w.Gone(child("own-cluster")))
+	if err := w.Client.Get(w.Ctx, client.ObjectKeyFromObject(child("own-none")), &v1.Backup{}); err != nil {
 		t.Fatalf("the standalone Backup did not survive: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package controller_test
+package scheduledbackup_test
 
 import (
 	"testing"
@@ -20,38 +20,38 @@ func wantCondition(t *testing.T, sb *v1.ScheduledBackup, typ string, status meta
 
 func TestFirstReconcileStampsStatusWithoutABackup(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("nightly")
-	res := h.reconcile("nightly")
-	sb := h.schedule("nightly")
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly")
+	res := w.reconcile("nightly")
+	sb := w.schedule("nightly")
 	if sb.Status.LastCheckTime == nil || sb.Status.LastScheduleTime != nil {
 		t.Fatalf("status %+v: want lastCheckTime and no lastScheduleTime", sb.Status)
 	}
-	if next := sb.Status.NextScheduleTime; next == nil || !next.Time.Equal(h.firstSlot("nightly")) {
-		t.Fatalf("nextScheduleTime %v, want %v", next, h.firstSlot("nightly"))
+	if next := sb.Status.NextScheduleTime; next == nil || !next.Time.Equal(w.firstSlot("nightly")) {
+		t.Fatalf("nextScheduleTime %v, want %v", next, w.firstSlot("nightly"))
 	}
 	wantCondition(t, sb, v1.ConditionReady, metav1.ConditionTrue, "Scheduled")
 	if res.RequeueAfter <= 0 {
 		t.Fatalf("result %+v: want a requeue toward the next slot", res)
 	}
-	h.wantBackups()
+	w.wantBackups()
 }
 
 func TestDueSlotCreatesOneBackupAtTheDeterministicNameInheritingTheSpec(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) {
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) {
 		s.Method, s.Target, s.Online = v1.BackupMethodXtraBackup, v1.BackupTargetPrimary, boolPtr(false)
 		s.Timeout, s.DeletionPolicy = &metav1.Duration{Duration: time.Hour}, v1.DeletionPolicyDelete
 	})
-	h.reconcile("nightly")
-	slot := h.firstSlot("nightly")
-	h.clock.SetTime(slot.Add(300 * time.Millisecond))
-	h.reconcile("nightly")
-	h.reconcile("nightly")
-	b := h.wantBackups(childName("nightly", slot))[childName("nightly", slot)]
+	w.reconcile("nightly")
+	slot := w.firstSlot("nightly")
+	w.Clock.SetTime(slot.Add(300 * time.Millisecond))
+	w.reconcile("nightly")
+	w.reconcile("nightly")
+	b := w.wantBackups(childName("nightly", slot))[childName("nightly", slot)]
 	s := b.Spec
 	if s.Cluster.Name != "db" || s.Method != v1.BackupMethodXtraBackup || s.Target != v1.BackupTargetPrimary ||
 		*s.Online || s.Timeout.Duration != time.Hour || s.DeletionPolicy != v1.DeletionPolicyDelete {
@@ -60,56 +60,56 @@ func TestDueSlotCreatesOneBackupAtTheDeterministicNameInheritingTheSpec(t *testi
 	if b.Labels[v1.ScheduledBackupLabel] != "nightly" || len(b.OwnerReferences) != 0 {
 		t.Fatalf("labels %v, owners %v: want the schedule label and no owner (mode none)", b.Labels, b.OwnerReferences)
 	}
-	sb := h.schedule("nightly")
+	sb := w.schedule("nightly")
 	if !sb.Status.LastScheduleTime.Time.Equal(slot) || !sb.Status.NextScheduleTime.Time.Equal(slot.Add(time.Hour)) {
 		t.Fatalf("status %+v", sb.Status)
 	}
-	if ev := h.events(); !hasEvent(ev, "BackupCreated") {
+	if ev := w.Events(); !hasEvent(ev, "BackupCreated") {
 		t.Fatalf("events %v", ev)
 	}
 }
 
 func TestDowntimeYieldsOneBackupForTheMostRecentSlot(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("nightly")
-	h.reconcile("nightly")
-	latest := h.firstSlot("nightly").Add(5 * time.Hour)
-	h.clock.SetTime(latest.Add(10 * time.Minute))
-	h.reconcile("nightly")
-	h.reconcile("nightly")
-	h.wantBackups(childName("nightly", latest))
-	if ev := h.events(); !hasEvent(ev, "MissedSlots") {
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly")
+	w.reconcile("nightly")
+	latest := w.firstSlot("nightly").Add(5 * time.Hour)
+	w.Clock.SetTime(latest.Add(10 * time.Minute))
+	w.reconcile("nightly")
+	w.reconcile("nightly")
+	w.wantBackups(childName("nightly", latest))
+	if ev := w.Events(); !hasEvent(ev, "MissedSlots") {
 		t.Fatalf("events %v lack MissedSlots", ev)
 	}
 }
 
 func TestConcurrencyGuardWaitsForTheRunningBackupAndAFailureDoesNotStopTheSchedule(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("nightly")
-	h.reconcile("nightly")
-	first := h.firstSlot("nightly")
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly")
+	w.reconcile("nightly")
+	first := w.firstSlot("nightly")
 	second := first.Add(time.Hour)
-	h.clock.SetTime(first)
-	h.reconcile("nightly")
-	h.setPhase(childName("nightly", first), v1.BackupPhaseRunning)
-	h.clock.SetTime(second.Add(time.Second))
-	h.reconcile("nightly")
-	h.wantBackups(childName("nightly", first))
-	sb := h.schedule("nightly")
+	w.Clock.SetTime(first)
+	w.reconcile("nightly")
+	w.setPhase(childName("nightly", first), v1.BackupPhaseRunning)
+	w.Clock.SetTime(second.Add(time.Second))
+	w.reconcile("nightly")
+	w.wantBackups(childName("nightly", first))
+	sb := w.schedule("nightly")
 	wantCondition(t, sb, v1.ConditionReady, metav1.ConditionTrue, "BackupRunning")
 	if !sb.Status.NextScheduleTime.Time.Equal(second) {
 		t.Fatalf("nextScheduleTime %v, want the waiting slot %v", sb.Status.NextScheduleTime, second)
 	}
-	h.setPhase(childName("nightly", first), v1.BackupPhaseFailed)
-	h.reconcile("nightly")
-	h.wantBackups(childName("nightly", first), childName("nightly", second))
-	sb = h.schedule("nightly")
+	w.setPhase(childName("nightly", first), v1.BackupPhaseFailed)
+	w.reconcile("nightly")
+	w.wantBackups(childName("nightly", first), childName("nightly", second))
+	sb = w.schedule("nightly")
 	wantCondition(t, sb, v1.ConditionDegraded, metav1.ConditionTrue, "BackupFailed")
-	ev := h.events()
+	ev := w.Events()
 	for _, reason := range []string{"BackupDeferred", "BackupFailed", "BackupCreated"} {
 		if !hasEvent(ev, reason) {
 			t.Fatalf("events %v lack %s", ev, reason)
@@ -119,65 +119,65 @@ func TestConcurrencyGuardWaitsForTheRunningBackupAndAFailureDoesNotStopTheSchedu
 
 func TestNameCollisionIsNotAdoptedAndSkipsTheSlot(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("nightly")
-	h.reconcile("nightly")
-	first := h.firstSlot("nightly")
-	foreign := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: childName("nightly", first), Namespace: h.ns},
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly")
+	w.reconcile("nightly")
+	first := w.firstSlot("nightly")
+	foreign := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: childName("nightly", first), Namespace: w.NS},
 		Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: "other"}}}
-	if err := h.env.Client.Create(h.ctx, foreign); err != nil {
+	if err := w.Client.Create(w.Ctx, foreign); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.SetTime(first.Add(time.Second))
-	h.reconcile("nightly")
-	h.reconcile("nightly")
-	got := h.wantBackups(foreign.Name)[foreign.Name]
+	w.Clock.SetTime(first.Add(time.Second))
+	w.reconcile("nightly")
+	w.reconcile("nightly")
+	got := w.wantBackups(foreign.Name)[foreign.Name]
 	if got.ResourceVersion != foreign.ResourceVersion || len(got.Labels) != 0 {
 		t.Fatalf("the foreign Backup was touched: %+v", got.ObjectMeta)
 	}
-	sb := h.schedule("nightly")
+	sb := w.schedule("nightly")
 	if sb.Status.LastSkipped == nil || !sb.Status.LastSkipped.Time.Equal(first) || sb.Status.LastScheduleTime != nil {
 		t.Fatalf("status %+v: want the slot recorded as skipped", sb.Status)
 	}
-	if ev := h.events(); !hasEvent(ev, "NameCollision") {
+	if ev := w.Events(); !hasEvent(ev, "NameCollision") {
 		t.Fatalf("events %v lack NameCollision", ev)
 	}
-	h.clock.SetTime(first.Add(time.Hour))
-	h.reconcile("nightly")
-	h.wantBackups(foreign.Name, childName("nightly", first.Add(time.Hour)))
+	w.Clock.SetTime(first.Add(time.Hour))
+	w.reconcile("nightly")
+	w.wantBackups(foreign.Name, childName("nightly", first.Add(time.Hour)))
 }
 
 func TestSuspendCreatesNothingAndLeavesExistingBackupsAlone(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createCluster("db")
-	h.createSchedule("nightly")
-	h.reconcile("nightly")
-	first := h.firstSlot("nightly")
-	h.clock.SetTime(first)
-	h.reconcile("nightly")
-	h.setPhase(childName("nightly", first), v1.BackupPhaseRunning)
-	before := h.wantBackups(childName("nightly", first))
-	h.updateSpec("nightly", func(s *v1.ScheduledBackupSpec) { s.Suspend = boolPtr(true) })
-	h.clock.SetTime(first.Add(3*time.Hour + time.Minute))
-	if res := h.reconcile("nightly"); res.RequeueAfter != 0 {
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly")
+	w.reconcile("nightly")
+	first := w.firstSlot("nightly")
+	w.Clock.SetTime(first)
+	w.reconcile("nightly")
+	w.setPhase(childName("nightly", first), v1.BackupPhaseRunning)
+	before := w.wantBackups(childName("nightly", first))
+	w.updateSpec("nightly", func(s *v1.ScheduledBackupSpec) { s.Suspend = boolPtr(true) })
+	w.Clock.SetTime(first.Add(3*time.Hour + time.Minute))
+	if res := w.reconcile("nightly"); res.RequeueAfter != 0 {
 		t.Fatalf("a suspended schedule is requeued: %+v", res)
 	}
-	after := h.wantBackups(childName("nightly", first))
+	after := w.wantBackups(childName("nightly", first))
 	if after[childName("nightly", first)].ResourceVersion != before[childName("nightly", first)].ResourceVersion {
 		t.Fatal("suspension touched an existing Backup")
 	}
-	sb := h.schedule("nightly")
+	sb := w.schedule("nightly")
 	wantCondition(t, sb, v1.ConditionReady, metav1.ConditionFalse, "Suspended")
 	if sb.Status.NextScheduleTime != nil {
 		t.Fatalf("nextScheduleTime %v while suspended", sb.Status.NextScheduleTime)
 	}
-	h.setPhase(childName("nightly", first), v1.BackupPhaseCompleted)
-	h.updateSpec("nightly", func(s *v1.ScheduledBackupSpec) { s.Suspend = boolPtr(false) })
-	h.reconcile("nightly")
-	h.wantBackups(childName("nightly", first), childName("nightly", first.Add(3*time.Hour)))
-	ev := h.events()
+	w.setPhase(childName("nightly", first), v1.BackupPhaseCompleted)
+	w.updateSpec("nightly", func(s *v1.ScheduledBackupSpec) { s.Suspend = boolPtr(false) })
+	w.reconcile("nightly")
+	w.wantBackups(childName("nightly", first), childName("nightly", first.Add(3*time.Hour)))
+	ev := w.Events()
 	for _, reason := range []string{"Suspended", "Resumed", "MissedSlots"} {
 		if !hasEvent(ev, reason) {
 			t.Fatalf("events %v lack %s", ev, reason)
@@ -187,25 +187,25 @@ func TestSuspendCreatesNothingAndLeavesExistingBackupsAlone(t *testing.T) {
 
 func TestMissingClusterWarnsAndRetriesUntilItExists(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.createSchedule("nightly")
-	h.reconcile("nightly")
-	first := h.firstSlot("nightly")
-	h.clock.SetTime(first.Add(time.Second))
-	res := h.reconcile("nightly")
-	h.wantBackups()
+	w := newWorld(t)
+	w.createSchedule("nightly")
+	w.reconcile("nightly")
+	first := w.firstSlot("nightly")
+	w.Clock.SetTime(first.Add(time.Second))
+	res := w.reconcile("nightly")
+	w.wantBackups()
 	if res.RequeueAfter <= 0 || res.RequeueAfter > 30*time.Second {
 		t.Fatalf("result %+v: want a retry within 30s", res)
 	}
-	sb := h.schedule("nightly")
+	sb := w.schedule("nightly")
 	wantCondition(t, sb, v1.ConditionReady, metav1.ConditionFalse, "ClusterNotFound")
 	wantCondition(t, sb, v1.ConditionDegraded, metav1.ConditionTrue, "ClusterNotFound")
-	if ev := h.events(); !hasEvent(ev, "ClusterNotFound") {
+	if ev := w.Events(); !hasEvent(ev, "ClusterNotFound") {
 		t.Fatalf("events %v lack the ClusterNotFound warning", ev)
 	}
-	h.createCluster("db")
-	h.clock.Step(res.RequeueAfter)
-	h.reconcile("nightly")
-	h.wantBackups(childName("nightly", first))
-	wantCondition(t, h.schedule("nightly"), v1.ConditionReady, metav1.ConditionTrue, "Scheduled")
+	w.createCluster("db")
+	w.Clock.Step(res.RequeueAfter)
+	w.reconcile("nightly")
+	w.wantBackups(childName("nightly", first))
+	wantCondition(t, w.schedule("nightly"), v1.ConditionReady, metav1.ConditionTrue, "Scheduled")
 }

@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 // run decides what an active schedule does now: nothing, wait, skip a taken name, or create.
-func (p *sbPlanner) run() {
+func (p *planner) run() {
 	p.d.Status.NextScheduleTime = timePtr(p.plan.Next)
 	p.d.RequeueAfter = p.untilNext()
 	t, ok := p.target()
@@ -39,7 +39,7 @@ func (p *sbPlanner) run() {
 
 // deferFor waits for the running child: Backups of one schedule never overlap. The child's
 // completion wakes the schedule; a child that never ends is failed by its own timeout.
-func (p *sbPlanner) deferFor(t slotTarget, running child) {
+func (p *planner) deferFor(t slotTarget, running child) {
 	p.d.Status.NextScheduleTime = timePtr(t.slot)
 	phase := string(running.backup.Status.Phase)
 	if phase == "" {
@@ -52,29 +52,29 @@ func (p *sbPlanner) deferFor(t slotTarget, running child) {
 		p.setReady(true, reasonBackupRunning, msg)
 	}
 	if old := p.oldCondition(v1.ConditionReady); old == nil || old.Message != msg {
-		p.d.Events = append(p.d.Events, evBackupDeferred.with(stamp(t.slot), running.backup.Name, phase))
+		p.d.Events = append(p.d.Events, evBackupDeferred.With(stamp(t.slot), running.backup.Name, phase))
 	}
 }
 
 // collide skips a slot whose name is taken by a Backup this schedule does not own; it is
 // recorded as skipped so the next slot is the one scheduled.
-func (p *sbPlanner) collide(t slotTarget, occ *v1.Backup) {
+func (p *planner) collide(t slotTarget, occ *v1.Backup) {
 	p.d.Status.LastSkipped = timePtr(t.slot)
 	p.d.Events = append(p.d.Events,
-		evNameCollision.with(occ.Name, v1.ScheduledBackupLabel, p.sb.Name, stamp(t.slot)))
+		evNameCollision.With(occ.Name, v1.ScheduledBackupLabel, p.sb.Name, stamp(t.slot)))
 	p.setReadyIdle()
 }
 
 // create asks for the Backup of the target and records its slot.
-func (p *sbPlanner) create(t slotTarget) {
+func (p *planner) create(t slotTarget) {
 	p.d.Create = buildScheduledBackup(p.sb, p.o.Cluster, t.slot, t.immediate)
 	p.d.Status.LastScheduleTime = timePtr(t.slot)
 	if t.immediate {
-		p.d.CreateEvent = evImmediateBackupCreated.with(p.d.Create.Name)
+		p.d.CreateEvent = evImmediateBackupCreated.With(p.d.Create.Name)
 	} else {
-		p.d.CreateEvent = evBackupCreated.with(p.d.Create.Name, stamp(t.slot))
+		p.d.CreateEvent = evBackupCreated.With(p.d.Create.Name, stamp(t.slot))
 		if p.plan.Missed > 0 {
-			p.d.Events = append(p.d.Events, evMissedSlots.with(missedCount(p.plan.Missed),
+			p.d.Events = append(p.d.Events, evMissedSlots.With(missedCount(p.plan.Missed),
 				stamp(p.plan.FirstMissed), stamp(t.slot)))
 		}
 	}
@@ -90,7 +90,7 @@ func missedCount(n int) string {
 
 // skipImmediately consumes spec.skipImmediately: whatever is due now (the immediate Backup or a
 // slot) is skipped, status.lastSkipped becomes now, and the flag is reset to false.
-func (p *sbPlanner) skipImmediately(sched schedule.Schedule) {
+func (p *planner) skipImmediately(sched schedule.Schedule) {
 	p.evaluated = true
 	p.d.ResetSkipImmediately = true
 	what := "no run was due"
@@ -101,7 +101,7 @@ func (p *sbPlanner) skipImmediately(sched schedule.Schedule) {
 	}
 	p.d.Status.LastSkipped = timePtr(p.now)
 	p.plan = sched.Plan(p.history(), p.now)
-	p.d.Events = append(p.d.Events, evSkippedImmediately.with(what, stamp(p.plan.Next)))
+	p.d.Events = append(p.d.Events, evSkippedImmediately.With(what, stamp(p.plan.Next)))
 	p.d.Status.NextScheduleTime = timePtr(p.plan.Next)
 	p.d.RequeueAfter = p.untilNext()
 	p.setReadyIdle()
@@ -110,13 +110,13 @@ func (p *sbPlanner) skipImmediately(sched schedule.Schedule) {
 // skipAlreadyRecorded reports whether this generation's skipImmediately was already consumed:
 // status is written before the flag is reset, and any other status write at this generation with
 // the flag set would have consumed it, so lastSkipped at this generation can only be that skip.
-func (p *sbPlanner) skipAlreadyRecorded() bool {
+func (p *planner) skipAlreadyRecorded() bool {
 	return p.sb.Status.LastSkipped != nil && p.sb.Status.ObservedGeneration == p.sb.Generation
 }
 
 // prune picks the finished children beyond the history limits, oldest first. Only Backup objects
-// go, never remote data: see sbPrune.
-func (p *sbPlanner) prune() {
+// go, never remote data: see Prune.
+func (p *planner) prune() {
 	limits := []struct {
 		phase v1.BackupPhase
 		limit *int32
@@ -132,11 +132,11 @@ func (p *sbPlanner) prune() {
 		names := ""
 		for i := len(done) - 1; i >= int(*l.limit); i-- {
 			b := done[i].backup
-			p.d.Prune = append(p.d.Prune, sbPrune{Backup: b, KeepFirst: keepBeforeDelete(b)})
+			p.d.Prune = append(p.d.Prune, Prune{Backup: b, KeepFirst: keepBeforeDelete(b)})
 			names += sep(names) + b.Name
 		}
 		p.d.PruneEvents = append(p.d.PruneEvents,
-			evBackupsPruned.with(len(done)-int(*l.limit), string(l.phase), *l.limit, names))
+			evBackupsPruned.With(len(done)-int(*l.limit), string(l.phase), *l.limit, names))
 	}
 }
 

@@ -1,4 +1,4 @@
-package controller
+package scheduledbackup
 
 import (
 	"context"
@@ -6,22 +6,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
-
-// DefaultScheduledBackupWorkers is how many ScheduledBackups are reconciled in parallel unless
-// configured: the work is mostly waiting on the API server, and many schedules often share a
-// slot, whose Backups should not wait in line for a free worker.
-const DefaultScheduledBackupWorkers = 50
 
 const (
 	// scheduledBackupClusterIndex indexes ScheduledBackups by spec.cluster.name.
@@ -31,11 +22,8 @@ const (
 	backupScheduleIndex = "metadata.labels.scheduled-backup"
 )
 
-// SetupWithManager registers the reconciler. A ScheduledBackup is reconciled when its spec
-// changes, when one of its child Backups (found by label, whatever the owner-reference mode)
-// finishes or goes away, when its Cluster appears, at its next slot, and when the Backups other
-// schedules were due to create are created while its writes were held (see SlotRush).
-func (r *ScheduledBackupReconciler) SetupWithManager(mgr ctrl.Manager, opts ...func(*controller.Options)) error {
+// index registers the cache indexes the reconciler lists through.
+func (r *Reconciler) index(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1.ScheduledBackup{}, scheduledBackupClusterIndex,
 		func(o client.Object) []string { return []string{o.(*v1.ScheduledBackup).Spec.Cluster.Name} }); err != nil {
 		return fmt.Errorf("indexing ScheduledBackups by Cluster: %w", err)
@@ -50,30 +38,6 @@ func (r *ScheduledBackupReconciler) SetupWithManager(mgr ctrl.Manager, opts ...f
 		return fmt.Errorf("indexing Backups by ScheduledBackup: %w", err)
 	}
 	r.cacheIndexed = true
-	options := controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}
-	if options.MaxConcurrentReconciles == 0 {
-		options.MaxConcurrentReconciles = DefaultScheduledBackupWorkers
-	}
-	for _, o := range opts {
-		o(&options)
-	}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named("scheduledbackup").
-		For(&v1.ScheduledBackup{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&v1.Backup{}, handler.EnqueueRequestsFromMapFunc(backupToSchedule),
-			builder.WithPredicates(childSettledPredicate())).
-		Watches(&v1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToSchedules),
-			builder.WithPredicates(predicate.Funcs{
-				UpdateFunc:  func(event.UpdateEvent) bool { return false },
-				DeleteFunc:  func(event.DeleteEvent) bool { return false },
-				GenericFunc: func(event.GenericEvent) bool { return false },
-			})).
-		WatchesRawSource(source.Channel(r.rush().wakeChannel(heldSchedule), &handler.EnqueueRequestForObject{})).
-		WithOptions(options).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("building the ScheduledBackup controller: %w", err)
-	}
 	return nil
 }
 
@@ -86,9 +50,9 @@ func backupToSchedule(_ context.Context, o client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 }
 
-// childSettledPredicate passes the child events that can let a waiting schedule go on or change
-// its conditions: a Backup finishing, starting to be deleted, being deleted, or being relabelled.
-func childSettledPredicate() predicate.Funcs {
+// childSettled passes the child events that can let a waiting schedule go on or change its
+// conditions: a Backup finishing, starting to be deleted, being deleted, or being relabelled.
+func childSettled() predicate.Funcs {
 	return predicate.Funcs{
 		CreateFunc: func(event.CreateEvent) bool { return false },
 		UpdateFunc: func(e event.UpdateEvent) bool {
@@ -107,8 +71,17 @@ func childSettledPredicate() predicate.Funcs {
 	}
 }
 
+// creations passes only creations.
+func creations() predicate.Funcs {
+	return predicate.Funcs{
+		UpdateFunc:  func(event.UpdateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
 // clusterToSchedules maps a new Cluster to the ScheduledBackups that name it.
-func (r *ScheduledBackupReconciler) clusterToSchedules(ctx context.Context, o client.Object) []reconcile.Request {
+func (r *Reconciler) clusterToSchedules(ctx context.Context, o client.Object) []reconcile.Request {
 	var list v1.ScheduledBackupList
 	if err := r.Client.List(ctx, &list, client.InNamespace(o.GetNamespace()),
 		client.MatchingFields{scheduledBackupClusterIndex: o.GetName()}); err != nil {

@@ -1,0 +1,19 @@
+package controller_test
+
+import (
+	"testing"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
+)
+
+// shared is the package's control plane with kube-controller-manager (garbage collection),
+// started on first use so the pure decision tests of this package run without it.
+var shared = kubetest.NewShared(kubetest.Options{ControllerManager: true})
+
+func TestMain(m *testing.M) { shared.Main(m) }
+
+// controlPlane returns the shared API server.
+func controlPlane(t *testing.T) *kubetest.Env {
+	t.Helper()
+	return shared.Get(t)
+}
