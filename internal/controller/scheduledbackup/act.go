@@ -19,9 +19,10 @@ import (
 //
 // A create whose name turns out to be taken is looked at again at once: that look reads the name
 // fresh and adopts the Backup holding it, or skips the slot for it. When d's status only records
-// the slot of the Backup just created (StatusCanWait) and the reconciler has a queue, the status
-// waits for a look at the lowest priority: at a slot many schedules share, it comes once their
-// Backups are created, and by then it often records the Backup's end in the same write.
+// the slot of the Backup just created (statusCanWait) and the reconciler has a queue, the status
+// waits for a look at the lowest priority, woken by the Backup's end or after recordDelay: at a
+// slot many schedules share it comes after their creates, and it records the Backup's end in the
+// same write when that came first.
 func (r *Reconciler) act(ctx context.Context, o Observation, d Decision) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(o.Schedule)
 	if d.Create != nil {

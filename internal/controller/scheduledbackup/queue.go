@@ -29,6 +29,12 @@ const (
 	priorityRecord = handler.LowPriority
 )
 
+// recordDelay is how long the look that records the slot of a Backup just created waits for
+// that Backup's end, which wakes it at once: a Backup that fails at once (its Cluster has no
+// object store, say) is then recorded with its slot in one status write, and the watch has shown
+// the Backup to the cache by then, so the look needs no fresh read.
+const recordDelay = 5 * time.Second
+
 // takeQueue is the controller's source that only hands the reconciler the controller's queue:
 // the controller starts its sources before its workers.
 func (r *Reconciler) takeQueue(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
@@ -52,13 +58,15 @@ func (r *Reconciler) lookAgainAfter(key types.NamespacedName, d time.Duration) c
 	return ctrl.Result{}
 }
 
-// recordLater puts the schedule back at the priority of a look that records; false without a
-// queue.
+// recordLater puts the schedule back at the priority of a look that records, after recordDelay
+// unless its child's end (or a change of its spec) wakes it sooner: the queue merges the two into
+// one item, ready at the earlier time. False without a queue.
 func (r *Reconciler) recordLater(key types.NamespacedName) bool {
 	if r.Queue == nil {
 		return false
 	}
-	r.Queue.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(priorityRecord)}, reconcile.Request{NamespacedName: key})
+	r.Queue.AddWithOpts(priorityqueue.AddOpts{After: recordDelay, Priority: ptr.To(priorityRecord)},
+		reconcile.Request{NamespacedName: key})
 	return true
 }
 

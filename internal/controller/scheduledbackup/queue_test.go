@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -38,6 +39,10 @@ func TestNextLookGoesThroughTheQueueAtTheDuePriority(t *testing.T) {
 	if !r.recordLater(key) {
 		t.Fatal("recordLater with a queue reports no queue")
 	}
+	if q.Len() != 0 {
+		t.Fatal("the record look is ready before its delay or the Backup's end")
+	}
+	q.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(priorityRecord)}, item) // the Backup's end, as the watch adds it
 	if item, priority, _ = q.GetWithPriority(); item.NamespacedName != key || priority != priorityRecord {
 		t.Fatalf("queued %v at %d, want %v at %d", item, priority, key, priorityRecord)
 	}

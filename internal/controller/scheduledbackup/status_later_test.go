@@ -100,7 +100,8 @@ func mentioning(events []string, s string) []string {
 
 // TestSlotStatusWaitsForALookAtTheLowestPriority: at its slot, a schedule creates its Backup and
 // writes nothing else, no status and no Event: it is put back at the lowest priority, behind the
-// looks of the other schedules whose slot is due. When that look comes, after its Backup failed,
+// looks of the other schedules whose slot is due, woken by its Backup's end (the watch, which does
+// not run here) or after a delay. When that look comes, after its Backup failed,
 // it records the slot and the failure in one status write, with the create's Event, and
 // recording its own Backup is no adoption.
 func TestSlotStatusWaitsForALookAtTheLowestPriority(t *testing.T) {
@@ -117,9 +118,13 @@ func TestSlotStatusWaitsForALookAtTheLowestPriority(t *testing.T) {
 	if ev := qw.Events(); len(ev) != 0 {
 		t.Fatalf("Events %v with the create", ev)
 	}
-	qw.wantQueuedAt("a", handler.LowPriority)
-
+	if n := qw.r.Queue.Len(); n != 0 {
+		t.Fatalf("%d look(s) ready right after the create, want the record look to wait for the Backup's end", n)
+	}
 	qw.setPhase(a, v1.BackupPhaseFailed)
+	check.Eventually(t, 30*time.Second, "the record look comes (the watch's wake-up is not running here: its delay)",
+		check.True(func() bool { return qw.r.Queue.Len() > 0 }))
+	qw.wantQueuedAt("a", handler.LowPriority)
 	qw.Clock.Step(200 * time.Millisecond)
 	qw.run("a")
 	sb := qw.schedule("a")
