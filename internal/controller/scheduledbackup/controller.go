@@ -53,9 +53,10 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers the reconciler under the name "scheduledbackup", with a priority
-// queue. A ScheduledBackup is looked at when its spec changes, when its Cluster appears, when its
-// next slot (or retry) is due, and, at the lowest priority, when one of its child Backups
-// (found by label, whatever the owner-reference mode) finishes, goes away or is relabelled.
+// queue (see queue.go). A ScheduledBackup is looked at when it appears or its spec changes, when
+// its Cluster appears, when its next slot (or retry) is due, and, at the lowest priority, when one
+// of its child Backups (found by label, whatever the owner-reference mode) finishes, goes away or
+// is relabelled.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts ...func(*controller.Options)) error {
 	if err := r.index(mgr); err != nil {
 		return err
@@ -69,8 +70,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts ...func(*controller
 	}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("scheduledbackup").
-		For(&v1.ScheduledBackup{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&v1.Backup{}, atRecordPriority(backupToSchedule), builder.WithPredicates(childSettled())).
+		Watches(&v1.ScheduledBackup{}, selfAtDuePriority(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1.Backup{}, atPriority(priorityRecord, backupToSchedule), builder.WithPredicates(childSettled())).
 		Watches(&v1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToSchedules),
 			builder.WithPredicates(creations())).
 		WatchesRawSource(source.Func(r.takeQueue)).

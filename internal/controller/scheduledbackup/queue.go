@@ -20,9 +20,11 @@ import (
 // The priorities of the looks at a schedule in the controller's priority queue. At a slot many
 // schedules share, every one of them comes due at once: the looks of the schedules whose slot (or
 // retry) is due go first, so their Backups are created before anything else this controller
-// writes; a change of spec or a new Cluster comes next (the queue's default priority); the looks
-// that only record what happened (a child Backup's end, the slot of a Backup just created) go
-// last. The queue keeps the highest priority an item was added with and hands out the items of
+// writes, and with them a schedule that appears (or is listed when the operator starts) or whose
+// spec changes; a new Cluster comes next (the queue's default priority); the looks that only
+// record what happened (a child Backup's end, the slot of a Backup just created) go last, and a
+// schedule whose record look waits is looked at by its next due look at the latest, the queue
+// merging the two. The queue keeps the highest priority an item was added with and hands out the items of
 // equal priority in the order they became ready.
 const (
 	priorityDue    = 100
@@ -108,16 +110,26 @@ func (t *timers) set(key types.NamespacedName, d time.Duration, fire func()) {
 // stop drops key's pending look.
 func (t *timers) stop(key types.NamespacedName) { t.set(key, 0, nil) }
 
-// atRecordPriority enqueues what m maps a Backup to (on an update, the old and the new Backup)
-// at the priority of a look that records.
-func atRecordPriority(m handler.MapFunc) handler.EventHandler {
+// selfAtDuePriority enqueues a ScheduledBackup that appears (created, or listed when the
+// operator starts) or whose spec changes at the priority of a due look: a schedule never looked
+// at, or changed by a user, must not wait behind the record looks, nor, when the operator starts
+// with many schedules at a busy slot, starve behind the due looks of those already looked at.
+func selfAtDuePriority() handler.EventHandler {
+	return atPriority(priorityDue, func(_ context.Context, o client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}}
+	})
+}
+
+// atPriority enqueues what m maps an object to (on an update, the old and the new object) at
+// priority.
+func atPriority(priority int, m handler.MapFunc) handler.EventHandler {
 	add := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
 		var reqs []reconcile.Request
 		for _, o := range objs {
 			reqs = append(reqs, m(ctx, o)...)
 		}
 		if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
-			pq.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(priorityRecord)}, reqs...)
+			pq.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(priority)}, reqs...)
 			return
 		}
 		for _, req := range reqs {
