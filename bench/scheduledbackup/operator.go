@@ -11,12 +11,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
 )
 
 // runOperator is the operator process of the benchmark: the production ScheduledBackup and Backup
-// reconcilers, wired as `manager controller` wires them (sharing one SlotRush), in a manager
+// reconcilers, wired as `manager controller` wires them, in a manager
 // configured like it (ctrl.GetConfig, info logs, the operator's Event broadcaster); no Cluster or
 // retention controller runs. With standIn only the ScheduledBackup reconciler runs, so its CPU and
 // memory are the scheduler's alone.
@@ -40,7 +40,7 @@ func runOperator(metricsAddr string, workers int, standIn bool) error {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
 	if standIn {
-		r := &controller.ScheduledBackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+		r := &scheduledbackup.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 			Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: clock.RealClock{},
 			MaxConcurrentReconciles: workers}
 		if err := r.SetupWithManager(mgr); err != nil {

@@ -15,10 +15,10 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/cluster"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 )
 
 // LeaderElectionID is the Lease that elects the active operator replica.
@@ -31,7 +31,7 @@ type Options struct {
 	LeaderElection          bool
 	LeaderElectionNamespace string
 	// ScheduledBackupWorkers is how many ScheduledBackups are reconciled in parallel; 0 means
-	// controller.DefaultScheduledBackupWorkers.
+	// scheduledbackup.DefaultWorkers.
 	ScheduledBackupWorkers int
 	// BackupWorkers is how many Backups are reconciled in parallel; 0 means
 	// backup.DefaultWorkers.
@@ -101,21 +101,18 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	return nil
 }
 
-// RegisterBackupControllers wires the ScheduledBackup and Backup reconcilers into mgr, sharing one
-// SlotRush: at a slot many schedules share, the Backups due are created before anything else
-// either controller writes.
+// RegisterBackupControllers wires the ScheduledBackup and Backup reconcilers into mgr.
 func RegisterBackupControllers(mgr ctrl.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	rush := &controller.SlotRush{}
-	if err := (&controller.ScheduledBackupReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
-		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: opts.Clock, Rush: rush,
+	if err := (&scheduledbackup.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: opts.Clock,
 		MaxConcurrentReconciles: opts.ScheduledBackupWorkers}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	b := backup.NewReconciler(mgr, opts.Clock)
-	b.Gate, b.MaxConcurrentReconciles = rush.BackupGate(), opts.BackupWorkers
+	b.MaxConcurrentReconciles = opts.BackupWorkers
 	return b.SetupWithManager(mgr)
 }
 

@@ -8,8 +8,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
 )
 
@@ -36,7 +36,7 @@ func NewCommand() *cobra.Command {
 	f.BoolVar(&opts.LeaderElection, "leader-elect", true, "elect one active operator through a Lease")
 	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", os.Getenv("POD_NAMESPACE"),
 		"namespace of the leader-election Lease; required when running outside a cluster")
-	f.IntVar(&opts.ScheduledBackupWorkers, "scheduled-backup-workers", controller.DefaultScheduledBackupWorkers,
+	f.IntVar(&opts.ScheduledBackupWorkers, "scheduled-backup-workers", scheduledbackup.DefaultWorkers,
 		"ScheduledBackups reconciled in parallel; raise it when many schedules share a slot")
 	f.IntVar(&opts.BackupWorkers, "backup-workers", backup.DefaultWorkers,
 		"Backups reconciled in parallel; raise it when many schedules share a slot")

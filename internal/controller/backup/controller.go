@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -43,8 +42,6 @@ type Reconciler struct {
 	// OperatorImage is the image of the init container that copies the manager binary;
 	// specs.DefaultOperatorImage when empty.
 	OperatorImage string
-	// Gate may hold the first steps on a Backup not started yet (see gate.go); nil never holds.
-	Gate StartGate
 	// MaxConcurrentReconciles defaults to DefaultWorkers.
 	MaxConcurrentReconciles int
 }
@@ -62,18 +59,12 @@ func NewReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *Reconciler {
 		Instances: instances.MTLS{Reader: mgr.GetAPIReader()}, OperatorImage: os.Getenv(specs.OperatorImageEnv)}
 }
 
-// Reconcile lets the Gate hold a Backup not started yet, runs the remote-cleanup finalizer (which
-// ends here for a Backup being deleted), then gathers, decides and acts on the Backup's phase.
+// Reconcile runs the remote-cleanup finalizer (which ends here for a Backup being deleted), then
+// gathers, decides and acts on the Backup's phase.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var b v1.Backup
 	if err := r.Client.Get(ctx, req.NamespacedName, &b); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.release(req.NamespacedName)
-		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if wait, held := r.holdNew(&b); held {
-		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	if res, done, err := r.reconcileFinalizer(ctx, &b); done {
 		return res, err

@@ -7,6 +7,5 @@
 //
 // Both follow gather -> decide -> act: gather.go and decide.go (Observation, Decision, Decide)
 // for the Backup's phase, finalizer_gather.go and finalizer_decide.go for the finalizer; act.go
-// and finalizer_act.go write. gate.go is how another controller of the process may hold the
-// first steps on new Backups.
+// and finalizer_act.go write.
 package backup

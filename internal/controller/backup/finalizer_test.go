@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3proxy"
 )
@@ -190,7 +190,7 @@ func (w *bkWorld) testFromSchedule(t *testing.T) {
 	w.Create(&v1.ScheduledBackup{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: w.NS},
 		Spec: v1.ScheduledBackupSpec{Schedule: "0 0 3 * * *", Cluster: v1.LocalObjectReference{Name: "db"},
 			Immediate: ptr.To(true), DeletionPolicy: v1.DeletionPolicyDelete}})
-	sr := &controller.ScheduledBackupReconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock}
+	sr := &scheduledbackup.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock}
 	if _, err := sr.Reconcile(w.Ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: w.NS, Name: "nightly"}}); err != nil {
 		t.Fatal(err)
 	}

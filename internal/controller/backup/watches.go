@@ -25,8 +25,7 @@ const clusterIndex = "spec.cluster.name"
 
 // SetupWithManager registers the reconciler under the name "backup"; a Backup is reconciled when
 // it or its Job changes, when the spec of a Cluster it belongs to or that bootstraps from it
-// changes or the Cluster goes (the default deletion policy and a refused cleanup depend on them),
-// and when a WakingGate wakes it.
+// changes or the Cluster goes (the default deletion policy and a refused cleanup depend on them).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1.Backup{}, clusterIndex,
 		func(o client.Object) []string { return []string{o.(*v1.Backup).Spec.Cluster.Name} }); err != nil {
@@ -41,7 +40,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&v1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToBackups),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers})
-	return r.watchWakeups(b).Named("backup").Complete(r)
+	return b.Named("backup").Complete(r)
 }
 
 // clusterToBackups maps a Cluster to its Backups and to the Backup its bootstrap.recovery names.

@@ -1,0 +1,64 @@
+package scheduledbackup_test
+
+import (
+	"testing"
+	"time"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// TestSkipImmediatelyOnCreationSkipsTheImmediateBackupAndResetsTheFlag: created with immediate
+// and skipImmediately, the schedule takes no Backup now, records lastSkipped, resets the flag,
+// and runs the next slot normally.
+func TestSkipImmediatelyOnCreationSkipsTheImmediateBackupAndResetsTheFlag(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) {
+		s.Immediate, s.SkipImmediately = boolPtr(true), boolPtr(true)
+	})
+	w.reconcile("nightly")
+	w.reconcile("nightly")
+	w.wantBackups()
+	sb := w.schedule("nightly")
+	if sb.WantsSkipImmediately() || sb.Status.LastSkipped == nil {
+		t.Fatalf("skipImmediately %v, lastSkipped %v: want consumed and recorded", *sb.Spec.SkipImmediately, sb.Status.LastSkipped)
+	}
+	if ev := w.Events(); !hasEvent(ev, "SkippedImmediately") {
+		t.Fatalf("events %v", ev)
+	}
+	slot := w.firstSlot("nightly")
+	w.Clock.SetTime(slot)
+	w.reconcile("nightly")
+	w.wantBackups(childName("nightly", slot))
+}
+
+// TestSkipImmediatelyOnUnsuspendSkipsTheDueSlot: a schedule unsuspended with skipImmediately
+// while slots are due takes no Backup for them and resumes at the next slot.
+func TestSkipImmediatelyOnUnsuspendSkipsTheDueSlot(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) { s.Suspend = boolPtr(true) })
+	w.reconcile("nightly")
+	first := w.firstSlot("nightly")
+	w.Clock.SetTime(first.Add(2*time.Hour + 10*time.Minute))
+	w.reconcile("nightly")
+	w.updateSpec("nightly", func(s *v1.ScheduledBackupSpec) { s.Suspend, s.SkipImmediately = boolPtr(false), boolPtr(true) })
+	w.reconcile("nightly")
+	w.reconcile("nightly")
+	w.wantBackups()
+	sb := w.schedule("nightly")
+	if sb.WantsSkipImmediately() || sb.Status.LastSkipped == nil || !sb.Status.NextScheduleTime.Time.Equal(first.Add(3*time.Hour)) {
+		t.Fatalf("spec %+v status %+v: want the flag reset, lastSkipped set and the next slot after it", sb.Spec, sb.Status)
+	}
+	w.Clock.SetTime(first.Add(3 * time.Hour))
+	w.reconcile("nightly")
+	w.wantBackups(childName("nightly", first.Add(3*time.Hour)))
+	ev := w.Events()
+	for _, reason := range []string{"Suspended", "SkippedImmediately", "Resumed", "BackupCreated"} {
+		if !hasEvent(ev, reason) {
+			t.Fatalf("events %v lack %s", ev, reason)
+		}
+	}
+}
