@@ -52,8 +52,7 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	isolation := NewIsolationDetector(m.deps.Clock, m.cfg.IsolationLimit)
 	state := &LocalState{}
 	state.SetMembers(ClusterMembers(cluster, nil))
-	probes := &http.Server{Addr: m.cfg.ProbeAddr, Handler: (&Probes{Op: m.op, Isolation: isolation, State: state}).Handler(),
-		ReadHeaderTimeout: 5 * time.Second}
+	probes := newHTTPServer((&Probes{Op: m.probeOp, Isolation: isolation, State: state}).Handler(), nil, probeTimeouts)
 	probeLn, err := net.Listen("tcp", m.cfg.ProbeAddr)
 	if err != nil {
 		return fmt.Errorf("listening for probes: %w", err)
@@ -198,7 +197,7 @@ func (m *manager) controlAPI(peerCN string, state *LocalState, lease *PrimaryLea
 	if err != nil {
 		return nil, nil, fmt.Errorf("listening for the control API: %w", err)
 	}
-	return &http.Server{Handler: api.Handler(), TLSConfig: tlsCfg, ReadHeaderTimeout: 5 * time.Second}, ln, nil
+	return newHTTPServer(api.Handler(), tlsCfg, controlAPITimeouts), ln, nil
 }
 
 func readTLS(f TLSFiles) (ca, cert, key []byte, err error) {
