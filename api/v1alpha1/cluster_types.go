@@ -302,7 +302,8 @@ type ClusterStatus struct {
 	// +optional
 	LastRetentionRunTime *metav1.Time `json:"lastRetentionRunTime,omitempty"`
 
-	// Conditions: Ready, Progressing, Degraded.
+	// Conditions: Ready, Progressing, Degraded; OwnershipConflict while objects named after the
+	// Cluster exist under another controller (they are left alone).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
