@@ -189,6 +189,7 @@ type BackupConfiguration struct {
 }
 
 // ObjectStoreConfiguration locates an S3-compatible bucket and its credentials.
+// +kubebuilder:validation:XValidation:rule="!has(self.endpoint) || !self.endpoint.startsWith('http://') || (has(self.allowInsecureEndpoint) && self.allowInsecureEndpoint) || self.endpoint.matches('^http://(localhost|127([.][0-9]{1,3}){3}|[[]::1[]])(:[0-9]{1,5})?(/.*)?$')",message="a plain http endpoint sends the object store credentials and every backup unencrypted: use https, or set allowInsecureEndpoint: true to accept that (loopback endpoints need no opt-in)"
 type ObjectStoreConfiguration struct {
 	// Bucket name.
 	// +kubebuilder:validation:MinLength=3
@@ -204,7 +205,7 @@ type ObjectStoreConfiguration struct {
 
 	// Endpoint is the S3 API URL; empty means AWS S3.
 	// +kubebuilder:validation:Pattern=`^https?://`
-	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && size(url(self).getHostname()) > 0",message="endpoint must be a URL with a host, such as https://s3.example.com"
 	// +optional
 	Endpoint string `json:"endpoint,omitempty"`
@@ -215,6 +216,12 @@ type ObjectStoreConfiguration struct {
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9-]*$')",message="region consists of lower-case letters, digits and '-', such as us-east-1"
 	// +optional
 	Region string `json:"region,omitempty"`
+
+	// AllowInsecureEndpoint accepts a plain http endpoint other than loopback: the access keys
+	// sign every request in the clear and backups travel unencrypted, so anyone on the path can
+	// read them. Without it such an endpoint is rejected.
+	// +optional
+	AllowInsecureEndpoint bool `json:"allowInsecureEndpoint,omitempty"`
 
 	// ForcePathStyle addresses the bucket in the URL path rather than the host name.
 	// +optional
