@@ -71,6 +71,9 @@ type ClusterSpec struct {
 	Storage StorageConfiguration `json:"storage"`
 
 	// Resources of the MySQL container of each instance.
+	// +kubebuilder:validation:XValidation:rule="(!has(self.requests) || !('cpu' in self.requests) || !quantity(string(self.requests['cpu'])).isLessThan(quantity('0'))) && (!has(self.requests) || !('memory' in self.requests) || !quantity(string(self.requests['memory'])).isLessThan(quantity('0')))",message="resources.requests cpu and memory must not be negative"
+	// +kubebuilder:validation:XValidation:rule="(!has(self.limits) || !('cpu' in self.limits) || !quantity(string(self.limits['cpu'])).isLessThan(quantity('0'))) && (!has(self.limits) || !('memory' in self.limits) || !quantity(string(self.limits['memory'])).isLessThan(quantity('0')))",message="resources.limits cpu and memory must not be negative"
+	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || !has(self.limits) || ['cpu', 'memory'].all(k, !(k in self.requests) || !(k in self.limits) || !quantity(string(self.requests[k])).isGreaterThan(quantity(string(self.limits[k]))))",message="resources.requests cpu and memory must not exceed their limits"
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
