@@ -88,6 +88,7 @@ spec:
       bucket: backups
       path: demo
       endpoint: http://$NODE_IP:$S3_PORT
+      allowInsecureEndpoint: true
       forcePathStyle: true
       credentials:
         accessKeyId: {name: backup-store, key: ACCESS_KEY_ID}

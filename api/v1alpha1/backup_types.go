@@ -32,9 +32,13 @@ type BackupSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="online is immutable"
 	Online *bool `json:"online,omitempty"`
 
-	// Timeout bounds the whole backup; a Backup still running after it is failed.
+	// Timeout bounds the whole backup; a Backup still running after it is failed. It is a whole
+	// number of seconds from 1s to 720h written with h, m and s (6h, 90m, 1h30m0s): the Job's
+	// activeDeadlineSeconds counts whole seconds.
 	// +kubebuilder:default="6h"
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="size(self) > 0 && self.matches('^([0-9]{1,3}h)?([0-9]{1,5}m)?([0-9]{1,7}s)?$')",message="timeout must be a whole number of seconds written with h, m and s, such as 6h, 90m or 1h30m0s (no ms, no fractions, no sign)"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,3}h)?([0-9]{1,5}m)?([0-9]{1,7}s)?$') || size(self) == 0 || (duration(self) >= duration('1s') && duration(self) <= duration('720h'))",message="timeout must be between 1s and 720h"
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="timeout is immutable"
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 

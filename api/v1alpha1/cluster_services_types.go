@@ -96,6 +96,9 @@ type ServiceTemplateMetadata struct {
 }
 
 // ServiceTemplateServiceSpec lists the Service spec fields a user may customise.
+// +kubebuilder:validation:XValidation:rule="!has(self.healthCheckNodePort) || self.healthCheckNodePort == 0 || (has(self.type) && self.type == 'LoadBalancer' && has(self.externalTrafficPolicy) && self.externalTrafficPolicy == 'Local')",message="healthCheckNodePort may only be set with type LoadBalancer and externalTrafficPolicy Local"
+// +kubebuilder:validation:XValidation:rule="!has(self.externalName) || size(self.externalName) == 0 || (has(self.type) && self.type == 'ExternalName')",message="externalName may only be set with type ExternalName"
+// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'ExternalName' || (has(self.externalName) && size(self.externalName) > 0)",message="type ExternalName needs an externalName"
 type ServiceTemplateServiceSpec struct {
 	// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer;ExternalName
 	// +optional
@@ -106,10 +109,17 @@ type ServiceTemplateServiceSpec struct {
 	// +kubebuilder:validation:Enum=None;ClientIP
 	// +optional
 	SessionAffinity corev1.ServiceAffinity `json:"sessionAffinity,omitempty"`
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.all(r, isCIDR(r))",message="loadBalancerSourceRanges must be CIDRs such as 10.0.0.0/8"
 	// +optional
 	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty"`
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="externalName must be a lower-case DNS name"
 	// +optional
 	ExternalName string `json:"externalName,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=65535
 	// +optional
 	HealthCheckNodePort int32 `json:"healthCheckNodePort,omitempty"`
 }

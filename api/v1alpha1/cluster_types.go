@@ -19,6 +19,9 @@ type ClusterSpec struct {
 	// ImageName is the MySQL server image every instance runs. The operator's init container copies
 	// the instance manager into it, so any image with mysqld works.
 	// +kubebuilder:default="percona/percona-server:8.4"
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-zA-Z0-9][-a-zA-Z0-9._:/@]*$')",message="imageName must be an image reference: letters, digits and '-._:/@', no spaces"
 	// +optional
 	ImageName string `json:"imageName,omitempty"`
 
@@ -27,12 +30,14 @@ type ClusterSpec struct {
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0
 	// +optional
+	// +kubebuilder:validation:Maximum=63
 	MinSyncReplicas int32 `json:"minSyncReplicas"`
 
 	// MaxSyncReplicas bounds the number of replicas that take part in semi-sync acknowledgement.
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0
 	// +optional
+	// +kubebuilder:validation:Maximum=63
 	MaxSyncReplicas int32 `json:"maxSyncReplicas"`
 
 	// MySQL configures the server: semi-sync and user parameters.
@@ -45,6 +50,7 @@ type ClusterSpec struct {
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	FailoverDelay int32 `json:"failoverDelay"`
 
 	// MaxSwitchoverDelay is how many seconds a switchover target may take to catch up before the
@@ -52,6 +58,7 @@ type ClusterSpec struct {
 	// +kubebuilder:default=3600
 	// +kubebuilder:validation:Minimum=1
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	MaxSwitchoverDelay int32 `json:"maxSwitchoverDelay"`
 
 	// EnablePrimaryLease makes the primary hold the coordination.k8s.io Lease <cluster>-primary and
@@ -64,6 +71,9 @@ type ClusterSpec struct {
 	Storage StorageConfiguration `json:"storage"`
 
 	// Resources of the MySQL container of each instance.
+	// +kubebuilder:validation:XValidation:rule="(!has(self.requests) || !('cpu' in self.requests) || !quantity(string(self.requests['cpu'])).isLessThan(quantity('0'))) && (!has(self.requests) || !('memory' in self.requests) || !quantity(string(self.requests['memory'])).isLessThan(quantity('0')))",message="resources.requests cpu and memory must not be negative"
+	// +kubebuilder:validation:XValidation:rule="(!has(self.limits) || !('cpu' in self.limits) || !quantity(string(self.limits['cpu'])).isLessThan(quantity('0'))) && (!has(self.limits) || !('memory' in self.limits) || !quantity(string(self.limits['memory'])).isLessThan(quantity('0')))",message="resources.limits cpu and memory must not be negative"
+	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || !has(self.limits) || ['cpu', 'memory'].all(k, !(k in self.requests) || !(k in self.limits) || !quantity(string(self.requests[k])).isGreaterThan(quantity(string(self.limits[k]))))",message="resources.requests cpu and memory must not exceed their limits"
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
@@ -83,8 +93,11 @@ type ClusterSpec struct {
 // StorageConfiguration describes the PersistentVolumeClaim of each instance.
 type StorageConfiguration struct {
 	// Size of each instance's volume.
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self > 0 : quantity(self).isGreaterThan(quantity('0'))",message="storage.size must be greater than zero"
 	Size resource.Quantity `json:"size"`
 	// StorageClass of the claims; the cluster default when empty.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="storageClass must be a lower-case DNS subdomain (letters, digits, '-' and '.')"
 	// +optional
 	StorageClass *string `json:"storageClass,omitempty"`
 }
@@ -124,6 +137,7 @@ type SemiSyncConfiguration struct {
 	// acknowledgements before the primary falls back to asynchronous replication.
 	// +kubebuilder:default=10000
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4294967295
 	// +optional
 	TimeoutMillis int64 `json:"timeoutMillis"`
 
@@ -163,6 +177,7 @@ type BackupConfiguration struct {
 	// RetentionCount keeps only the newest N completed base backups.
 	// +kubebuilder:validation:Minimum=1
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	RetentionCount *int32 `json:"retentionCount,omitempty"`
 
 	// RetentionSize keeps the newest base backups whose total size fits this budget.
@@ -177,26 +192,39 @@ type BackupConfiguration struct {
 }
 
 // ObjectStoreConfiguration locates an S3-compatible bucket and its credentials.
+// +kubebuilder:validation:XValidation:rule="!has(self.endpoint) || !self.endpoint.startsWith('http://') || (has(self.allowInsecureEndpoint) && self.allowInsecureEndpoint) || self.endpoint.matches('^http://(localhost|127([.][0-9]{1,3}){3}|[[]::1[]])(:[0-9]{1,5})?(/.*)?$')",message="a plain http endpoint sends the object store credentials and every backup unencrypted: use https, or set allowInsecureEndpoint: true to accept that (loopback endpoints need no opt-in)"
 type ObjectStoreConfiguration struct {
 	// Bucket name.
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9][-a-z0-9.]*[a-z0-9]$')",message="bucket must be an S3 bucket name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
 	Bucket string `json:"bucket"`
 
 	// Path is a key prefix inside the bucket; objects go under <path>/<cluster>/.
 	// +kubebuilder:validation:Pattern=`^[^/].*$|^$`
+	// +kubebuilder:validation:MaxLength=512
 	// +optional
 	Path string `json:"path,omitempty"`
 
 	// Endpoint is the S3 API URL; empty means AWS S3.
 	// +kubebuilder:validation:Pattern=`^https?://`
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="isURL(self) && size(url(self).getHostname()) > 0",message="endpoint must be a URL with a host, such as https://s3.example.com"
 	// +optional
 	Endpoint string `json:"endpoint,omitempty"`
 
 	// Region of the bucket.
 	// +kubebuilder:default="us-east-1"
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9-]*$')",message="region consists of lower-case letters, digits and '-', such as us-east-1"
 	// +optional
 	Region string `json:"region,omitempty"`
+
+	// AllowInsecureEndpoint accepts a plain http endpoint other than loopback: the access keys
+	// sign every request in the clear and backups travel unencrypted, so anyone on the path can
+	// read them. Without it such an endpoint is rejected.
+	// +optional
+	AllowInsecureEndpoint bool `json:"allowInsecureEndpoint,omitempty"`
 
 	// ForcePathStyle addresses the bucket in the URL path rather than the host name.
 	// +optional
@@ -229,14 +257,17 @@ type ClusterStatus struct {
 
 	// Instances is the number of instance Pods that exist.
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	Instances int32 `json:"instances,omitempty"`
 
 	// ReadyInstances is the number of instance Pods that are ready.
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	ReadyInstances int32 `json:"readyInstances,omitempty"`
 
 	// LatestGeneratedNode is the highest instance serial ever used; serials are never reused.
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	LatestGeneratedNode int32 `json:"latestGeneratedNode,omitempty"`
 
 	// CurrentPrimary is the instance currently accepted as primary.
@@ -281,7 +312,8 @@ type ClusterStatus struct {
 	// +optional
 	LastRetentionRunTime *metav1.Time `json:"lastRetentionRunTime,omitempty"`
 
-	// Conditions: Ready, Progressing, Degraded.
+	// Conditions: Ready, Progressing, Degraded; OwnershipConflict while objects named after the
+	// Cluster exist under another controller (they are left alone).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -296,9 +328,11 @@ type SemiSyncStatus struct {
 	Active bool `json:"active"`
 	// WaitForReplicaCount is the acknowledgement count applied at runtime.
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	WaitForReplicaCount int32 `json:"waitForReplicaCount,omitempty"`
 	// Clients is the number of connected semi-sync replicas.
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	Clients int32 `json:"clients,omitempty"`
 	// LastTransitionTime is when Active last changed.
 	// +optional
@@ -314,6 +348,7 @@ type SemiSyncStatus struct {
 // +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="a Cluster name must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter, no '.'), because its Services are named after it"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="a Cluster name is at most 50 characters, so instance, Service and Lease names derived from it stay valid"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.managed) || !has(self.spec.managed.services) || !has(self.spec.managed.services.additional) || self.spec.managed.services.additional.all(s, size(self.metadata.name) + 1 + size(s.name) <= 63)",message="additional Service names <cluster>-<name> must be at most 63 characters"
 type Cluster struct {

@@ -4,6 +4,8 @@ package v1alpha1
 type LocalObjectReference struct {
 	// Name of the referenced object.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="name must be a lower-case DNS subdomain (letters, digits, '-' and '.')"
 	Name string `json:"name"`
 }
 
@@ -11,9 +13,13 @@ type LocalObjectReference struct {
 type SecretKeySelector struct {
 	// Name of the Secret.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="a Secret name must be a lower-case DNS subdomain (letters, digits, '-' and '.')"
 	Name string `json:"name"`
 	// Key within the Secret.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-._a-zA-Z0-9]+$')",message="a Secret key consists of letters, digits, '-', '_' and '.'"
 	Key string `json:"key"`
 }
 

@@ -63,6 +63,8 @@ type ScheduledBackupSpec struct {
 	Online *bool `json:"online,omitempty"`
 	// +kubebuilder:default="6h"
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="size(self) > 0 && self.matches('^([0-9]{1,3}h)?([0-9]{1,5}m)?([0-9]{1,7}s)?$')",message="timeout must be a whole number of seconds written with h, m and s, such as 6h, 90m or 1h30m0s (no ms, no fractions, no sign)"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,3}h)?([0-9]{1,5}m)?([0-9]{1,7}s)?$') || size(self) == 0 || (duration(self) >= duration('1s') && duration(self) <= duration('720h'))",message="timeout must be between 1s and 720h"
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
@@ -71,12 +73,14 @@ type ScheduledBackupSpec struct {
 	// schedule; unset keeps all. Pruning a Backup object never deletes remote data.
 	// +kubebuilder:validation:Minimum=0
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	SuccessfulBackupsHistoryLimit *int32 `json:"successfulBackupsHistoryLimit,omitempty"`
 
 	// FailedBackupsHistoryLimit keeps at most this many failed Backup objects of this schedule.
 	// +kubebuilder:default=3
 	// +kubebuilder:validation:Minimum=0
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	FailedBackupsHistoryLimit *int32 `json:"failedBackupsHistoryLimit,omitempty"`
 }
 

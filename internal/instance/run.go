@@ -31,10 +31,13 @@ type RunDeps struct {
 
 // manager is one run of the instance manager.
 type manager struct {
-	cfg     *RunConfig
-	deps    RunDeps
-	serial  int32
-	op      mysql.Operator
+	cfg    *RunConfig
+	deps   RunDeps
+	serial int32
+	op     mysql.Operator
+	// probeOp is the probes' own pool: the unauthenticated probe port never takes the
+	// connections the role reconciler needs.
+	probeOp mysql.Operator
 	dir     PeerDirectory
 	cluster types.NamespacedName
 }
@@ -60,7 +63,12 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 		return err
 	}
 	defer op.Close()
-	m.op = op
+	probeOp, err := deps.Factory.New(dsn)
+	if err != nil {
+		return err
+	}
+	defer probeOp.Close()
+	m.op, m.probeOp = op, probeOp
 	err = m.run(ctx)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) && !errors.Is(err, ErrKilled) {
 		// Asked to stop while waiting (bootstrap, mysqld's first answer): a clean stop.

@@ -19,22 +19,45 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
+// errServerStopped marks the failure of a server serve started (the probes, the control API):
+// the instance cannot be probed or driven any more, so serving ends with it.
+var errServerStopped = errors.New("a server of the instance manager stopped")
+
 // serve serves the probes and the control API, waits for mysqld, finishes a clone bootstrap,
 // then keeps the primary Lease, watches the peers and reconciles the role until ctx ends; then it
-// gives the Lease up (read-only first) while mysqld still runs.
+// gives the Lease up (read-only first) while mysqld still runs. Any failure after the first
+// server started ends serving at once: the servers and watchers are stopped and the error
+// logged and returned, so the process exits with it instead of hanging until a probe kills it.
 func (m *manager) serve(ctx context.Context, decision BootstrapDecision, cluster *v1alpha1.Cluster) error {
+	parent := ctx
+	ctx, stop := context.WithCancelCause(ctx)
+	var wg sync.WaitGroup
+	err := m.serveWith(ctx, stop, &wg, decision, cluster)
+	stop(nil)
+	wg.Wait()
+	if cause := context.Cause(ctx); errors.Is(cause, errServerStopped) {
+		// A server failed first; what failed after it only followed from the cancellation.
+		err = cause
+	}
+	if err != nil && parent.Err() == nil {
+		m.deps.Log.Error(err, "serving failed; the instance manager exits")
+	}
+	return err
+}
+
+// serveWith is serve's body; goroutines it starts are counted in wg and end when ctx does, and a
+// server that fails calls stop with its error.
+func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, wg *sync.WaitGroup,
+	decision BootstrapDecision, cluster *v1alpha1.Cluster) error {
 	isolation := NewIsolationDetector(m.deps.Clock, m.cfg.IsolationLimit)
 	state := &LocalState{}
 	state.SetMembers(ClusterMembers(cluster, nil))
-	probes := &http.Server{Addr: m.cfg.ProbeAddr, Handler: (&Probes{Op: m.op, Isolation: isolation, State: state}).Handler(),
-		ReadHeaderTimeout: 5 * time.Second}
+	probes := newHTTPServer((&Probes{Op: m.probeOp, Isolation: isolation, State: state}).Handler(), nil, probeTimeouts)
 	probeLn, err := net.Listen("tcp", m.cfg.ProbeAddr)
 	if err != nil {
 		return fmt.Errorf("listening for probes: %w", err)
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Go(func() { m.serveUntil(ctx, probes, probeLn, "probes") })
+	wg.Go(func() { stop(m.serveUntil(ctx, probes, probeLn, "probes")) })
 	client, err := m.peerClient()
 	if err != nil {
 		return err
@@ -48,7 +71,7 @@ func (m *manager) serve(ctx context.Context, decision BootstrapDecision, cluster
 	if err != nil {
 		return err
 	}
-	wg.Go(func() { m.serveUntil(ctx, api, apiLn, "control API") })
+	wg.Go(func() { stop(m.serveUntil(ctx, api, apiLn, "control API")) })
 	if err := m.waitForMysqld(ctx); err != nil {
 		return err
 	}
@@ -112,8 +135,9 @@ func (m *manager) staticPeers() []string {
 	return out
 }
 
-// serveUntil serves srv on ln until ctx ends, then shuts it down.
-func (m *manager) serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, what string) {
+// serveUntil serves srv on ln until ctx ends, then shuts it down. It returns nil after a
+// shutdown, and an errServerStopped error when serving failed.
+func (m *manager) serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, what string) error {
 	go func() {
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -127,8 +151,9 @@ func (m *manager) serveUntil(ctx context.Context, srv *http.Server, ln net.Liste
 		err = srv.Serve(ln)
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		m.deps.Log.Error(err, "serving failed", "server", what)
+		return fmt.Errorf("%w: the %s: %w", errServerStopped, what, err)
 	}
+	return nil
 }
 
 // peerTLS is the client side of the instance's mTLS: its client certificate and the cluster CA.
@@ -172,7 +197,7 @@ func (m *manager) controlAPI(peerCN string, state *LocalState, lease *PrimaryLea
 	if err != nil {
 		return nil, nil, fmt.Errorf("listening for the control API: %w", err)
 	}
-	return &http.Server{Handler: api.Handler(), TLSConfig: tlsCfg, ReadHeaderTimeout: 5 * time.Second}, ln, nil
+	return newHTTPServer(api.Handler(), tlsCfg, controlAPITimeouts), ln, nil
 }
 
 func readTLS(f TLSFiles) (ca, cert, key []byte, err error) {

@@ -18,12 +18,14 @@ func TestMain(m *testing.M) { shared.Main(m) }
 
 // admissionCase is one object sent to the real API server; wantErr is a substring of the expected
 // rejection message, empty when the object must be accepted. update, when set, is applied to the
-// created object and sent as an update that wantUpdateErr describes.
+// created object and sent as an update that wantUpdateErr describes; statusUpdate likewise, sent
+// through the status subresource.
 type admissionCase struct {
 	name          string
 	manifest      string
 	wantErr       string
 	update        func(u *unstructured.Unstructured)
+	statusUpdate  func(u *unstructured.Unstructured)
 	wantUpdateErr string
 }
 
@@ -72,11 +74,15 @@ func runAdmissionCases(t *testing.T, cases []admissionCase) {
 			u.SetNamespace(ns)
 			err := env.Client.Create(context.Background(), u)
 			checkAdmission(t, "create", err, tc.wantErr)
-			if err != nil || tc.update == nil {
-				return
+			switch {
+			case err != nil:
+			case tc.update != nil:
+				tc.update(u)
+				checkAdmission(t, "update", env.Client.Update(context.Background(), u), tc.wantUpdateErr)
+			case tc.statusUpdate != nil:
+				tc.statusUpdate(u)
+				checkAdmission(t, "status update", env.Client.Status().Update(context.Background(), u), tc.wantUpdateErr)
 			}
-			tc.update(u)
-			checkAdmission(t, "update", env.Client.Update(context.Background(), u), tc.wantUpdateErr)
 		})
 	}
 }

@@ -20,6 +20,10 @@ import (
 // are emitted once that step is done, even when a later one fails.
 func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error {
 	c := o.Cluster
+	d, err := r.refuseForeign(ctx, o, d)
+	if err != nil {
+		return err
+	}
 	var events []kit.Event
 	defer func() { kit.Emit(r.Recorder, c, mergeEvents(events)) }()
 	none := func(err error) ([]kit.Event, error) { return nil, err }

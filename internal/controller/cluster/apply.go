@@ -71,6 +71,9 @@ func (r *Reconciler) applyOwned(ctx context.Context, d Decision) error {
 		{d.RoleBinding, &rbacv1.RoleBinding{}, rbacv1.SchemeGroupVersion.WithKind("RoleBinding")},
 		{d.PDB, &policyv1.PodDisruptionBudget{}, policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget")},
 	} {
+		if reflect.ValueOf(o.want).IsNil() { // refused: controlled by something else
+			continue
+		}
 		o.want.GetObjectKind().SetGroupVersionKind(o.gvk)
 		hash := stampHash(o.want)
 		err := r.Client.Get(ctx, client.ObjectKeyFromObject(o.want), o.cur)

@@ -1,0 +1,139 @@
+package instance
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+)
+
+// TestServersCutOffSlowClients: a client that sends its headers but never its body, or keeps a
+// connection idle, is disconnected after the server's timeouts instead of holding it for ever.
+func TestServersCutOffSlowClients(t *testing.T) {
+	short := serverTimeouts{ReadHeader: 300 * time.Millisecond, Read: 500 * time.Millisecond,
+		Write: time.Second, Idle: 500 * time.Millisecond}
+	srv := newHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = w.Write([]byte("ok"))
+	}), nil, short)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	for _, tc := range []struct{ name, send string }{
+		{"headers never finished", "POST / HTTP/1.1\r\nHost: x\r\n"},
+		{"a body that never comes", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"},
+		{"an idle keep-alive connection", "GET / HTTP/1.1\r\nHost: x\r\n\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", ln.Addr().String())
+			must(t, err)
+			defer conn.Close()
+			_, err = conn.Write([]byte(tc.send))
+			must(t, err)
+			must(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+			begin := time.Now()
+			_, err = io.Copy(io.Discard, conn) // returns when the server closes the connection
+			if err != nil {
+				t.Fatalf("the server kept the connection open for %v: %v", time.Since(begin).Round(time.Millisecond), err)
+			}
+		})
+	}
+}
+
+// TestControlAPIServerHasTimeouts: the control API's server is built with every timeout set.
+func TestControlAPIServerHasTimeouts(t *testing.T) {
+	dir := t.TempDir()
+	m := &manager{cfg: &RunConfig{Instance: "db-1", ServerTLSDir: filepath.Join(dir, "tls"), ManagerAddr: "127.0.0.1:0"},
+		op: statusOp{}, deps: RunDeps{Log: testr.New(t)}}
+	writeTestTLS(t, m.cfg.ServerTLSDir, filepath.Join(dir, "client"))
+	srv, ln, err := m.controlAPI("db-replication", &LocalState{}, nil)
+	must(t, err)
+	defer ln.Close()
+	for name, got := range map[string]time.Duration{"ReadHeaderTimeout": srv.ReadHeaderTimeout,
+		"ReadTimeout": srv.ReadTimeout, "WriteTimeout": srv.WriteTimeout, "IdleTimeout": srv.IdleTimeout} {
+		if got <= 0 {
+			t.Errorf("the control API's %s is %v: a client can hold a connection for ever", name, got)
+		}
+	}
+	if srv.ReadTimeout != controlAPITimeouts.Read || srv.IdleTimeout != controlAPITimeouts.Idle {
+		t.Errorf("the control API's timeouts are %v/%v, want controlAPITimeouts", srv.ReadTimeout, srv.IdleTimeout)
+	}
+}
+
+// blockingOp answers Status only when its context ends, counting the calls running at once.
+type blockingOp struct {
+	mysql.Operator
+	running, peak atomic.Int32
+}
+
+func (b *blockingOp) Status(ctx context.Context) (*mysql.Status, error) {
+	n := b.running.Add(1)
+	defer b.running.Add(-1)
+	for {
+		p := b.peak.Load()
+		if n <= p || b.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestProbesBoundTheirSQL: a flood of probe requests against a server that does not answer runs
+// at most MaxProbeQueries queries at once, each cut at the query timeout; the others fail at once.
+func TestProbesBoundTheirSQL(t *testing.T) {
+	op := &blockingOp{}
+	srv := httptest.NewServer((&Probes{Op: op, QueryTimeout: 500 * time.Millisecond}).Handler())
+	defer srv.Close()
+	const requests = 8
+	type answer struct {
+		code int
+		took time.Duration
+	}
+	answers := make(chan answer, requests)
+	var wg sync.WaitGroup
+	for i := range requests {
+		path := []string{"/readyz", "/startupz"}[i%2]
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			begin := time.Now()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				answers <- answer{code: 0, took: time.Since(begin)}
+				return
+			}
+			resp.Body.Close()
+			answers <- answer{code: resp.StatusCode, took: time.Since(begin)}
+		})
+	}
+	wg.Wait()
+	close(answers)
+	for a := range answers {
+		if a.code != http.StatusServiceUnavailable {
+			t.Errorf("a probe answered %d, want 503 while mysqld does not answer", a.code)
+		}
+		if a.took > 3*time.Second {
+			t.Errorf("a probe took %v: its SQL is not bounded", a.took)
+		}
+	}
+	if p := op.peak.Load(); p > MaxProbeQueries {
+		t.Errorf("%d probe queries ran at once, want at most %d", p, MaxProbeQueries)
+	}
+	if p := op.peak.Load(); p == 0 {
+		t.Error("no probe query ran")
+	}
+}
