@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
 
 const planTimeout = 500 * time.Millisecond
@@ -57,17 +58,17 @@ func testSemiSyncPlan(t *testing.T, m map[string]*member, primary string, replic
 }
 
 // applyPlan gathers the replicas' health, plans, and applies the plan to every instance.
-func applyPlan(t *testing.T, m map[string]*member, spec *v1alpha1.ClusterSpec, primary string, replicas []string) SemiSyncPlan {
+func applyPlan(t *testing.T, m map[string]*member, spec *v1alpha1.ClusterSpec, primary string, replicas []string) semisync.Plan {
 	t.Helper()
-	var health []ReplicaHealth
+	var health []semisync.ReplicaHealth
 	for _, r := range replicas {
 		st, err := m[r].op.Status(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
-		health = append(health, HealthOf(r, st))
+		health = append(health, semisync.HealthOf(r, st))
 	}
-	plan := PlanSemiSync(spec, health)
+	plan := semisync.PlanFor(spec, health)
 	// The primary first: replicas register as semi-sync clients when their receiver reconnects.
 	for _, name := range append([]string{primary}, replicas...) {
 		if err := ApplySemiSyncPlan(t.Context(), m[name].op, plan, name, name == primary); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/cluster"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 )
 
@@ -90,7 +91,7 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	if err := RegisterBackupControllers(mgr, opts); err != nil {
 		return err
 	}
-	if err := controller.NewClusterReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
+	if err := cluster.NewReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := retention.NewReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 func secretData(t *testing.T, ns, name string) map[string][]byte {
@@ -75,11 +76,11 @@ func TestCertificatesAndRenewal(t *testing.T) {
 	t.Run("certificates are renewed within the threshold of expiry; the CA and passwords stay", func(t *testing.T) {
 		before := leaf(t, ns, "db-1-server-tls").SerialNumber
 		clk.SetTime(clk.Now().Add(certs.LeafValidity - certs.RenewBefore + time.Hour))
-		eventually(t, "db-1's certificate is reissued", func(context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "db-1's certificate is reissued", func(context.Context) (bool, error) {
 			return leaf(t, ns, "db-1-server-tls").SerialNumber.Cmp(before) != 0, nil
 		})
 		for _, s := range []string{"db-2-server-tls", "db-operator-client-tls", "db-replication-client-tls"} {
-			eventually(t, s+" is renewed", func(context.Context) (bool, error) {
+			check.Eventually(t, waitTimeout, s+" is renewed", func(context.Context) (bool, error) {
 				return leaf(t, ns, s).NotAfter.After(clk.Now().Add(certs.RenewBefore)), nil
 			})
 		}
@@ -98,7 +99,7 @@ func TestCertificatesAndRenewal(t *testing.T) {
 			c.Spec.Managed.Services.Additional = append(c.Spec.Managed.Services.Additional,
 				v1.ManagedService{Name: "reads", SelectorType: v1.ServiceSelectorTypeRO})
 		})
-		eventually(t, "db-1 and db-2 carry db-reads", func(context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "db-1 and db-2 carry db-reads", func(context.Context) (bool, error) {
 			return slices.Contains(leaf(t, ns, "db-1-server-tls").DNSNames, "db-reads."+ns+".svc") &&
 				slices.Contains(leaf(t, ns, "db-2-server-tls").DNSNames, "db-reads."+ns+".svc"), nil
 		})

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // TestCreationProducesTheSeedObjects applies a three-instance Cluster and checks that exactly the
@@ -21,12 +22,12 @@ func TestCreationProducesTheSeedObjects(t *testing.T) {
 	ctx := context.Background()
 	c := newCluster(t, 3, nil)
 	ns := c.Namespace
-	eventually(t, "targetPrimary is the first instance", func(context.Context) (bool, error) {
+	check.Eventually(t, waitTimeout, "targetPrimary is the first instance", func(context.Context) (bool, error) {
 		return getCluster(t, c).Status.TargetPrimary == "db-1", nil
 	})
 	setPrimary(t, c, "db-1")
 	waitInstances(t, c, "db-1", "db-2", "db-3")
-	eventually(t, "the Cluster is Ready", func(context.Context) (bool, error) {
+	check.Eventually(t, waitTimeout, "the Cluster is Ready", func(context.Context) (bool, error) {
 		return meta.IsStatusConditionTrue(getCluster(t, c).Status.Conditions, v1.ConditionReady), nil
 	})
 
@@ -98,7 +99,7 @@ func assertAllOwned(t *testing.T, c *v1.Cluster) {
 func assertEvents(t *testing.T, ns string, reasons ...string) {
 	t.Helper()
 	for _, r := range reasons {
-		eventually(t, "an Event "+r, func(ctx context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "an Event "+r, func(ctx context.Context) (bool, error) {
 			var evs corev1.EventList
 			err := kc.List(ctx, &evs, client.InNamespace(ns))
 			return slices.ContainsFunc(evs.Items, func(e corev1.Event) bool {

@@ -9,6 +9,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // TestDeletionGarbageCollectsOwnedObjects deletes a Cluster: it holds no finalizer, and the
@@ -35,7 +37,7 @@ func TestDeletionGarbageCollectsOwnedObjects(t *testing.T) {
 	})
 	for _, l := range []client.ObjectList{&corev1.PodList{}, &corev1.ServiceList{}, &corev1.SecretList{},
 		&policyv1.PodDisruptionBudgetList{}, &corev1.PersistentVolumeClaimList{}} {
-		eventually(t, fmt.Sprintf("the garbage collector removes every %T", l), func(ctx context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, fmt.Sprintf("the garbage collector removes every %T", l), func(ctx context.Context) (bool, error) {
 			if err := kc.List(ctx, l, client.InNamespace(ns)); err != nil {
 				return false, err
 			}

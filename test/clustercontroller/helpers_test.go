@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // names lists the names of the objects of kind list in ns.
@@ -65,7 +66,7 @@ func readyEndpoints(ctx context.Context, ns, service string) ([]string, error) {
 func waitEndpoints(t *testing.T, ns string, want map[string][]string) {
 	t.Helper()
 	for svc, pods := range want {
-		eventually(t, svc+" selects "+fmtList(pods), func(ctx context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, svc+" selects "+fmtList(pods), func(ctx context.Context) (bool, error) {
 			got, err := readyEndpoints(ctx, ns, svc)
 			return slices.Equal(got, pods), err
 		})
@@ -86,7 +87,7 @@ func fmtList(s []string) string {
 // waitInstances waits until exactly the named Pods exist.
 func waitInstances(t *testing.T, c *v1.Cluster, want ...string) {
 	t.Helper()
-	eventually(t, "instances "+fmtList(want), func(context.Context) (bool, error) {
+	check.Eventually(t, waitTimeout, "instances "+fmtList(want), func(context.Context) (bool, error) {
 		return slices.Equal(names(t, c.Namespace, &corev1.PodList{}), want), nil
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // resourceVersions maps kind/name to resourceVersion for every object of the Cluster's namespace
@@ -40,7 +41,7 @@ func resourceVersions(t *testing.T, ns string) map[string]string {
 // checks that no object, and not the Cluster's status, was written.
 func TestConvergedClusterWritesNothing(t *testing.T) {
 	c := readyCluster(t, 2, nil)
-	eventually(t, "the Cluster is Ready", func(context.Context) (bool, error) {
+	check.Eventually(t, waitTimeout, "the Cluster is Ready", func(context.Context) (bool, error) {
 		return meta.IsStatusConditionTrue(getCluster(t, c).Status.Conditions, v1.ConditionReady), nil
 	})
 	// Let the last transition's writes land: wait for a quiet second.

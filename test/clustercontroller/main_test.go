@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -22,8 +21,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/cluster"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
@@ -73,7 +73,7 @@ func run(m *testing.M) (int, error) {
 		return 1, err
 	}
 	clk = clocktesting.NewFakePassiveClock(time.Now())
-	r := &controller.ClusterReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+	r := &cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Recorder: mgr.GetEventRecorderFor("cluster-controller"), Clock: clk, OperatorImage: "operator:test",
 		Instances: reports, ReportInterval: 500 * time.Millisecond}
 	if err := r.SetupWithManager(mgr); err != nil {
@@ -149,21 +149,8 @@ func newCluster(t *testing.T, instances int32, mutate func(*v1.Cluster)) *v1.Clu
 	return c
 }
 
-// eventually polls cond until it holds, failing the test after 60 s.
-func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	var last error
-	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		last = err
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: %v (last error: %v)", what, err, last)
-	}
-}
+// waitTimeout is how long a test waits for the controller to get somewhere.
+const waitTimeout = time.Minute
 
 // getCluster reads the Cluster again.
 func getCluster(t *testing.T, c *v1.Cluster) *v1.Cluster {
@@ -178,7 +165,7 @@ func getCluster(t *testing.T, c *v1.Cluster) *v1.Cluster {
 // setPrimary plays the instance managers: the target promoted itself and wrote currentPrimary.
 func setPrimary(t *testing.T, c *v1.Cluster, name string) {
 	t.Helper()
-	eventually(t, "writing currentPrimary "+name, func(ctx context.Context) (bool, error) {
+	check.Eventually(t, waitTimeout, "writing currentPrimary "+name, func(ctx context.Context) (bool, error) {
 		cur := getCluster(t, c)
 		old := cur.DeepCopy()
 		cur.Status.CurrentPrimary, cur.Status.TargetPrimary = name, name
@@ -190,7 +177,7 @@ func setPrimary(t *testing.T, c *v1.Cluster, name string) {
 // updateCluster changes the Cluster's spec or status with f, retrying on conflicts.
 func updateCluster(t *testing.T, c *v1.Cluster, status bool, f func(*v1.Cluster)) {
 	t.Helper()
-	eventually(t, "updating the Cluster", func(ctx context.Context) (bool, error) {
+	check.Eventually(t, waitTimeout, "updating the Cluster", func(ctx context.Context) (bool, error) {
 		cur := getCluster(t, c)
 		old := cur.DeepCopy()
 		f(cur)

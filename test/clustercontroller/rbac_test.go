@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // TestInstanceServiceAccountPermissions asks the API server's authorizer what the instance Pods'
@@ -27,7 +29,7 @@ func TestInstanceServiceAccountPermissions(t *testing.T) {
 		{"read the replication password", "", "secrets", "", "db-replication", "get", true},
 		{"never the CA key", "", "secrets", "", "db-ca", "get", false},
 	} {
-		eventually(t, tc.rule, func(ctx context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, tc.rule, func(ctx context.Context) (bool, error) {
 			sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 				User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
 				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Group: tc.group,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // readyCluster creates a Cluster of n instances with db-1 as its reported primary and waits until
@@ -12,7 +13,7 @@ import (
 func readyCluster(t *testing.T, n int32, mutate func(*v1.Cluster)) *v1.Cluster {
 	t.Helper()
 	c := newCluster(t, n, mutate)
-	eventually(t, "targetPrimary is set", func(context.Context) (bool, error) {
+	check.Eventually(t, waitTimeout, "targetPrimary is set", func(context.Context) (bool, error) {
 		return getCluster(t, c).Status.TargetPrimary == "db-1", nil
 	})
 	setPrimary(t, c, "db-1")

@@ -10,6 +10,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // TestScaleUpAndDown scales a Cluster up, down past its primary's serial, and up again.
@@ -36,11 +37,11 @@ func TestScaleUpAndDown(t *testing.T) {
 				t.Errorf("PVC %s is marked detached: %v %v", name, err, pvc.Annotations)
 			}
 		}
-		eventually(t, "the removed instances' headless Services go", func(context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "the removed instances' headless Services go", func(context.Context) (bool, error) {
 			got := names(t, ns, &corev1.ServiceList{})
 			return slices.Equal(got, []string{"db-3", "db-r", "db-ro", "db-rw"}), nil
 		})
-		eventually(t, "the removed instances' server certificates go", func(context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "the removed instances' server certificates go", func(context.Context) (bool, error) {
 			got := names(t, ns, &corev1.SecretList{})
 			return !slices.Contains(got, "db-1-server-tls") && !slices.Contains(got, "db-2-server-tls") &&
 				slices.Contains(got, "db-3-server-tls"), nil
@@ -51,7 +52,7 @@ func TestScaleUpAndDown(t *testing.T) {
 	t.Run("scaling up again never reuses a serial", func(t *testing.T) {
 		scale(2)
 		waitInstances(t, c, "db-3", "db-4")
-		eventually(t, "latestGeneratedNode records serial 4", func(context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "latestGeneratedNode records serial 4", func(context.Context) (bool, error) {
 			return getCluster(t, c).Status.LatestGeneratedNode == 4, nil
 		})
 	})
@@ -65,7 +66,7 @@ func TestScaleUpAndDown(t *testing.T) {
 		if err := kc.Delete(context.Background(), pod); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "db-4 comes back as a new Pod", func(ctx context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "db-4 comes back as a new Pod", func(ctx context.Context) (bool, error) {
 			var after corev1.Pod
 			err := kc.Get(ctx, client.ObjectKeyFromObject(pod), &after)
 			return err == nil && after.UID != before.UID, client.IgnoreNotFound(err)

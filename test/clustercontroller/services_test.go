@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 func getService(ctx context.Context, ns, name string) (*corev1.Service, error) {
@@ -37,28 +38,28 @@ func TestTemplateAdditionalAndDisabledServices(t *testing.T) {
 		}}
 	})
 	ns := c.Namespace
-	eventually(t, "the Services exist", func(context.Context) (bool, error) {
+	check.Eventually(t, waitTimeout, "the Services exist", func(context.Context) (bool, error) {
 		return slices.Equal(names(t, ns, &corev1.ServiceList{}),
 			[]string{"db-1", "db-2", "db-mysql-lb", "db-reporting", "db-ro", "db-rw"}), nil
 	})
 	ctx := context.Background()
-	check := func(name, rule string, ok func(*corev1.Service) bool) {
+	expectService := func(name, rule string, ok func(*corev1.Service) bool) {
 		t.Helper()
 		s, err := getService(ctx, ns, name)
 		if err != nil || !ok(s) {
 			t.Errorf("%s: %s: %v %+v", name, rule, err, s)
 		}
 	}
-	check("db-rw", "the template sets type, sessionAffinity, labels and annotations", func(s *corev1.Service) bool {
+	expectService("db-rw", "the template sets type, sessionAffinity, labels and annotations", func(s *corev1.Service) bool {
 		return s.Spec.Type == corev1.ServiceTypeNodePort && s.Spec.SessionAffinity == corev1.ServiceAffinityClientIP &&
 			s.Labels["app.kubernetes.io/part-of"] == "my-app" && s.Annotations["example.com/scheme"] == "internal" &&
 			s.Labels[v1.ClusterLabel] == "db" && len(s.Spec.Ports) == 1 && s.Spec.Ports[0].Port == 3306 && s.Spec.ClusterIP != ""
 	})
-	check("db-mysql-lb", "patch merges its template onto the role defaults", func(s *corev1.Service) bool {
+	expectService("db-mysql-lb", "patch merges its template onto the role defaults", func(s *corev1.Service) bool {
 		return s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.SessionAffinity == corev1.ServiceAffinityClientIP &&
 			s.Labels["app.kubernetes.io/part-of"] == "my-app"
 	})
-	check("db-reporting", "replace uses its own template alone", func(s *corev1.Service) bool {
+	expectService("db-reporting", "replace uses its own template alone", func(s *corev1.Service) bool {
 		return s.Spec.Type == corev1.ServiceTypeClusterIP && s.Spec.SessionAffinity == corev1.ServiceAffinityNone &&
 			s.Labels["pool"] == "reporting" && s.Labels["app.kubernetes.io/part-of"] == "" && s.Labels[v1.ClusterLabel] == "db"
 	})
@@ -70,11 +71,11 @@ func TestTemplateAdditionalAndDisabledServices(t *testing.T) {
 			c.Spec.Managed.Services.Additional = c.Spec.Managed.Services.Additional[1:]
 			c.Spec.Managed.Services.Template.Metadata.Labels = nil
 		})
-		eventually(t, "the Services converge", func(context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "the Services converge", func(context.Context) (bool, error) {
 			return slices.Equal(names(t, ns, &corev1.ServiceList{}),
 				[]string{"db-1", "db-2", "db-r", "db-reporting", "db-ro", "db-rw"}), nil
 		})
-		eventually(t, "a label dropped from the template is removed", func(ctx context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "a label dropped from the template is removed", func(ctx context.Context) (bool, error) {
 			s, err := getService(ctx, ns, "db-rw")
 			return err == nil && s.Labels["app.kubernetes.io/part-of"] == "", err
 		})
@@ -92,7 +93,7 @@ func TestTemplateAdditionalAndDisabledServices(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitEndpoints(t, ns, map[string][]string{"db-rw": {"db-1"}})
-		eventually(t, "the operator's selector is restored", func(ctx context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "the operator's selector is restored", func(ctx context.Context) (bool, error) {
 			s, err := getService(ctx, ns, "db-rw")
 			return err == nil && s.Spec.Selector["hijack"] == "" && s.Spec.Selector[v1.RoleLabel] == v1.RolePrimary, err
 		})

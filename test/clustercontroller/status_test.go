@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // TestStatusAggregatesInstanceReports feeds instance reports and checks what the status keeps.
@@ -22,7 +23,7 @@ func TestStatusAggregatesInstanceReports(t *testing.T) {
 		return meta.FindStatusCondition(c.Status.Conditions, v1.ConditionDegraded)
 	}
 
-	eventually(t, "gtidExecutedByInstance holds both reports and the primary's semi-sync state", func(context.Context) (bool, error) {
+	check.Eventually(t, waitTimeout, "gtidExecutedByInstance holds both reports and the primary's semi-sync state", func(context.Context) (bool, error) {
 		st := getCluster(t, c).Status
 		return st.GTIDExecutedByInstance["db-1"] == "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-10" &&
 			st.GTIDExecutedByInstance["db-2"] == "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9" &&
@@ -32,7 +33,7 @@ func TestStatusAggregatesInstanceReports(t *testing.T) {
 	})
 	t.Run("an instance that does not answer degrades the Cluster and keeps its last GTID set", func(t *testing.T) {
 		reports.set(ns, "db-2", "", errors.New("instance did not answer: timeout"))
-		eventually(t, "Degraded", func(context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "Degraded", func(context.Context) (bool, error) {
 			cur := getCluster(t, c)
 			d := degraded(cur)
 			return d != nil && d.Status == metav1.ConditionTrue && d.Reason == "InstanceUnreachable" &&
@@ -42,7 +43,7 @@ func TestStatusAggregatesInstanceReports(t *testing.T) {
 	})
 	t.Run("an answer again clears Degraded", func(t *testing.T) {
 		reports.set(ns, "db-2", "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-10", nil)
-		eventually(t, "not Degraded", func(context.Context) (bool, error) {
+		check.Eventually(t, waitTimeout, "not Degraded", func(context.Context) (bool, error) {
 			cur := getCluster(t, c)
 			d := degraded(cur)
 			return d != nil && d.Status == metav1.ConditionFalse &&

@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
@@ -173,19 +173,19 @@ func testComeUp(t *testing.T, w *world) {
 
 // applySemiSyncPlan plays the operator: replicas' health from their control API, the plan,
 // the count applied on the primary.
-func (w *world) applySemiSyncPlan(t *testing.T, primary string) instance.SemiSyncPlan {
+func (w *world) applySemiSyncPlan(t *testing.T, primary string) semisync.Plan {
 	t.Helper()
 	c := w.cluster(t)
-	var health []instance.ReplicaHealth
+	var health []semisync.ReplicaHealth
 	for name, n := range w.nodes {
 		if name == primary {
 			continue
 		}
 		st, err := w.operator.Status(t.Context(), n.target())
 		healthy := err == nil && st.Replication != nil && st.Replication.IORunning && st.Replication.SQLRunning && st.Replication.LastError == ""
-		health = append(health, instance.ReplicaHealth{Name: name, Healthy: healthy})
+		health = append(health, semisync.ReplicaHealth{Name: name, Healthy: healthy})
 	}
-	plan := instance.PlanSemiSync(&c.Spec, health)
+	plan := semisync.PlanFor(&c.Spec, health)
 	must(t, w.operator.SetSemiSync(t.Context(), w.nodes[primary].target(),
 		instanceclient.SemiSyncRequest{WaitForReplicaCount: int32(plan.WaitForReplicaCount)}))
 	return plan

@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import (
 	"slices"
@@ -14,7 +14,7 @@ import (
 // planRelabel brings the role and routable labels of existing Pods in line with the status and
 // the replicas' reports. Changes that take role=primary away come first, so rw never selects two
 // Pods.
-func (d *clusterDecision) planRelabel(c *v1.Cluster, o clusterObservation, active []clusterInstance) {
+func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedInstance) {
 	var demote, rest []podRelabel
 	for _, in := range active {
 		p := in.Pod
@@ -35,7 +35,7 @@ func (d *clusterDecision) planRelabel(c *v1.Cluster, o clusterObservation, activ
 		} else {
 			rest = append(rest, r)
 		}
-		d.event(stepRelabel, evClusterRoleChanged.with(p.Name, oldRole, role, oldRoutable, routable))
+		d.event(stepRelabel, evRoleChanged.With(p.Name, oldRole, role, oldRoutable, routable))
 	}
 	d.Relabel = append(demote, rest...)
 }
@@ -60,7 +60,7 @@ func replicaServesReads(report *instanceclient.Status, routableNow bool, bound t
 
 // planServices lists the desired Services (per-instance headless ones for the active instances,
 // the enabled default role Services, the additional ones) and the owned Services to delete.
-func (d *clusterDecision) planServices(c *v1.Cluster, existing []corev1.Service, active []clusterInstance) {
+func (d *Decision) planServices(c *v1.Cluster, existing []corev1.Service, active []observedInstance) {
 	for _, in := range active {
 		d.Services = append(d.Services, specs.BuildInstanceService(c, in.Name))
 	}
@@ -73,7 +73,7 @@ func (d *clusterDecision) planServices(c *v1.Cluster, existing []corev1.Service,
 	for _, s := range existing {
 		if s.DeletionTimestamp == nil && !slices.Contains(wanted, s.Name) {
 			d.DeleteServices = append(d.DeleteServices, s.Name)
-			d.event(stepServices, evClusterServiceDeleted.with(s.Name))
+			d.event(stepServices, evServiceDeleted.With(s.Name))
 		}
 	}
 }

@@ -1,9 +1,11 @@
-package controller
+package cluster
 
 import (
+	"slices"
 	"testing"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 )
 
@@ -63,5 +65,47 @@ func TestDecideSemiSync(t *testing.T) {
 	got := decideSemiSync(fenced, names, map[string]*instanceclient.Status{"db-1": primary(2), "db-2": replica(true, true, ""), "db-3": replica(true, true, "")})
 	if got == nil || got.To != 1 {
 		t.Errorf("a fenced replica must not count as healthy: %+v", got)
+	}
+}
+
+func TestDecideSemiSyncStep(t *testing.T) {
+	semiSync := func(w *world) *world {
+		c := w.o.Cluster
+		c.Spec.MinSyncReplicas, c.Spec.MaxSyncReplicas = 2, 2
+		c.Spec.MySQL.SemiSync = &v1.SemiSyncConfiguration{Enabled: true, TimeoutMillis: 1000, DataDurability: v1.DataDurabilityPreferred}
+		w.o.SemiSyncSettable = true
+		return w.reports(map[string]*instanceclient.Status{
+			"db-1": {Role: v1.RolePrimary, SemiSync: &instanceclient.SemiSyncStatus{Active: true, WaitForReplicaCount: 2}},
+			"db-2": {Role: v1.RoleReplica, Replication: &instanceclient.ReplicationStatus{IORunning: true, SQLRunning: true}},
+			"db-3": {Role: v1.RoleReplica, Replication: &instanceclient.ReplicationStatus{SQLRunning: true}},
+		}, nil)
+	}
+	three := func() *world {
+		return semiSync(newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1"))
+	}
+	for _, tc := range []struct {
+		rule  string
+		world *world
+		want  int32 // 0: no adjustment
+	}{
+		{"the count is set on the primary's Pod, with its Event", three(), 1},
+		{"nothing when the operator cannot set the count",
+			func() *world { w := three(); w.o.SemiSyncSettable = false; return w }(), 0},
+		{"nothing while the primary has no Pod", three().withoutPod("db-1"), 0},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			d := tc.world.decide()
+			events := namesOf(d.Events[stepSemiSync], func(e kit.Event) string { return e.Kind.Reason })
+			if tc.want == 0 {
+				if d.SemiSync != nil || len(events) != 0 {
+					t.Fatalf("adjustment %+v, events %v; want none", d.SemiSync, events)
+				}
+				return
+			}
+			if d.SemiSync == nil || d.SemiSync.To != tc.want || d.SemiSync.Pod == nil || d.SemiSync.Pod.Name != "db-1" ||
+				!slices.Equal(events, []string{"SemiSyncAdjusted"}) {
+				t.Fatalf("adjustment %+v, events %v; want the count set to %d on db-1's Pod", d.SemiSync, events, tc.want)
+			}
+		})
 	}
 }

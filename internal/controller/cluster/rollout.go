@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import (
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -11,7 +11,7 @@ import (
 // highest serial first; the Pod is deleted and recreated on its PVC. The primary of a
 // multi-instance Cluster is not restarted by the operator: that needs a switchover (set
 // status.targetPrimary to an updated replica), and Rollout says so. A single instance is restarted.
-func (d *clusterDecision) planRollout(c *v1.Cluster, o clusterObservation, active []clusterInstance) {
+func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedInstance) {
 	primary := c.Status.CurrentPrimary
 	if d.pending() || !allPodsReady(active) || primary == "" || primary != c.Status.TargetPrimary ||
 		int32(len(active)) != c.Spec.Instances {
@@ -29,7 +29,7 @@ func (d *clusterDecision) planRollout(c *v1.Cluster, o clusterObservation, activ
 			continue
 		}
 		d.DeletePods = append(d.DeletePods, in.Name)
-		d.event(stepDeletePods, evClusterInstanceUpdating.with(in.Name))
+		d.event(stepDeletePods, evInstanceUpdating.With(in.Name))
 		return
 	}
 	if primaryOutdated {

@@ -1,4 +1,4 @@
-package instance
+package semisync
 
 import (
 	"slices"
@@ -66,7 +66,7 @@ func TestPlanSemiSync(t *testing.T) {
 			true, 1, []string{"c-3", "c-4"}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := PlanSemiSync(tc.spec, tc.replicas)
+			p := PlanFor(tc.spec, tc.replicas)
 			if p.Enabled != tc.enabled || p.WaitForReplicaCount != tc.count || p.Lowered != tc.lowered || p.Short != tc.short {
 				t.Errorf("plan = %+v; want enabled %v, count %d, lowered %v, short %v",
 					p, tc.enabled, tc.count, tc.lowered, tc.short)
@@ -79,7 +79,7 @@ func TestPlanSemiSync(t *testing.T) {
 			}
 			reversed := slices.Clone(tc.replicas)
 			slices.Reverse(reversed)
-			if again := PlanSemiSync(tc.spec, reversed); !slices.Equal(again.Participants, p.Participants) {
+			if again := PlanFor(tc.spec, reversed); !slices.Equal(again.Participants, p.Participants) {
 				t.Errorf("participants depend on input order: %v vs %v", again.Participants, p.Participants)
 			}
 		})
@@ -87,7 +87,7 @@ func TestPlanSemiSync(t *testing.T) {
 }
 
 func TestSemiSyncSettingsFor(t *testing.T) {
-	p := PlanSemiSync(semiSyncSpec(true, v1alpha1.DataDurabilityPreferred, 1, 1), replicas(true, true))
+	p := PlanFor(semiSyncSpec(true, v1alpha1.DataDurabilityPreferred, 1, 1), replicas(true, true))
 	for _, tc := range []struct {
 		name     string
 		instance string
@@ -104,7 +104,7 @@ func TestSemiSyncSettingsFor(t *testing.T) {
 			}
 		})
 	}
-	off := PlanSemiSync(semiSyncSpec(false, "", 0, 0), nil)
+	off := PlanFor(semiSyncSpec(false, "", 0, 0), nil)
 	if got := off.SettingsFor("c-1", true); got.SourceEnabled || got.ReplicaEnabled || got.WaitForReplicaCount < 1 {
 		t.Errorf("semi-sync off: %+v", got)
 	}

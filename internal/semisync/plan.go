@@ -1,4 +1,4 @@
-package instance
+package semisync
 
 import (
 	"slices"
@@ -8,18 +8,24 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
-// defaultSemiSyncTimeout applies when the spec leaves timeoutMillis unset (the CRD defaults it).
-const defaultSemiSyncTimeout = 10 * time.Second
+// defaultTimeout applies when the spec leaves timeoutMillis unset (the CRD defaults it).
+const defaultTimeout = 10 * time.Second
 
-// ReplicaHealth is what the semi-sync plan needs to know of one replica: healthy means it is
-// connected to the primary, both replication threads run without error, and it can acknowledge.
+// ReplicaHealth is what the plan needs to know of one replica: healthy means it is connected to
+// the primary, both replication threads run without error, and it can acknowledge.
 type ReplicaHealth struct {
 	Name    string
 	Healthy bool
 }
 
-// SemiSyncPlan is the runtime semi-sync configuration of the whole cluster at one moment.
-type SemiSyncPlan struct {
+// HealthOf derives a replica's health from its server's status: it replicates, both threads run,
+// and neither reports an error.
+func HealthOf(name string, st *mysql.Status) ReplicaHealth {
+	return ReplicaHealth{Name: name, Healthy: st != nil && st.Replication != nil && st.Replication.Healthy()}
+}
+
+// Plan is the runtime semi-sync configuration of the whole cluster at one moment.
+type Plan struct {
 	// Enabled is spec.mysql.semiSync.enabled: the primary waits for acknowledgements.
 	Enabled bool
 	// WaitForReplicaCount is applied as rpl_semi_sync_source_wait_for_replica_count.
@@ -38,13 +44,13 @@ type SemiSyncPlan struct {
 	Short bool
 }
 
-// PlanSemiSync computes the plan from the spec and the replicas' health. With preferred
-// durability the acknowledgement count follows the healthy participants, never below one and
-// never above minSyncReplicas, so it rises back as replicas recover; with required it stays at
+// PlanFor computes the plan from the spec and the replicas' health. With preferred durability
+// the acknowledgement count follows the healthy participants, never below one and never above
+// minSyncReplicas, so it rises back as replicas recover; with required it stays at
 // minSyncReplicas whatever their health.
-func PlanSemiSync(spec *v1alpha1.ClusterSpec, replicas []ReplicaHealth) SemiSyncPlan {
+func PlanFor(spec *v1alpha1.ClusterSpec, replicas []ReplicaHealth) Plan {
 	cfg := spec.MySQL.SemiSync
-	plan := SemiSyncPlan{WaitForReplicaCount: 1, Timeout: defaultSemiSyncTimeout}
+	plan := Plan{WaitForReplicaCount: 1, Timeout: defaultTimeout}
 	if cfg != nil && cfg.TimeoutMillis > 0 {
 		plan.Timeout = time.Duration(cfg.TimeoutMillis) * time.Millisecond
 	}
@@ -103,7 +109,7 @@ func participants(replicas []ReplicaHealth, limit int) []string {
 
 // SettingsFor returns the variables one instance applies: the primary waits for
 // acknowledgements, participating replicas send them.
-func (p SemiSyncPlan) SettingsFor(instance string, primary bool) mysql.SemiSyncSettings {
+func (p Plan) SettingsFor(instance string, primary bool) mysql.SemiSyncSettings {
 	return mysql.SemiSyncSettings{
 		SourceEnabled:       p.Enabled && primary,
 		ReplicaEnabled:      p.Enabled && !primary && slices.Contains(p.Participants, instance),

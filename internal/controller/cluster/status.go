@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 )
 
@@ -34,7 +35,7 @@ const (
 // aggregateStatus returns c's new status: counts from the Pods, the last reported GTID set of each
 // instance, the primary's semi-sync state and the three conditions. c.Status already carries this
 // reconcile's targetPrimary and latestGeneratedNode; d says what this reconcile changes.
-func aggregateStatus(c *v1.Cluster, o clusterObservation, active []clusterInstance, d *clusterDecision) v1.ClusterStatus {
+func aggregateStatus(c *v1.Cluster, o Observation, active []observedInstance, d *Decision) v1.ClusterStatus {
 	st := *c.Status.DeepCopy()
 	st.ObservedGeneration = c.Generation
 	st.Instances, st.ReadyInstances = 0, 0
@@ -62,7 +63,7 @@ func aggregateStatus(c *v1.Cluster, o clusterObservation, active []clusterInstan
 // and either has no timestamp, or differs from the Pod labelled primary (the operator has not yet
 // seen this promotion) while the timestamp predates the request that led to it, so it belongs to
 // the previous primary. A timestamp the promoted instance wrote itself is kept.
-func primaryChanged(st *v1.ClusterStatus, active []clusterInstance) bool {
+func primaryChanged(st *v1.ClusterStatus, active []observedInstance) bool {
 	if st.CurrentPrimary == "" {
 		return false
 	}
@@ -114,7 +115,7 @@ func aggregateSemiSync(prev *v1.SemiSyncStatus, primary *instanceclient.Status, 
 }
 
 // setClusterConditions computes Ready, Progressing and Degraded.
-func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservation, d *clusterDecision) {
+func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o Observation, d *Decision) {
 	now := metav1.NewTime(o.Now)
 	set := func(t string, ok bool, reason, msg string) {
 		status := metav1.ConditionFalse
@@ -153,7 +154,7 @@ func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservat
 }
 
 // degradation names what needs a user's attention, most serious first; empty when nothing does.
-func degradation(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservation, d *clusterDecision) (reason, msg string) {
+func degradation(st *v1.ClusterStatus, c *v1.Cluster, o Observation, d *Decision) (reason, msg string) {
 	if d.PrimaryUnknown {
 		return reasonPrimaryUnknown, "targetPrimary is empty and not exactly one instance reports itself primary: set status.targetPrimary"
 	}
@@ -177,8 +178,8 @@ func degradation(st *v1.ClusterStatus, c *v1.Cluster, o clusterObservation, d *c
 }
 
 // conditionEvents returns the Events of condition transitions between old and the new status.
-func conditionEvents(old []metav1.Condition, st v1.ClusterStatus, instances int32) []eventRecord {
-	var out []eventRecord
+func conditionEvents(old []metav1.Condition, st v1.ClusterStatus, instances int32) []kit.Event {
+	var out []kit.Event
 	changed := func(t string) (*metav1.Condition, bool) {
 		n := meta.FindStatusCondition(st.Conditions, t)
 		o := meta.FindStatusCondition(old, t)
@@ -186,18 +187,18 @@ func conditionEvents(old []metav1.Condition, st v1.ClusterStatus, instances int3
 	}
 	if n, ok := changed(v1.ConditionReady); ok {
 		if n.Status == metav1.ConditionTrue {
-			out = append(out, evClusterReady.with(instances, st.CurrentPrimary))
+			out = append(out, evReady.With(instances, st.CurrentPrimary))
 		} else {
-			out = append(out, evClusterNotReady.with(n.Message))
+			out = append(out, evNotReady.With(n.Message))
 		}
 	}
 	if n, ok := changed(v1.ConditionDegraded); ok {
 		if n.Status == metav1.ConditionTrue && n.Reason == reasonScaleDownBlocked {
-			out = append(out, evClusterScaleDownBlocked.with(instances))
+			out = append(out, evScaleDownBlocked.With(instances))
 		} else if n.Status == metav1.ConditionTrue {
-			out = append(out, evClusterDegraded.with(n.Message))
+			out = append(out, evDegraded.With(n.Message))
 		} else if meta.FindStatusCondition(old, v1.ConditionDegraded) != nil {
-			out = append(out, evClusterRecovered.with())
+			out = append(out, evRecovered.With())
 		}
 	}
 	return out

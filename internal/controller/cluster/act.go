@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import (
 	"context"
@@ -10,57 +10,57 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-// act performs exactly d: Secrets and certificates first (Pods mount them), the instances'
-// ServiceAccount, Role, RoleBinding and the PDB, then instances, labels, Services and the status.
-// Each step's Events are emitted once that step is done, even when a later one fails; the status
-// Events only once the status is written.
-func (r *ClusterReconciler) act(ctx context.Context, o *clusterObservation, d clusterDecision) error {
+// act performs exactly d, step by step in the order of actStep: Secrets and certificates first
+// (Pods mount them), the instances' ServiceAccount, Role, RoleBinding and the PDB, then
+// instances, labels, Services, the status, and the primary's semi-sync count. Each step's Events
+// are emitted once that step is done, even when a later one fails.
+func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error {
 	c := o.Cluster
-	events, err := r.ensureSecrets(ctx, c, d.Instances, o.Now)
-	defer func() { emit(r.Recorder, c, mergeEvents(events)) }()
-	if err != nil {
-		return err
-	}
-	if err := r.applyOwned(ctx, d); err != nil {
-		return err
-	}
+	var events []kit.Event
+	defer func() { kit.Emit(r.Recorder, c, mergeEvents(events)) }()
+	none := func(err error) ([]kit.Event, error) { return nil, err }
 	steps := []struct {
 		step actStep
-		run  func() error
+		run  func() ([]kit.Event, error)
 	}{
-		{stepCreate, func() error { return r.createInstances(ctx, d) }},
-		{stepDetach, func() error { return r.detach(ctx, o, d.Detach) }},
-		{stepDeletePods, func() error { return r.deletePods(ctx, o.Cluster.Namespace, d.DeletePods) }},
-		{stepRelabel, func() error { return r.relabel(ctx, o, d.Relabel) }},
-		{stepServices, func() error {
-			ev, err := r.applyServices(ctx, o.Services, d)
-			events = append(events, ev...)
-			return err
-		}},
+		{stepSecrets, func() ([]kit.Event, error) { return r.writeSecrets(ctx, c, d.Secrets, o.Now) }},
+		{stepOwned, func() ([]kit.Event, error) { return none(r.applyOwned(ctx, d)) }},
+		{stepCreate, func() ([]kit.Event, error) { return none(r.createInstances(ctx, d)) }},
+		{stepDetach, func() ([]kit.Event, error) { return none(r.detach(ctx, o, d.Detach)) }},
+		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c.Namespace, d.DeletePods)) }},
+		{stepRelabel, func() ([]kit.Event, error) { return none(r.relabel(ctx, o, d.Relabel)) }},
+		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, o.Services, d) }},
+		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
+		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync)) }},
 	}
 	for _, s := range steps {
-		if err := s.run(); err != nil {
+		ev, err := s.run()
+		events = append(events, ev...)
+		if err != nil {
 			return err
 		}
 		events = append(events, d.Events[s.step]...)
 	}
-	if statusChanged(c.Status, d.Status) {
-		next := c.DeepCopy()
-		next.Status = d.Status
-		if err := patchStatus(ctx, r.Client, next, c); err != nil {
-			return err
-		}
-	}
-	events = append(events, d.StatusEvents...)
 	return nil
+}
+
+// patchStatus writes st as c's status when it differs from the status c was read with.
+func (r *Reconciler) patchStatus(ctx context.Context, c *v1.Cluster, st v1.ClusterStatus) error {
+	if !statusChanged(c.Status, st) {
+		return nil
+	}
+	next := c.DeepCopy()
+	next.Status = st
+	return kit.PatchStatus(ctx, r.Client, next, c)
 }
 
 // createInstances creates the planned PVCs, then the Pods; an object that already exists counts
 // as created (a previous reconcile got that far).
-func (r *ClusterReconciler) createInstances(ctx context.Context, d clusterDecision) error {
+func (r *Reconciler) createInstances(ctx context.Context, d Decision) error {
 	for _, pvc := range d.CreatePVCs {
 		if err := r.Client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating PVC %s: %w", pvc.Name, err)
@@ -78,7 +78,7 @@ func (r *ClusterReconciler) createInstances(ctx context.Context, d clusterDecisi
 
 // detach marks the instance's PVC detached (so it is never recreated nor counted), then deletes
 // its Pod and its server certificate. The PVC and its data stay.
-func (r *ClusterReconciler) detach(ctx context.Context, o *clusterObservation, instance string) error {
+func (r *Reconciler) detach(ctx context.Context, o *Observation, instance string) error {
 	if instance == "" {
 		return nil
 	}
@@ -92,7 +92,7 @@ func (r *ClusterReconciler) detach(ctx context.Context, o *clusterObservation, i
 			pvc.Annotations = map[string]string{}
 		}
 		pvc.Annotations[specs.DetachedAnnotation] = o.Now.UTC().Format("2006-01-02T15:04:05Z")
-		if err := r.Client.Patch(ctx, pvc, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+		if err := kit.PatchSpec(ctx, r.Client, pvc, old); err != nil {
 			return fmt.Errorf("marking PVC %s detached: %w", instance, err)
 		}
 	}
@@ -112,7 +112,7 @@ func (r *ClusterReconciler) detach(ctx context.Context, o *clusterObservation, i
 }
 
 // deletePods deletes the named Pods (never their PVCs).
-func (r *ClusterReconciler) deletePods(ctx context.Context, namespace string, names []string) error {
+func (r *Reconciler) deletePods(ctx context.Context, namespace string, names []string) error {
 	for _, name := range names {
 		pod := &corev1.Pod{}
 		pod.Name, pod.Namespace = name, namespace
@@ -125,7 +125,7 @@ func (r *ClusterReconciler) deletePods(ctx context.Context, namespace string, na
 }
 
 // relabel patches role and routable labels in the planned order (demotions first).
-func (r *ClusterReconciler) relabel(ctx context.Context, o *clusterObservation, changes []podRelabel) error {
+func (r *Reconciler) relabel(ctx context.Context, o *Observation, changes []podRelabel) error {
 	for _, ch := range changes {
 		for i := range o.Pods {
 			pod := &o.Pods[i]
@@ -139,7 +139,7 @@ func (r *ClusterReconciler) relabel(ctx context.Context, o *clusterObservation, 
 					pod.Labels[k] = val
 				}
 			}
-			if err := r.Client.Patch(ctx, pod, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+			if err := kit.PatchSpec(ctx, r.Client, pod, old); err != nil {
 				return fmt.Errorf("relabelling Pod %s: %w", pod.Name, err)
 			}
 			log.FromContext(ctx).Info("relabelled Pod", "pod", pod.Name, "role", ch.Role, "routable", ch.Routable)

@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 )
 
 // appliedHashAnnotation records the hash of what the operator last applied to a Service or PDB,
@@ -25,12 +27,12 @@ const clusterFieldOwner = client.FieldOwner("cloudnative-mysql-cluster")
 
 // applyServices applies the desired Services that differ from the live ones and deletes the owned
 // Services no longer desired.
-func (r *ClusterReconciler) applyServices(ctx context.Context, live []corev1.Service, d clusterDecision) ([]eventRecord, error) {
+func (r *Reconciler) applyServices(ctx context.Context, live []corev1.Service, d Decision) ([]kit.Event, error) {
 	byName := map[string]*corev1.Service{}
 	for i := range live {
 		byName[live[i].Name] = &live[i]
 	}
-	var events []eventRecord
+	var events []kit.Event
 	for _, want := range d.Services {
 		want.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
 		cur := byName[want.Name]
@@ -43,9 +45,9 @@ func (r *ClusterReconciler) applyServices(ctx context.Context, live []corev1.Ser
 		}
 		log.FromContext(ctx).Info("applied Service", "service", want.Name)
 		if cur == nil {
-			events = append(events, evClusterServiceCreated.with(want.Name))
+			events = append(events, evServiceCreated.With(want.Name))
 		} else {
-			events = append(events, evClusterServiceUpdated.with(want.Name))
+			events = append(events, evServiceUpdated.With(want.Name))
 		}
 	}
 	for _, name := range d.DeleteServices {
@@ -59,7 +61,7 @@ func (r *ClusterReconciler) applyServices(ctx context.Context, live []corev1.Ser
 
 // applyOwned applies each object (the PDB, the instances' ServiceAccount, Role and RoleBinding)
 // unless the live one carries the same applied hash.
-func (r *ClusterReconciler) applyOwned(ctx context.Context, d clusterDecision) error {
+func (r *Reconciler) applyOwned(ctx context.Context, d Decision) error {
 	for _, o := range []struct {
 		want, cur client.Object
 		gvk       schema.GroupVersionKind

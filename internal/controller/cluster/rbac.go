@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 // Permissions the Cluster controller needs beyond internal/operator/rbac.go: the instance Pods'
 // ServiceAccount, Role and RoleBinding. Granting that Role requires holding its rules, which the

@@ -1,4 +1,4 @@
-package instance
+package semisync
 
 import (
 	"testing"
@@ -43,7 +43,7 @@ func TestDesiredSemiSync(t *testing.T) {
 			mysql.SemiSyncSettings{WaitForReplicaCount: 1, Timeout: 500 * time.Millisecond}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, change := DesiredSemiSync(tc.spec, tc.primary, tc.cur)
+			got, change := Desired(tc.spec, tc.primary, tc.cur)
 			if change != tc.change || (change && got != tc.want) {
 				t.Errorf("got %+v, change %v; want %+v, %v", got, change, tc.want, tc.change)
 			}

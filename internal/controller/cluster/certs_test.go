@@ -1,0 +1,153 @@
+package cluster
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+func TestPlanCertificates(t *testing.T) {
+	c := newWorld(2).o.Cluster
+	ca, err := certs.NewCA("db-ca", testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issued := map[string][]byte{}
+	for _, w := range planCertificates(c, []string{"db-1"}, ca, nil, testNow) {
+		kp, err := certs.Issue(ca, w.Request, testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		issued[w.Secret] = kp.CertPEM
+	}
+	secrets := func(work []CertWork) []string {
+		return namesOf(work, func(w CertWork) string { return w.Secret + ":" + w.Reason })
+	}
+	for _, tc := range []struct {
+		rule      string
+		instances []string
+		existing  map[string][]byte
+		at        time.Time
+		mutate    func(*v1.Cluster)
+		want      []string
+	}{
+		{"everything is issued on creation", []string{"db-1"}, nil, testNow, nil,
+			[]string{"db-1-server-tls:missing", "db-operator-client-tls:missing", "db-replication-client-tls:missing"}},
+		{"nothing while certificates are fresh", []string{"db-1"}, issued, testNow, nil, []string{}},
+		{"a new instance gets its server certificate", []string{"db-1", "db-2"}, issued, testNow, nil,
+			[]string{"db-2-server-tls:missing"}},
+		{"all are renewed near expiry", []string{"db-1"}, issued, testNow.Add(certs.LeafValidity - time.Hour), nil,
+			[]string{"db-1-server-tls:expiring", "db-operator-client-tls:expiring", "db-replication-client-tls:expiring"}},
+		{"a new additional Service reissues server certificates only", []string{"db-1"}, issued, testNow,
+			func(c *v1.Cluster) {
+				c.Spec.Managed = &v1.ManagedConfiguration{Services: &v1.ManagedServices{
+					Additional: []v1.ManagedService{{Name: "lb", SelectorType: v1.ServiceSelectorTypeRW}}}}
+			}, []string{"db-1-server-tls:names differ"}},
+	} {
+		cc := c.DeepCopy()
+		if tc.mutate != nil {
+			tc.mutate(cc)
+		}
+		got := secrets(planCertificates(cc, tc.instances, ca, tc.existing, tc.at))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.rule, got, tc.want)
+		}
+	}
+}
+
+// secretsOf builds the live Secrets of a Cluster whose CA was made at caAt and whose certificates
+// for instances were issued under it at testNow, with every password Secret.
+func secretsOf(t *testing.T, c *v1.Cluster, instances []string, caAt time.Time) map[string]*corev1.Secret {
+	t.Helper()
+	ca, err := certs.NewCA(c.Name+"-ca", caAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*corev1.Secret{specs.CASecretName(c.Name): specs.BuildCASecret(c, ca.CertPEM, ca.KeyPEM)}
+	for _, user := range specs.Users {
+		out[specs.UserSecretName(c.Name, user)] = specs.BuildUserSecret(c, user, "pw")
+	}
+	for name, req := range certRequests(c, instances) {
+		kp, err := certs.Issue(ca, req, testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = specs.BuildTLSSecret(c, name, kp.SecretData(ca))
+	}
+	return out
+}
+
+func TestDecideSecrets(t *testing.T) {
+	issued := func(w SecretWork) []string {
+		return namesOf(w.Certificates, func(c CertWork) string { return c.Secret + ":" + c.Reason })
+	}
+	allUsers := func() []string { return append([]string(nil), specs.Users...) }
+	one := func() *world { return newWorld(1).instance(1, true).primary("db-1", "db-1") }
+	withSecrets := func(w *world, caAt time.Time, mutate func(map[string]*corev1.Secret)) *world {
+		w.o.Secrets = secretsOf(t, w.o.Cluster, []string{"db-1"}, caAt)
+		if mutate != nil {
+			mutate(w.o.Secrets)
+		}
+		return w
+	}
+	for _, tc := range []struct {
+		rule        string
+		world       *world
+		users       []string
+		renewCA     string
+		issued      []string
+		updatesLive bool
+	}{
+		{"on creation every password Secret, the CA and every certificate are made", newWorld(1),
+			allUsers(), certs.ReasonMissing,
+			[]string{"db-1-server-tls:missing", "db-operator-client-tls:missing", "db-replication-client-tls:missing"}, false},
+		{"nothing is written while every Secret is there and fresh", withSecrets(one(), testNow, nil),
+			nil, "", nil, false},
+		{"a missing password Secret is made; the others are never touched",
+			withSecrets(one(), testNow, func(s map[string]*corev1.Secret) { delete(s, specs.UserSecretName("db", specs.Users[0])) }),
+			specs.Users[:1], "", nil, false},
+		{"an expiring CA is renewed and every certificate is reissued under it",
+			withSecrets(one(), testNow.Add(-certs.CAValidity+certs.RenewBefore/2), nil),
+			nil, certs.ReasonExpiring,
+			[]string{"db-1-server-tls:not signed by the current CA", "db-operator-client-tls:not signed by the current CA",
+				"db-replication-client-tls:not signed by the current CA"}, true},
+		{"an unparsable CA is replaced",
+			withSecrets(one(), testNow, func(s map[string]*corev1.Secret) { s["db-ca"].Data[specs.CAKeyKey] = []byte("garbage") }),
+			nil, certs.ReasonUnparsable,
+			[]string{"db-1-server-tls:not signed by the current CA", "db-operator-client-tls:not signed by the current CA",
+				"db-replication-client-tls:not signed by the current CA"}, true},
+		{"an instance a scale-up adds gets its certificate before its Pod is created",
+			withSecrets(newWorld(2).instance(1, true).primary("db-1", "db-1"), testNow, nil),
+			nil, "", []string{"db-2-server-tls:missing"}, false},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			d := tc.world.decide()
+			w := d.Secrets
+			if !slices.Equal(w.Users, tc.users) || w.RenewCA != tc.renewCA || !slices.Equal(issued(w), tc.issued) {
+				t.Fatalf("users %v, renew CA %q, issued %v; want %v, %q, %v", w.Users, w.RenewCA, issued(w),
+					tc.users, tc.renewCA, tc.issued)
+			}
+			if (w.RenewCA == "") != (w.CA != nil) {
+				t.Errorf("the CA is kept exactly when it is not renewed: renew %q, CA %v", w.RenewCA, w.CA != nil)
+			}
+			for _, cw := range w.Certificates {
+				if (cw.Live != nil) != tc.updatesLive {
+					t.Errorf("%s: live Secret %v, want %v", cw.Secret, cw.Live != nil, tc.updatesLive)
+				}
+			}
+			// gather reads every Secret this decision may write, so none that exists is created twice.
+			read := secretNames(tc.world.o.Cluster, certInstances(tc.world.o.Cluster, tc.world.o.PVCs, tc.world.o.Pods))
+			for _, cw := range w.Certificates {
+				if !slices.Contains(read, cw.Secret) {
+					t.Errorf("%s is written but gather does not read it: %v", cw.Secret, read)
+				}
+			}
+		})
+	}
+}

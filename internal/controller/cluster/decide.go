@@ -1,0 +1,158 @@
+package cluster
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// Observation is what the Cluster decision reads; gather fills it.
+type Observation struct {
+	Now     time.Time
+	Cluster *v1.Cluster
+	// Pods, PVCs and Services are the children the Cluster controls.
+	Pods     []corev1.Pod
+	PVCs     []corev1.PersistentVolumeClaim
+	Services []corev1.Service
+	// Secrets are the Cluster's password, CA and certificate Secrets that exist, by name, read
+	// from the API server.
+	Secrets       map[string]*corev1.Secret
+	OperatorImage string
+	// Reports are the instances' answers to GET /status, by instance name.
+	Reports map[string]*instanceclient.Status
+	// ReportErrors are the instances that were asked and did not answer, with the error.
+	ReportErrors map[string]string
+	// MaxReadLag is how far a replica may lag and still serve reads; 0 disables the check.
+	MaxReadLag time.Duration
+	// SemiSyncSettable says the operator can set the primary's acknowledgement count (through
+	// the instance manager's control API).
+	SemiSyncSettable bool
+}
+
+// podRelabel sets the role and routable labels of one Pod.
+type podRelabel struct {
+	Pod      string
+	Role     string
+	Routable bool
+}
+
+// Decision is everything one reconcile does; act performs it step by step, in the order of
+// actSteps.
+type Decision struct {
+	// Secrets are the password Secrets, the CA and the certificates to write (stepSecrets).
+	Secrets SecretWork
+	// ServiceAccount, Role and RoleBinding let the instance managers watch the Cluster, write its
+	// status and hold the primary Lease; PDB guards the instances (stepOwned).
+	ServiceAccount *corev1.ServiceAccount
+	Role           *rbacv1.Role
+	RoleBinding    *rbacv1.RoleBinding
+	PDB            *policyv1.PodDisruptionBudget
+	// CreatePVCs and CreatePods are created in order, PVCs first (stepCreate).
+	CreatePVCs []*corev1.PersistentVolumeClaim
+	CreatePods []*corev1.Pod
+	// Detach is the instance a scale-down removes: its PVC is marked detached, then its Pod
+	// deleted (stepDetach).
+	Detach string
+	// DeletePods are Pods left on detached PVCs (a scale-down interrupted between its two steps)
+	// or one Pod replaced by a rolling update; their PVCs stay (stepDeletePods).
+	DeletePods []string
+	// PrimaryUnknown says targetPrimary is empty on a Cluster with instances and no single
+	// instance reports itself primary: nothing is promoted or added until a human sets it.
+	PrimaryUnknown bool
+	// Rollout, when not empty, says why a rolling update waits.
+	Rollout string
+	// Relabel lists label changes, the ones that take the primary role away first, so two Pods
+	// never both carry role=primary (stepRelabel).
+	Relabel []podRelabel
+	// Services are the desired Services (applied when they differ); DeleteServices are owned
+	// Services no longer desired (stepServices).
+	Services       []*corev1.Service
+	DeleteServices []string
+	// Instances are the instances after this reconcile (their certificates must exist).
+	Instances []string
+	// Status is the new status; patched when it differs (stepStatus).
+	Status v1.ClusterStatus
+	// SemiSync is the acknowledgement count to set on the primary; nil when it is right, unknown
+	// or cannot be set (stepSemiSync).
+	SemiSync *SemiSyncAdjustment
+	// Events record the outcome of each step, emitted once that step is done.
+	Events map[actStep][]kit.Event
+}
+
+// actStep names the steps of act, in the order act performs them. A Decision's Events belong to
+// the step whose success they report.
+type actStep int
+
+const (
+	// stepSecrets writes the Secrets first: Pods mount them.
+	stepSecrets actStep = iota
+	stepOwned
+	stepCreate
+	stepDetach
+	stepDeletePods
+	stepRelabel
+	stepServices
+	stepStatus
+	stepSemiSync
+)
+
+// Decide is the pure heart of the Cluster controller: from what gather read it decides the
+// instances to create or remove, the Secrets to write, labels, Services, the status with its
+// conditions, and the primary's semi-sync count.
+func Decide(o Observation) Decision {
+	c := o.Cluster.DeepCopy()
+	active, maxSerial := indexInstances(c, o.PVCs, o.Pods)
+	c.Status.LatestGeneratedNode = max(c.Status.LatestGeneratedNode, maxSerial)
+	d := Decision{}
+
+	created := maxSerial == 0 && c.Status.LatestGeneratedNode == 0
+	active = d.planScaleUp(c, o, active)
+	d.planTargetPrimary(c, o, active, created)
+	for i := range d.CreatePods {
+		setPodRole(c, d.CreatePods[i])
+	}
+	active = d.planScaleDown(c, active)
+	d.DeletePods = podsOnDetachedPVCs(o.PVCs, o.Pods)
+	d.planRollout(c, o, active)
+	for _, in := range active {
+		d.Instances = append(d.Instances, in.Name)
+	}
+	d.Secrets = planSecrets(c, d.Instances, o.Secrets, o.Now)
+	d.planRelabel(c, o, active)
+	d.planServices(c, o.Services, active)
+	d.PDB = specs.BuildPDB(c)
+	d.ServiceAccount, d.Role, d.RoleBinding = specs.BuildServiceAccount(c), specs.BuildRole(c), specs.BuildRoleBinding(c)
+	d.Status = aggregateStatus(c, o, active, &d)
+	for _, e := range conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances) {
+		d.event(stepStatus, e)
+	}
+	d.planSemiSync(o)
+	return d
+}
+
+// event records e as the outcome of step.
+func (d *Decision) event(step actStep, e kit.Event) {
+	if d.Events == nil {
+		d.Events = map[actStep][]kit.Event{}
+	}
+	d.Events[step] = append(d.Events[step], e)
+}
+
+// pending reports whether this reconcile changes the set of instances.
+func (d Decision) pending() bool {
+	return len(d.CreatePods) > 0 || d.Detach != "" || len(d.DeletePods) > 0
+}
+
+// needsFreshLook reports whether the decision creates or removes instances: those are decided
+// again on a live read, so a cache that has not yet seen the last serial or the last switchover
+// never makes the controller reuse a serial or remove the new primary.
+func (d Decision) needsFreshLook() bool {
+	return d.pending()
+}

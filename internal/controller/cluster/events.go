@@ -1,0 +1,64 @@
+package cluster
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+)
+
+// The Cluster Events, one row per transition the Cluster controller makes or observes; Warnings
+// need a user's attention.
+var (
+	evInstanceCreated = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceCreated",
+		Format: "Created instance %s (PVC and Pod)"}
+	evPodRecreated = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceRecreated",
+		Format: "Recreated the Pod of instance %s on its retained PVC"}
+	evInstanceRemoved = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceRemoved",
+		Format: "Scaled down: deleted the Pod of instance %s; its PVC is kept and marked detached"}
+	evInstanceUpdating = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceUpdating",
+		Format: "Deleting the Pod of instance %s to apply the new spec; it is recreated on its PVC"}
+	evTargetPrimarySet = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "TargetPrimarySet",
+		Format: "Set targetPrimary to %s"}
+	evRoleChanged = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "RoleChanged",
+		Format: "Instance %s: role label %q -> %q, routable %t -> %t"}
+	evServiceCreated = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "ServiceCreated",
+		Format: "Created Service %s"}
+	evServiceUpdated = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "ServiceUpdated",
+		Format: "Updated Service %s"}
+	evServiceDeleted = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "ServiceDeleted",
+		Format: "Deleted Service %s: no longer declared"}
+	evSecretCreated = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "SecretCreated",
+		Format: "Created Secret %s"}
+	evCertificateIssued = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "CertificateIssued",
+		Format: "Issued %s (%s)"}
+	evReady = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "ClusterReady",
+		Format: "All %d instances are ready and %s is the primary"}
+	evNotReady = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "ClusterNotReady",
+		Format: "%s"}
+	evRecovered = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "Recovered",
+		Format: "No longer degraded"}
+	evSemiSyncAdjusted = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "SemiSyncAdjusted",
+		Format: "Set the acknowledgement count of primary %s from %d to %d (%d of %d replicas healthy, dataDurability %s)"}
+
+	evScaleDownBlocked = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ScaleDownBlocked",
+		Format: "Cannot scale down to %d instances: every remaining instance is the current or target primary"}
+	evDegraded = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "Degraded",
+		Format: "%s"}
+)
+
+// mergeEvents folds the records of one reconcile that share a reason into one Event, keeping the
+// first one's position: client-go drops Events beyond a small per-object burst, so a Cluster
+// creating ten Secrets must not spend ten of them.
+func mergeEvents(in []kit.Event) []kit.Event {
+	var out []kit.Event
+	index := map[string]int{}
+	for _, e := range in {
+		if i, ok := index[e.Kind.Reason]; ok {
+			out[i].Message += "; " + e.Message
+			continue
+		}
+		index[e.Kind.Reason] = len(out)
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// writeSecrets performs w: it creates the missing password Secrets (one that appeared meanwhile
+// is left alone), makes the new CA when w says so, then issues each certificate with the CA. The
+// Events say what was written, up to a failure.
+func (r *Reconciler) writeSecrets(ctx context.Context, c *v1.Cluster, w SecretWork, now time.Time) ([]kit.Event, error) {
+	var events []kit.Event
+	for _, user := range w.Users {
+		created, err := r.createUserSecret(ctx, c, user)
+		if err != nil {
+			return events, err
+		}
+		if created {
+			events = append(events, evSecretCreated.With(specs.UserSecretName(c.Name, user)))
+		}
+	}
+	ca := w.CA
+	if w.RenewCA != "" {
+		var err error
+		if ca, err = certs.NewCA(c.Name+"-ca", now); err != nil {
+			return events, fmt.Errorf("creating the cluster CA: %w", err)
+		}
+		name := specs.CASecretName(c.Name)
+		if err := r.writeSecret(ctx, specs.BuildCASecret(c, ca.CertPEM, ca.KeyPEM), w.CASecret); err != nil {
+			return events, err
+		}
+		log.FromContext(ctx).Info("issued cluster CA", "secret", name, "reason", w.RenewCA)
+		events = append(events, evCertificateIssued.With(name, w.RenewCA))
+	}
+	for _, cw := range w.Certificates {
+		kp, err := certs.Issue(ca, cw.Request, now)
+		if err != nil {
+			return events, fmt.Errorf("issuing %s: %w", cw.Secret, err)
+		}
+		if err := r.writeSecret(ctx, specs.BuildTLSSecret(c, cw.Secret, kp.SecretData(ca)), cw.Live); err != nil {
+			return events, err
+		}
+		log.FromContext(ctx).Info("issued certificate", "secret", cw.Secret, "reason", cw.Reason)
+		events = append(events, evCertificateIssued.With(cw.Secret, cw.Reason))
+	}
+	return events, nil
+}
+
+// createUserSecret creates the password Secret of user with a new password; false when it
+// already exists.
+func (r *Reconciler) createUserSecret(ctx context.Context, c *v1.Cluster, user string) (bool, error) {
+	password, err := specs.GeneratePassword(rand.Reader)
+	if err != nil {
+		return false, err
+	}
+	s := specs.BuildUserSecret(c, user, password)
+	if err := r.Client.Create(ctx, s); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("creating Secret %s: %w", s.Name, err)
+	}
+	return true, nil
+}
+
+// writeSecret creates s when live is nil, or replaces the data of live with s's, guarded by
+// live's resourceVersion.
+func (r *Reconciler) writeSecret(ctx context.Context, s, live *corev1.Secret) error {
+	if live == nil {
+		if err := r.Client.Create(ctx, s); err != nil {
+			return fmt.Errorf("creating Secret %s: %w", s.Name, err)
+		}
+		return nil
+	}
+	next := live.DeepCopy()
+	next.Data = s.Data
+	if err := kit.PatchSpec(ctx, r.Client, next, live); err != nil {
+		return fmt.Errorf("updating Secret %s: %w", s.Name, err)
+	}
+	return nil
+}
