@@ -27,7 +27,13 @@ type ControlAPI struct {
 	// StatusClients may call GET /status only: the other instances, which read the primary's
 	// GTID set and writability with their client certificate before following or promoting.
 	StatusClients []string
-	Log           logr.Logger
+	// SourceInstance names the instance a replication source address belongs to (nil: none).
+	SourceInstance func(host string, port int) string
+	// State is the instance's bootstrap state (nil: bootstrapped).
+	State *LocalState
+	// LeaseHeld reports whether this instance holds the primary Lease (nil: never).
+	LeaseHeld func() bool
+	Log       logr.Logger
 }
 
 // ServerTLSConfig requires a client certificate signed by the cluster CA and presents the
@@ -80,14 +86,20 @@ func (c *ControlAPI) status(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mysqld status unavailable", http.StatusServiceUnavailable)
 		return
 	}
-	writeJSON(w, StatusReport(c.Instance, st))
+	report := StatusReport(c.Instance, st)
+	if r := report.Replication; r != nil && c.SourceInstance != nil {
+		r.SourceInstance = c.SourceInstance(st.Replication.SourceHost, st.Replication.SourcePort)
+	}
+	report.Bootstrapping = c.State != nil && !c.State.BootstrapDone()
+	report.LeaseHeld = c.LeaseHeld != nil && c.LeaseHeld()
+	writeJSON(w, report)
 }
 
 // StatusReport converts the local status to the control API's form.
 func StatusReport(instance string, st *mysql.Status) instanceclient.Status {
 	out := instanceclient.Status{
 		Instance: instance, Role: "replica", ReadOnly: st.SuperReadOnly || st.ReadOnly,
-		GTIDExecuted: st.GTIDExecuted.String(),
+		SuperReadOnly: st.SuperReadOnly, GTIDExecuted: st.GTIDExecuted.String(),
 	}
 	if st.Writable() {
 		out.Role = "primary"
@@ -95,8 +107,9 @@ func StatusReport(instance string, st *mysql.Status) instanceclient.Status {
 	if r := st.Replication; r != nil {
 		rep := &instanceclient.ReplicationStatus{
 			Source:    net.JoinHostPort(r.SourceHost, strconv.Itoa(r.SourcePort)),
-			IORunning: r.IORunning == "Yes", SQLRunning: r.SQLRunning == "Yes", LagSeconds: -1,
-			LastError: r.LastIOError,
+			IORunning: r.IORunning == "Yes", SQLRunning: r.SQLRunning == "Yes", IOState: r.IORunning, LagSeconds: -1,
+			LastError: r.LastIOError, LastIOErrno: r.LastIOErrno, LastIOError: r.LastIOError,
+			LastSQLErrno: r.LastSQLErrno, LastSQLError: r.LastSQLError, GTIDRetrieved: r.RetrievedGTIDSet.String(),
 		}
 		if r.LastSQLError != "" {
 			rep.LastError = r.LastSQLError
@@ -105,6 +118,9 @@ func StatusReport(instance string, st *mysql.Status) instanceclient.Status {
 			rep.LagSeconds = *r.SecondsBehindSource
 		}
 		out.Replication = rep
+	}
+	if s := st.SemiSync; s.ReplicaEnabled {
+		out.SemiSyncReplica = &instanceclient.SemiSyncReplicaStatus{Enabled: true, Active: s.ReplicaActive}
 	}
 	if s := st.SemiSync; s.SourceEnabled {
 		out.SemiSync = &instanceclient.SemiSyncStatus{

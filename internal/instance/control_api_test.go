@@ -3,6 +3,7 @@ package instance
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -94,6 +95,35 @@ func TestControlAPIAuthorization(t *testing.T) {
 	}
 }
 
+// TestControlAPIReportsLocalState: the source's instance name, the Lease and the bootstrap.
+func TestControlAPIReportsLocalState(t *testing.T) {
+	op := &fakeOp{status: mysql.Status{ReadOnly: true, SuperReadOnly: true,
+		Replication: &mysql.ReplicationStatus{SourceHost: "10.0.0.1", SourcePort: 3306, IORunning: "Yes", SQLRunning: "Yes"}}}
+	state := &LocalState{}
+	held := false
+	f := serveControlAPI(t, &ControlAPI{Instance: "c-1", Op: op, AllowedClients: []string{certs.OperatorCommonName},
+		SourceInstance: func(host string, port int) string {
+			if host == "10.0.0.1" && port == 3306 {
+				return "c-2"
+			}
+			return ""
+		},
+		State: state, LeaseHeld: func() bool { return held }})
+	st, err := f.operator.Status(t.Context(), f.target)
+	if err != nil || !st.Bootstrapping || st.BootstrapDone() || st.LeaseHeld || st.Replication.SourceInstance != "c-2" {
+		t.Fatalf("while bootstrapping: %+v (%+v), %v", st, st.Replication, err)
+	}
+	state.SetBootstrapDone()
+	held = true
+	if st, err = f.operator.Status(t.Context(), f.target); err != nil || !st.BootstrapDone() || !st.LeaseHeld {
+		t.Errorf("bootstrapped, Lease held: %+v, %v", st, err)
+	}
+	var old instanceclient.Status // a report of an instance manager that predates the fields
+	if err := json.Unmarshal([]byte(`{"instance":"c-1","role":"replica","readOnly":true,"gtidExecuted":""}`), &old); err != nil || !old.BootstrapDone() || old.LeaseHeld {
+		t.Errorf("an older report reads as %+v, %v; want bootstrapped, no Lease", old, err)
+	}
+}
+
 // TestControlAPIStatusClients: another instance's certificate may read GET /status, never change
 // the semi-sync count.
 func TestControlAPIStatusClients(t *testing.T) {
@@ -151,7 +181,9 @@ func TestStatusReport(t *testing.T) {
 	st := &mysql.Status{
 		ReadOnly: true, SuperReadOnly: true, GTIDExecuted: gtid.MustParse(uP + ":1-5"),
 		Replication: &mysql.ReplicationStatus{SourceHost: "10.0.0.1", SourcePort: 3306, IORunning: "Connecting",
-			SQLRunning: "Yes", LastIOError: "error connecting", SecondsBehindSource: &lag},
+			SQLRunning: "Yes", LastIOErrno: 2003, LastIOError: "error connecting", SecondsBehindSource: &lag,
+			RetrievedGTIDSet: gtid.MustParse(uP + ":3-6")},
+		SemiSync: mysql.SemiSyncStatus{ReplicaEnabled: true},
 	}
 	got := StatusReport("c-2", st)
 	if got.Role != "replica" || !got.ReadOnly || got.GTIDExecuted != uP+":1-5" || got.SemiSync != nil {
@@ -161,12 +193,21 @@ func TestStatusReport(t *testing.T) {
 	if r == nil || r.Source != "10.0.0.1:3306" || r.IORunning || !r.SQLRunning || r.LastError != "error connecting" || r.LagSeconds != 7 {
 		t.Errorf("replication = %+v", r)
 	}
+	if !got.SuperReadOnly || r.IOState != "Connecting" || r.LastIOErrno != 2003 || r.LastIOError != "error connecting" ||
+		r.LastSQLErrno != 0 || r.GTIDRetrieved != uP+":3-6" || got.SemiSyncReplica == nil || !got.SemiSyncReplica.Enabled || got.SemiSyncReplica.Active {
+		t.Errorf("report = %+v, replication %+v, semi-sync replica %+v", got, r, got.SemiSyncReplica)
+	}
+	st.Replication.LastSQLErrno, st.Replication.LastSQLError = 1062, "duplicate entry"
+	if r := StatusReport("c-2", st).Replication; r.LastError != "duplicate entry" || r.LastSQLErrno != 1062 || r.LastIOError != "error connecting" {
+		t.Errorf("the applier's error is the last error: %+v", r)
+	}
+	st.Replication.LastSQLErrno, st.Replication.LastSQLError = 0, ""
 	st.Replication.SecondsBehindSource = nil
 	if got := StatusReport("c-2", st); got.Replication.LagSeconds != -1 {
 		t.Errorf("unknown lag = %d, want -1", got.Replication.LagSeconds)
 	}
 	primary := &mysql.Status{SemiSync: mysql.SemiSyncStatus{SourceEnabled: true, SourceActive: false, WaitForReplicaCount: 2, Clients: 1}}
-	if got := StatusReport("c-1", primary); got.Role != "primary" || got.ReadOnly || got.SemiSync == nil ||
+	if got := StatusReport("c-1", primary); got.Role != "primary" || got.ReadOnly || got.SuperReadOnly || got.SemiSync == nil || got.SemiSyncReplica != nil ||
 		got.SemiSync.Active || got.SemiSync.WaitForReplicaCount != 2 || got.SemiSync.Clients != 1 {
 		t.Errorf("primary report = %+v, semi-sync %+v", got, got.SemiSync)
 	}

@@ -2,47 +2,15 @@ package instance
 
 import (
 	"net/http"
-	"sync"
-	"time"
-
-	"k8s.io/utils/clock"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
-
-// IsolationDetector tells when the instance has not reached the API server for too long: a
-// primary that cannot be coordinated any more must stop, so its liveness probe fails and the
-// kubelet restarts it (if the node is isolated too, the restart still happens locally).
-type IsolationDetector struct {
-	clock clock.PassiveClock
-	limit time.Duration
-	mu    sync.Mutex
-	last  time.Time
-}
-
-// NewIsolationDetector starts counting from now.
-func NewIsolationDetector(c clock.PassiveClock, limit time.Duration) *IsolationDetector {
-	return &IsolationDetector{clock: c, limit: limit, last: c.Now()}
-}
-
-// Contact records a successful call to the API server.
-func (d *IsolationDetector) Contact() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.last = d.clock.Now()
-}
-
-// Isolated reports whether the last contact is older than the limit.
-func (d *IsolationDetector) Isolated() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.clock.Since(d.last) > d.limit
-}
 
 // Probes serves the kubelet's probes.
 type Probes struct {
 	Op        mysql.Operator
 	Isolation *IsolationDetector // nil: no isolation check
+	State     *LocalState        // nil: never diverged
 }
 
 // Handler serves GET /startupz (startup), GET /healthz (liveness) and GET /readyz (readiness).
@@ -54,7 +22,8 @@ func (p *Probes) Handler() http.Handler {
 	return mux
 }
 
-// started: mysqld answers, so bootstrap (initialization, clone) is over and liveness may start.
+// started: mysqld answers, so initialization is over and liveness may start (a clone may still
+// run: the isolation count starts only after it).
 func (p *Probes) started(w http.ResponseWriter, r *http.Request) {
 	if _, err := p.Op.Status(r.Context()); err != nil {
 		http.Error(w, "mysqld not answering yet", http.StatusServiceUnavailable)
@@ -67,23 +36,22 @@ func (p *Probes) started(w http.ResponseWriter, r *http.Request) {
 // restarting the container would not help it.
 func (p *Probes) live(w http.ResponseWriter, _ *http.Request) {
 	if p.Isolation != nil && p.Isolation.Isolated() {
-		http.Error(w, "API server unreachable for too long", http.StatusServiceUnavailable)
+		http.Error(w, "neither the API server nor any other instance reachable for too long", http.StatusServiceUnavailable)
 		return
 	}
 	_, _ = w.Write([]byte("ok\n"))
 }
 
-// ready: mysqld answers, and it is either the writable primary or a healthy replica.
+// ready answers DecideReadiness.
 func (p *Probes) ready(w http.ResponseWriter, r *http.Request) {
 	st, err := p.Op.Status(r.Context())
-	switch {
-	case err != nil:
-		http.Error(w, "mysqld not answering", http.StatusServiceUnavailable)
-	case st.Writable():
-		_, _ = w.Write([]byte("primary\n"))
-	case st.Replication != nil && st.Replication.Healthy():
-		_, _ = w.Write([]byte("replica\n"))
-	default:
-		http.Error(w, "read-only and not replicating", http.StatusServiceUnavailable)
+	if err != nil {
+		st = nil
 	}
+	d := DecideReadiness(st, p.State != nil && p.State.Diverged())
+	if !d.Ready {
+		http.Error(w, d.Reason, http.StatusServiceUnavailable)
+		return
+	}
+	_, _ = w.Write([]byte(d.Reason + "\n"))
 }

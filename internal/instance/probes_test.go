@@ -13,31 +13,6 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
-func TestIsolationDetector(t *testing.T) {
-	c := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	d := NewIsolationDetector(c, 30*time.Second)
-	for _, step := range []struct {
-		name    string
-		advance time.Duration
-		contact bool
-		want    bool
-	}{
-		{"fresh start", 0, false, false},
-		{"30 s without contact is still fine", 30 * time.Second, false, false},
-		{"past 30 s the instance is isolated", time.Second, false, true},
-		{"a contact ends the isolation", 0, true, false},
-		{"and the count starts again", 29 * time.Second, false, false},
-	} {
-		c.SetTime(c.Now().Add(step.advance))
-		if step.contact {
-			d.Contact()
-		}
-		if got := d.Isolated(); got != step.want {
-			t.Errorf("%s: Isolated = %v, want %v", step.name, got, step.want)
-		}
-	}
-}
-
 // statusOp answers Status with st or err.
 type statusOp struct {
 	mysql.Operator
@@ -47,12 +22,48 @@ type statusOp struct {
 
 func (s statusOp) Status(context.Context) (*mysql.Status, error) { return s.st, s.err }
 
+func TestDecideReadiness(t *testing.T) {
+	replica := func(r mysql.ReplicationStatus) *mysql.Status {
+		return &mysql.Status{ReadOnly: true, SuperReadOnly: true, Replication: &r}
+	}
+	for _, tc := range []struct {
+		name     string
+		st       *mysql.Status
+		diverged bool
+		want     bool
+	}{
+		{"mysqld not answering: not ready", nil, false, false},
+		{"the writable primary: ready", &mysql.Status{}, false, true},
+		{"a healthy replica: ready", replica(mysql.ReplicationStatus{IORunning: "Yes", SQLRunning: "Yes"}), false, true},
+		{"a replica whose primary is gone (receiver connecting, in error): ready, stale reads",
+			replica(mysql.ReplicationStatus{IORunning: "Connecting", SQLRunning: "Yes", LastIOErrno: 2003, LastIOError: "can't connect"}), false, true},
+		{"a replica with replication stopped without error: ready, stale reads",
+			replica(mysql.ReplicationStatus{IORunning: "No", SQLRunning: "No"}), false, true},
+		{"a broken replica (applier error): not ready",
+			replica(mysql.ReplicationStatus{IORunning: "Yes", SQLRunning: "No", LastSQLErrno: 1062, LastSQLError: "duplicate"}), false, false},
+		{"a diverged replica: not ready", replica(mysql.ReplicationStatus{IORunning: "No", SQLRunning: "No"}), true, false},
+		{"a diverged writable instance: not ready", &mysql.Status{}, true, false},
+		{"read-only and not replicating (bootstrapping, waiting for a primary): not ready",
+			&mysql.Status{ReadOnly: true, SuperReadOnly: true}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := DecideReadiness(tc.st, tc.diverged)
+			if got.Ready != tc.want || got.Reason == "" {
+				t.Errorf("DecideReadiness = %+v, want ready %v with a reason", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestProbes(t *testing.T) {
 	c := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	isolated := NewIsolationDetector(c, time.Second)
+	isolated.Arm()
 	c.SetTime(c.Now().Add(time.Minute))
+	bootstrapping := NewIsolationDetector(c, time.Second)
+	diverged := &LocalState{}
+	diverged.SetDiverged(true)
 	healthy := &mysql.ReplicationStatus{IORunning: "Yes", SQLRunning: "Yes"}
-	broken := &mysql.ReplicationStatus{IORunning: "Connecting", SQLRunning: "Yes", LastIOErrno: 2003}
 	for _, tc := range []struct {
 		name     string
 		probes   *Probes
@@ -63,10 +74,10 @@ func TestProbes(t *testing.T) {
 		{"not started while mysqld does not answer", &Probes{Op: statusOp{err: errors.New("down")}}, "/startupz", 503},
 		{"live without an isolation check", &Probes{Op: statusOp{err: errors.New("down")}}, "/healthz", 200},
 		{"live fails when isolated", &Probes{Op: statusOp{}, Isolation: isolated}, "/healthz", 503},
+		{"live while bootstrapping, however long", &Probes{Op: statusOp{}, Isolation: bootstrapping}, "/healthz", 200},
 		{"ready as the primary", &Probes{Op: statusOp{st: &mysql.Status{}}}, "/readyz", 200},
 		{"ready as a healthy replica", &Probes{Op: statusOp{st: &mysql.Status{SuperReadOnly: true, ReadOnly: true, Replication: healthy}}}, "/readyz", 200},
-		{"not ready with replication broken", &Probes{Op: statusOp{st: &mysql.Status{SuperReadOnly: true, ReadOnly: true, Replication: broken}}}, "/readyz", 503},
-		{"not ready read-only without replication", &Probes{Op: statusOp{st: &mysql.Status{SuperReadOnly: true, ReadOnly: true}}}, "/readyz", 503},
+		{"not ready when diverged", &Probes{Op: statusOp{st: &mysql.Status{SuperReadOnly: true, ReadOnly: true, Replication: healthy}}, State: diverged}, "/readyz", 503},
 		{"not ready when mysqld does not answer", &Probes{Op: statusOp{err: errors.New("down")}}, "/readyz", 503},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

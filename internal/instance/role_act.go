@@ -19,7 +19,23 @@ type RoleActor struct {
 	SourceFor func(instance string) (mysql.Source, error)
 	// DrainTimeout bounds the wait for the applier before a promotion.
 	DrainTimeout time.Duration
-	Log          logr.Logger
+	// Lease, if set, is the primary Lease: acquired before the server clears read-only,
+	// released once it is read-only again.
+	Lease WriteGuard
+	Log   logr.Logger
+}
+
+// WriteGuard lets the server accept writes only while this instance holds the primary Lease
+// (PrimaryLease).
+type WriteGuard interface {
+	// Enabled is spec.enablePrimaryLease.
+	Enabled() bool
+	// Held reports whether the Lease is held and renewed in time.
+	Held() bool
+	// AllowWrites acquires or renews the Lease, then runs clearReadOnly while it is valid.
+	AllowWrites(ctx context.Context, clearReadOnly func(context.Context) error) error
+	// Release gives the Lease up; the server must be read-only.
+	Release(ctx context.Context) error
 }
 
 // RoleOutcome is what the caller reports after Apply.
@@ -37,10 +53,19 @@ var ErrNotDrained = errors.New("replication not drained")
 // Apply performs d given the server's current status st. Every path that does not promote
 // first makes sure the server is read-only.
 func (a *RoleActor) Apply(ctx context.Context, d RoleDecision, st *mysql.Status) (RoleOutcome, error) {
-	if d.Action != ActPrimary && st.Writable() {
-		a.Log.Info("turning read-only", "reason", d.Reason)
-		if err := a.Op.SetReadOnly(ctx, true); err != nil {
-			return RoleOutcome{}, err
+	if d.Action != ActPrimary {
+		if st.Writable() {
+			a.Log.Info("turning read-only", "reason", d.Reason)
+			if err := a.Op.SetReadOnly(ctx, true); err != nil {
+				return RoleOutcome{}, err
+			}
+		}
+		// Demoted, fenced or never primary: a Lease naming this instance goes. A failure is
+		// not fatal (the Lease expires anyway) and must not keep a replica from following.
+		if a.Lease != nil {
+			if err := a.Lease.Release(ctx); err != nil {
+				a.Log.Info("releasing the primary Lease failed; it will expire", "error", err.Error())
+			}
 		}
 	}
 	switch d.Action {
@@ -87,10 +112,21 @@ func (a *RoleActor) promote(ctx context.Context, catchUp gtid.Set, st *mysql.Sta
 		}
 	}
 	if st.Writable() {
-		return nil
+		if a.Lease == nil || !a.Lease.Enabled() || a.Lease.Held() {
+			return nil
+		}
+		// Writable without the Lease (it was just enabled): read-only until it is held.
+		a.Log.Info("writable without the primary Lease; turning read-only until it is held")
+		if err := a.Op.SetReadOnly(ctx, true); err != nil {
+			return err
+		}
 	}
 	a.Log.Info("promoting to primary")
-	return a.Op.SetReadOnly(ctx, false)
+	clearReadOnly := func(ctx context.Context) error { return a.Op.SetReadOnly(ctx, false) }
+	if a.Lease == nil {
+		return clearReadOnly(ctx)
+	}
+	return a.Lease.AllowWrites(ctx, clearReadOnly)
 }
 
 // drain stops the receiver, then waits until the applier has executed all it received.

@@ -52,6 +52,14 @@ type RoleInput struct {
 	// target of a switchover waits for it to turn read-only, so that two instances never accept
 	// writes at once.
 	PrimaryWritable bool
+	// LeaseEnabled is spec.enablePrimaryLease.
+	LeaseEnabled bool
+	// Lease is whether this instance may take the primary Lease now (MayTakeLease), nil when it
+	// was not read. The target of a switchover reads it when the old primary does not answer.
+	Lease *LeaseTake
+	// PrimaryPodGone: the old primary's Pod no longer exists (the operator deleted it). The
+	// target reads it when the old primary does not answer and the Lease is disabled.
+	PrimaryPodGone bool
 }
 
 // RoleDecision is the outcome of DecideRole.
@@ -81,14 +89,7 @@ func DecideRole(in RoleInput) RoleDecision {
 	case st.TargetPrimary == "":
 		return RoleDecision{Action: ActHold, Reason: "no target primary yet"}
 	case st.TargetPrimary == in.Instance:
-		d := RoleDecision{Action: ActPrimary, Reason: "target primary"}
-		if st.CurrentPrimary != "" && st.CurrentPrimary != in.Instance && in.PrimaryExecuted != nil {
-			if in.PrimaryWritable {
-				return RoleDecision{Action: ActHold, Reason: "waiting for " + st.CurrentPrimary + " to turn read-only"}
-			}
-			d.CatchUp, d.Reason = *in.PrimaryExecuted, "switchover from "+st.CurrentPrimary
-		}
-		return d
+		return decideTarget(in)
 	case st.CurrentPrimary == "" || st.CurrentPrimary == in.Instance:
 		// A switchover away from this instance, or a primary not yet confirmed: read-only until
 		// the target has promoted itself and recorded it.
@@ -109,6 +110,32 @@ func DecideRole(in RoleInput) RoleDecision {
 		return RoleDecision{Action: ActDiverged, Errant: errant, Reason: "transactions the primary never had"}
 	}
 	return RoleDecision{Action: ActFollow, Source: primary, Reason: "following the primary"}
+}
+
+// decideTarget decides for the target primary. When the old primary is another instance, the
+// target promotes only with proof that the old one stopped writing: seen read-only through its
+// control API, or (when it does not answer) its Lease expired, or with the Lease disabled its
+// Pod gone. Never on "unreachable" alone: an old primary cut off from this instance may still
+// be writing for its clients.
+func decideTarget(in RoleInput) RoleDecision {
+	old := in.Status.CurrentPrimary
+	switch {
+	case old == "" || old == in.Instance:
+		return RoleDecision{Action: ActPrimary, Reason: "target primary"}
+	case in.PrimaryExecuted != nil && in.PrimaryWritable:
+		return RoleDecision{Action: ActHold, Reason: "waiting for " + old + " to turn read-only"}
+	case in.PrimaryExecuted != nil:
+		return RoleDecision{Action: ActPrimary, CatchUp: *in.PrimaryExecuted, Reason: "switchover from " + old + ", seen read-only"}
+	case in.LeaseEnabled && in.Lease == nil:
+		return RoleDecision{Action: ActHold, Reason: old + " does not answer and its Lease is unknown"}
+	case in.LeaseEnabled && !in.Lease.Allowed:
+		return RoleDecision{Action: ActHold, Reason: old + " does not answer; waiting for its Lease to expire: " + in.Lease.Reason}
+	case in.LeaseEnabled:
+		return RoleDecision{Action: ActPrimary, Reason: old + " does not answer and its Lease is free: " + in.Lease.Reason}
+	case in.PrimaryPodGone:
+		return RoleDecision{Action: ActPrimary, Reason: old + " does not answer and its Pod is gone"}
+	}
+	return RoleDecision{Action: ActHold, Reason: old + " does not answer and its Pod still exists (primary Lease disabled)"}
 }
 
 // Drained reports whether the applier has executed every transaction the receiver got, so that

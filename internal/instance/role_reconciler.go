@@ -7,9 +7,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -51,7 +54,17 @@ type RoleReconciler struct {
 	// ManageSemiSync converges the local semi-sync settings to the spec after each pass (see
 	// DesiredSemiSync).
 	ManageSemiSync bool
+	// Lease, if set, is the primary Lease (Actor.Lease should be the same): configured from the
+	// spec on every pass, and read by the target of a switchover whose old primary does not
+	// answer.
+	Lease *PrimaryLease
+	// State, if set, is told whether the instance is diverged (readiness reports it) and which
+	// instances the Cluster has.
+	State *LocalState
 }
+
+// LeaseEnabled is spec.enablePrimaryLease, true unless set to false.
+func LeaseEnabled(spec *v1alpha1.ClusterSpec) bool { return ptr.Deref(spec.EnablePrimaryLease, true) }
 
 // ReconcileOnce performs one pass and returns the decision it applied.
 func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error) {
@@ -60,7 +73,10 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 		return RoleDecision{}, fmt.Errorf("reading Cluster %s: %w", r.Cluster, err)
 	}
 	if r.Isolation != nil {
-		r.Isolation.Contact()
+		r.Isolation.ContactAPIServer()
+	}
+	if r.State != nil {
+		r.State.SetMembers(ClusterMembers(&cluster, nil))
 	}
 	local, err := r.Actor.Op.Status(ctx)
 	if err != nil {
@@ -80,12 +96,58 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 			in.PrimaryExecuted, in.PrimaryWritable = &ps.Executed, ps.Writable
 		}
 	}
+	if r.Lease != nil {
+		in.LeaseEnabled = LeaseEnabled(&cluster.Spec)
+		r.Lease.Configure(in.LeaseEnabled, ownerReference(&cluster))
+	}
+	if r.needsProofOfStop(&cluster.Status, in) {
+		r.gatherProofOfStop(ctx, &in)
+	}
 	d := DecideRole(in)
+	if r.State != nil {
+		r.State.SetDiverged(d.Action == ActDiverged)
+	}
 	out, err := r.Actor.Apply(ctx, d, local)
 	if err != nil {
 		return d, err
 	}
 	return d, r.report(ctx, &cluster, d, out, local)
+}
+
+// needsProofOfStop: this instance is the target of a switchover and the old primary did not
+// answer, so the decision needs its Lease (or, with the Lease disabled, its Pod).
+func (r *RoleReconciler) needsProofOfStop(st *v1alpha1.ClusterStatus, in RoleInput) bool {
+	return st.TargetPrimary == r.Instance && st.CurrentPrimary != "" && st.CurrentPrimary != r.Instance &&
+		in.PrimaryExecuted == nil
+}
+
+// gatherProofOfStop reads the primary Lease, or the old primary's Pod when the Lease is
+// disabled; what cannot be read stays unknown, which the decision treats as "still writing".
+func (r *RoleReconciler) gatherProofOfStop(ctx context.Context, in *RoleInput) {
+	old := in.Status.CurrentPrimary
+	if in.LeaseEnabled {
+		rec, err := r.Lease.Observe(ctx)
+		if err != nil {
+			r.Log.Info("primary Lease unavailable", "error", err.Error())
+			return
+		}
+		take := MayTakeLease(rec, r.Instance, r.Clock.Now())
+		in.Lease = &take
+		return
+	}
+	var pod corev1.Pod
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: r.Cluster.Namespace, Name: old}, &pod)
+	switch {
+	case apierrors.IsNotFound(err):
+		in.PrimaryPodGone = true
+	case err != nil:
+		r.Log.Info("old primary's Pod unavailable", "primary", old, "error", err.Error())
+	}
+}
+
+// ownerReference makes the Cluster own the Lease, so that deleting the Cluster deletes it.
+func ownerReference(c *v1alpha1.Cluster) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Cluster", Name: c.Name, UID: c.UID}
 }
 
 // report runs the hooks of the outcome and records it on the Cluster.

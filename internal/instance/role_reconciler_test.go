@@ -57,6 +57,7 @@ func TestRoleReconcilerFollowsTheCluster(t *testing.T) {
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	isolation := NewIsolationDetector(clock.RealClock{}, 5*time.Second)
+	isolation.Arm()
 	for name, mem := range m {
 		r := &RoleReconciler{Client: env.Client, Cluster: types.NamespacedName{Namespace: ns, Name: "db"}, Instance: name,
 			Actor: mem.actor, Peers: memberPeers(m), Clock: clock.RealClock{}, Log: testr.New(t).WithValues("instance", name),

@@ -101,13 +101,14 @@ func (m *manager) run(ctx context.Context) error {
 		Backoff:     Backoff{Initial: 500 * time.Millisecond, Max: 10 * time.Second, Stable: time.Minute},
 		Clock:       m.deps.Clock, Log: m.deps.Log.WithName("supervisor"),
 	}
-	// The supervisor stops mysqld once ctx ends, or once serving failed.
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The supervisor stops mysqld once serving is over: after ctx ended and a primary gave up
+	// its Lease (read-only first), or once serving failed.
+	supCtx, stopMysqld := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopMysqld()
 	supErr := make(chan error, 1)
-	go func() { supErr <- sup.Run(runCtx) }()
-	err = m.serve(runCtx, decision)
-	cancel()
+	go func() { supErr <- sup.Run(supCtx) }()
+	err = m.serve(ctx, decision, cluster)
+	stopMysqld()
 	return errors.Join(err, <-supErr)
 }
 

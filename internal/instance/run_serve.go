@@ -10,16 +10,23 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
-// serve waits for mysqld, finishes a clone bootstrap, then serves the probes and the control API
-// and reconciles the role until ctx ends.
-func (m *manager) serve(ctx context.Context, decision BootstrapDecision) error {
+// serve serves the probes and the control API, waits for mysqld, finishes a clone bootstrap,
+// then keeps the primary Lease, watches the peers and reconciles the role until ctx ends; then it
+// gives the Lease up (read-only first) while mysqld still runs.
+func (m *manager) serve(ctx context.Context, decision BootstrapDecision, cluster *v1alpha1.Cluster) error {
 	isolation := NewIsolationDetector(m.deps.Clock, m.cfg.IsolationLimit)
-	probes := &http.Server{Addr: m.cfg.ProbeAddr, Handler: (&Probes{Op: m.op, Isolation: isolation}).Handler(),
+	state := &LocalState{}
+	state.SetMembers(ClusterMembers(cluster, nil))
+	probes := &http.Server{Addr: m.cfg.ProbeAddr, Handler: (&Probes{Op: m.op, Isolation: isolation, State: state}).Handler(),
 		ReadHeaderTimeout: 5 * time.Second}
 	probeLn, err := net.Listen("tcp", m.cfg.ProbeAddr)
 	if err != nil {
@@ -28,6 +35,20 @@ func (m *manager) serve(ctx context.Context, decision BootstrapDecision) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { m.serveUntil(ctx, probes, probeLn, "probes") })
+	client, err := m.peerClient()
+	if err != nil {
+		return err
+	}
+	lease := NewPrimaryLease(m.deps.Client, types.NamespacedName{Namespace: m.cfg.Namespace, Name: specs.PrimaryLeaseName(m.cfg.Cluster)},
+		m.cfg.Instance, m.deps.Clock, func(ctx context.Context) error { return StopWrites(ctx, m.op, m.deps.Log.WithName("lease")) },
+		m.deps.Log.WithName("lease"))
+	lease.Configure(LeaseEnabled(&cluster.Spec), ownerReference(cluster))
+	// The control API answers from the start, so that the operator sees a bootstrapping instance.
+	api, apiLn, err := m.controlAPI(client.cn, state, lease)
+	if err != nil {
+		return err
+	}
+	wg.Go(func() { m.serveUntil(ctx, api, apiLn, "control API") })
 	if err := m.waitForMysqld(ctx); err != nil {
 		return err
 	}
@@ -36,22 +57,59 @@ func (m *manager) serve(ctx context.Context, decision BootstrapDecision) error {
 			return err
 		}
 	}
-	client, err := m.peerClient()
+	state.SetBootstrapDone()
+	isolation.Arm()
+	r, err := m.roleReconciler(ctx, client, isolation, lease, state)
 	if err != nil {
 		return err
 	}
-	api, apiLn, err := m.controlAPI(client.cn)
-	if err != nil {
-		return err
-	}
-	wg.Go(func() { m.serveUntil(ctx, api, apiLn, "control API") })
-	r, err := m.roleReconciler(ctx, client, isolation)
-	if err != nil {
-		return err
-	}
+	peers := ControlPeers{PeerDirectory: m.dir, Client: client.client}
+	watch := &PeerWatch{Reach: peers.Reach, Self: m.cfg.Instance, Isolation: isolation,
+		Interval: max(min(peerWatchInterval, m.cfg.IsolationLimit/4), 100*time.Millisecond),
+		Clock:    m.deps.Clock, Members: func() []string { return ClusterMembers(cluster, append(state.Members(), m.staticPeers()...)) }}
+	wg.Go(func() { watch.Run(ctx) })
+	leaseDone := make(chan struct{})
+	go func() { defer close(leaseDone); lease.Run(ctx) }()
 	m.deps.Log.Info("instance manager serving", "instance", m.cfg.Instance, "bootstrap", decision.Action.String())
 	r.Run(ctx, m.cfg.ReconcileInterval)
+	<-leaseDone
+	m.giveUpLease(lease)
 	return nil
+}
+
+// peerWatchInterval is how often the peers are asked for an answer (isolation detection), at
+// most a quarter of the isolation limit.
+const peerWatchInterval = 2 * time.Second
+
+// shutdownLeaseTimeout bounds turning read-only and releasing the Lease at shutdown.
+const shutdownLeaseTimeout = 5 * time.Second
+
+// giveUpLease, at shutdown, turns a primary read-only and ends its client sessions, then
+// deletes its Lease, so that a replica may be promoted without waiting for the Lease to expire.
+// If the server cannot be made read-only, the Lease is left to expire.
+func (m *manager) giveUpLease(lease *PrimaryLease) {
+	if !lease.MayHold() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownLeaseTimeout)
+	defer cancel()
+	log := m.deps.Log.WithName("lease")
+	if err := StopWrites(ctx, m.op, log); err != nil {
+		log.Error(err, "shutting down: could not turn read-only; the primary Lease is left to expire")
+		return
+	}
+	if err := lease.Release(ctx); err != nil {
+		log.Error(err, "shutting down: releasing the primary Lease failed; it will expire")
+	}
+}
+
+// staticPeers names the instances given addresses by flag.
+func (m *manager) staticPeers() []string {
+	out := make([]string, 0, len(m.dir.Static))
+	for name := range m.dir.Static {
+		out = append(out, name)
+	}
+	return out
 }
 
 // serveUntil serves srv on ln until ctx ends, then shuts it down.
@@ -98,7 +156,7 @@ func (m *manager) peerClient() (peerTLS, error) {
 
 // controlAPI serves the operator, and GET /status to the other instances (which present the
 // same client certificate as this one).
-func (m *manager) controlAPI(peerCN string) (*http.Server, net.Listener, error) {
+func (m *manager) controlAPI(peerCN string, state *LocalState, lease *PrimaryLease) (*http.Server, net.Listener, error) {
 	ca, cert, key, err := readTLS(m.cfg.serverTLS())
 	if err != nil {
 		return nil, nil, err
@@ -108,7 +166,8 @@ func (m *manager) controlAPI(peerCN string) (*http.Server, net.Listener, error) 
 		return nil, nil, err
 	}
 	api := &ControlAPI{Instance: m.cfg.Instance, Op: m.op, AllowedClients: []string{certs.OperatorCommonName},
-		StatusClients: []string{peerCN}, Log: m.deps.Log.WithName("control-api")}
+		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held,
+		Log: m.deps.Log.WithName("control-api")}
 	ln, err := net.Listen("tcp", m.cfg.ManagerAddr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listening for the control API: %w", err)
@@ -130,7 +189,8 @@ func readTLS(f TLSFiles) (ca, cert, key []byte, err error) {
 
 // roleReconciler wires the role reconciler: replication from the others over TLS with the
 // replication account, their state over their control API, the accounts created by a primary.
-func (m *manager) roleReconciler(ctx context.Context, peers peerTLS, isolation *IsolationDetector) (*RoleReconciler, error) {
+func (m *manager) roleReconciler(ctx context.Context, peers peerTLS, isolation *IsolationDetector, lease *PrimaryLease,
+	state *LocalState) (*RoleReconciler, error) {
 	users, err := ClusterUsers(ctx, m.deps.Passwords)
 	if err != nil {
 		return nil, err
@@ -147,9 +207,9 @@ func (m *manager) roleReconciler(ctx context.Context, peers peerTLS, isolation *
 	var usersDone bool
 	return &RoleReconciler{
 		Client: m.deps.Client, Cluster: m.cluster, Instance: m.cfg.Instance,
-		Actor: &RoleActor{Op: m.op, SourceFor: sourceFor, DrainTimeout: 30 * time.Second, Log: log},
+		Actor: &RoleActor{Op: m.op, SourceFor: sourceFor, DrainTimeout: 30 * time.Second, Lease: lease, Log: log},
 		Peers: ControlPeers{PeerDirectory: m.dir, Client: peers.client}, Clock: m.deps.Clock, Log: log,
-		Isolation: isolation, ManageSemiSync: true,
+		Isolation: isolation, ManageSemiSync: true, Lease: lease, State: state,
 		// Once per start of a primary: creates the accounts on the first primary and applies
 		// rotated passwords (each pass would add a transaction).
 		OnPrimary: func(ctx context.Context) error {

@@ -6,30 +6,68 @@ const (
 	SemiSyncPath = "/semisync"
 )
 
-// Status is what an instance reports of itself on GET /status.
+// Status is what an instance reports of itself on GET /status: what the operator's switchover
+// and failover decisions need. Fields added later are zero in the reports of instance managers
+// that predate them, and each one's zero value is the conservative reading.
 type Status struct {
 	// Instance is the reporting instance's name.
 	Instance string `json:"instance"`
 	// Role is primary or replica as mysqld runs it (read_only off means primary).
 	Role string `json:"role"`
-	// ReadOnly mirrors super_read_only.
+	// ReadOnly is @@read_only (super_read_only implies it): the server refuses ordinary clients'
+	// writes.
 	ReadOnly bool `json:"readOnly"`
+	// SuperReadOnly is @@super_read_only: the server refuses every write, administrators' too.
+	SuperReadOnly bool `json:"superReadOnly,omitempty"`
 	// GTIDExecuted is @@gtid_executed.
 	GTIDExecuted string `json:"gtidExecuted"`
 	// Replication is the replica's applier state; nil on a primary.
 	Replication *ReplicationStatus `json:"replication,omitempty"`
 	// SemiSync is the primary's semi-sync state; nil on a replica or when semi-sync is off.
 	SemiSync *SemiSyncStatus `json:"semiSync,omitempty"`
+	// SemiSyncReplica is the replica side of semi-sync; nil when it is not enabled.
+	SemiSyncReplica *SemiSyncReplicaStatus `json:"semiSyncReplica,omitempty"`
+	// LeaseHeld: this instance holds the primary Lease <cluster>-primary and renewed it in time.
+	LeaseHeld bool `json:"leaseHeld,omitempty"`
+	// Bootstrapping: initialization or the clone from the primary is not over yet; the instance
+	// has no data to serve and is no candidate for promotion.
+	Bootstrapping bool `json:"bootstrapping,omitempty"`
 }
+
+// BootstrapDone reports whether initialization and clone are over.
+func (s *Status) BootstrapDone() bool { return !s.Bootstrapping }
 
 // ReplicationStatus is a replica's view of its source.
 type ReplicationStatus struct {
-	Source     string `json:"source"`
-	IORunning  bool   `json:"ioRunning"`
-	SQLRunning bool   `json:"sqlRunning"`
-	LastError  string `json:"lastError,omitempty"`
-	// LagSeconds is the applier lag; -1 when unknown.
+	// Source is the source's host:port.
+	Source string `json:"source"`
+	// SourceInstance is the instance Source belongs to, "" when it is none of the cluster's.
+	SourceInstance string `json:"sourceInstance,omitempty"`
+	// IORunning and SQLRunning: the receiver and the applier run ("Yes").
+	IORunning  bool `json:"ioRunning"`
+	SQLRunning bool `json:"sqlRunning"`
+	// IOState is Replica_IO_Running as MySQL reports it: Yes, No or Connecting.
+	IOState string `json:"ioState,omitempty"`
+	// LastError is the applier's last error, or else the receiver's.
+	LastError string `json:"lastError,omitempty"`
+	// LastIOErrno, LastIOError, LastSQLErrno and LastSQLError are the threads' last errors.
+	LastIOErrno  int    `json:"lastIOErrno,omitempty"`
+	LastIOError  string `json:"lastIOError,omitempty"`
+	LastSQLErrno int    `json:"lastSQLErrno,omitempty"`
+	LastSQLError string `json:"lastSQLError,omitempty"`
+	// GTIDRetrieved is Retrieved_Gtid_Set: what the receiver got from the source, applied or
+	// not (a candidate holds GTIDExecuted plus this once its relay log is applied).
+	GTIDRetrieved string `json:"gtidRetrieved,omitempty"`
+	// LagSeconds is the applier lag; -1 when unknown (a thread stopped, the source gone).
 	LagSeconds int64 `json:"lagSeconds"`
+}
+
+// SemiSyncReplicaStatus is a replica's semi-sync state.
+type SemiSyncReplicaStatus struct {
+	// Enabled is rpl_semi_sync_replica_enabled; Active is Rpl_semi_sync_replica_status, true
+	// while connected to its source as a semi-sync replica.
+	Enabled bool `json:"enabled"`
+	Active  bool `json:"active"`
 }
 
 // SemiSyncStatus mirrors the primary's semi-sync status variables.

@@ -21,6 +21,10 @@ type Operator interface {
 	Status(ctx context.Context) (*Status, error)
 	// SetReadOnly turns super_read_only (and read_only) on, or both off.
 	SetReadOnly(ctx context.Context, on bool) error
+	// KillClientSessions ends every client session (KILL CONNECTION), keeping the server's own
+	// threads, the replication dump threads and the instance manager's root@localhost sessions;
+	// it returns how many it ended.
+	KillClientSessions(ctx context.Context) (int, error)
 	// CreateUsers creates or updates the operator's accounts; the server must be writable.
 	CreateUsers(ctx context.Context, users Users) error
 	// ConfigureReplication stops replication and points it at src with GTID auto-positioning

@@ -20,8 +20,11 @@ func BuildServiceAccount(c *mysqlv1alpha1.Cluster) *corev1.ServiceAccount {
 }
 
 // BuildRole returns what an instance manager may do, and nothing more: read its Cluster and write
-// its status (currentPrimary), hold the primary Lease, read the Cluster's password Secrets, and
-// record Events.
+// its status (currentPrimary), hold the primary Lease, read the Cluster's password Secrets and
+// instance Pods (a switchover target whose old primary does not answer, with the Lease disabled,
+// promotes only once that primary's Pod is gone), and record Events. The Lease's create cannot be
+// restricted to its name (Kubernetes does not check resourceNames on create); every other verb
+// on Leases is.
 func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
 	secrets := make([]string, 0, len(Users))
 	for _, u := range Users {
@@ -38,6 +41,7 @@ func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{PrimaryLeaseName(c.Name)},
 				Verbs: []string{"get", "watch", "update", "patch", "delete"}},
 			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: secrets, Verbs: []string{"get"}},
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
 			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 		},
 	}

@@ -32,6 +32,10 @@ func TestBuildInstanceRBAC(t *testing.T) {
 		{"the primary Lease can be created, renewed and released", allows("coordination.k8s.io", "leases", "", "create") &&
 			allows("coordination.k8s.io", "leases", "db-primary", "update") && allows("coordination.k8s.io", "leases", "db-primary", "delete")},
 		{"no other Lease can be renewed", !allows("coordination.k8s.io", "leases", "other", "update")},
+		{"no other Lease can be deleted", !allows("coordination.k8s.io", "leases", "other", "delete")},
+		{"the primary Lease can be read", allows("coordination.k8s.io", "leases", "db-primary", "get")},
+		{"instance Pods can be read (is the old primary's Pod gone?)", allows("", "pods", "db-1", "get")},
+		{"but not changed", !allows("", "pods", "db-1", "delete") && !allows("", "pods", "db-1", "patch")},
 		{"the password Secrets can be read", allows("", "secrets", "db-replication", "get")},
 		{"the CA key cannot be read", !allows("", "secrets", "db-ca", "get")},
 	} {

@@ -34,6 +34,13 @@ type node struct {
 	op                         mysql.Operator // root over the local socket, as the manager connects
 	db                         *sql.DB
 	stopped, cleanup           bool
+	// kubeconfig, when set, replaces the world's (an API server reached through a proxy).
+	kubeconfig string
+	// peerAPIPorts, when set, is where this node reaches another's control API (a proxy on the
+	// other's address).
+	peerAPIPorts map[string]int
+	// args are extra flags of `manager instance run`.
+	args []string
 }
 
 // buildManager builds the manager binary once for the test binary.
@@ -109,6 +116,9 @@ func writeTLS(t *testing.T, dir string, data map[string][]byte) {
 // start runs `manager instance run` for n; the process gets SIGTERM at cleanup.
 func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, peers []*node) {
 	t.Helper()
+	if n.kubeconfig != "" {
+		kubeconfig = n.kubeconfig
+	}
 	args := []string{"instance", "run", "--pod-name", n.name, "--namespace", namespace, "--cluster", "db",
 		"--kubeconfig", kubeconfig, "--data-dir", n.dir + "/data", "--run-dir", n.dir + "/run",
 		"--server-tls-dir", n.dir + "/server-tls", "--client-tls-dir", n.dir + "/client-tls",
@@ -125,9 +135,14 @@ func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, pe
 	}
 	for _, p := range peers {
 		if p != n {
-			args = append(args, "--peer", fmt.Sprintf("%s=%s:%d:%d", p.name, p.host, p.mysqlPort, p.apiPort))
+			apiPort := p.apiPort
+			if port, ok := n.peerAPIPorts[p.name]; ok {
+				apiPort = port
+			}
+			args = append(args, "--peer", fmt.Sprintf("%s=%s:%d:%d", p.name, p.host, p.mysqlPort, apiPort))
 		}
 	}
+	args = append(args, n.args...)
 	log, err := os.Create(filepath.Join(n.dir, "manager.log"))
 	must(t, err)
 	n.cmd = exec.Command(bin, args...)

@@ -47,6 +47,7 @@ func TestInstanceManagers(t *testing.T) {
 		{"a crashed mysqld is restarted by its manager", testCrashRestart},
 		{"preferred lowers the count while a replica is down, required keeps it and falls back to async", testDurability},
 		{"an instance with an errant transaction is reported diverged, not re-cloned", testDiverged},
+		{"the primary releases its Lease at shutdown, read-only before mysqld stops", testShutdownReleasesLease},
 	}
 	for _, s := range steps {
 		if !t.Run(s.name, func(t *testing.T) { s.run(t, w) }) {
@@ -149,6 +150,7 @@ func testComeUp(t *testing.T, w *world) {
 	begin := time.Now()
 	w.waitRoles(t, 120*time.Second, "db-1", "db-2", "db-3")
 	t.Logf("three instances ready %s after the managers started", time.Since(begin).Round(time.Millisecond))
+	w.waitLeaseHeld(t, "db-1")
 	p := w.nodes["db-1"].status(t)
 	for _, r := range []string{"db-2", "db-3"} {
 		if st := w.nodes[r].status(t); st.ServerUUID == p.ServerUUID {
@@ -222,10 +224,18 @@ func testWritesReplicate(t *testing.T, w *world) {
 }
 
 func testSwitchover(t *testing.T, w *world) {
+	before := w.lease(t)
 	begin := time.Now()
 	w.setTarget(t, "db-2")
 	w.waitRoles(t, 30*time.Second, "db-2", "db-1", "db-3")
-	t.Logf("switchover converged %s after targetPrimary changed", time.Since(begin).Round(time.Millisecond))
+	took := time.Since(begin)
+	t.Logf("switchover converged %s after targetPrimary changed", took.Round(time.Millisecond))
+	// The old primary deleted its Lease once read-only, and the new one created its own: a Lease
+	// taken over after expiring would keep its UID, and the switchover would have taken a TTL.
+	after := w.waitLeaseHeld(t, "db-2")
+	if after.UID == before.UID || took >= instance.LeaseTTL {
+		t.Errorf("the Lease was not released on demotion: UID %s -> %s, switchover %s", before.UID, after.UID, took)
+	}
 	c := w.cluster(t)
 	if c.Status.CurrentPrimaryTimestamp == nil || c.Status.CurrentPrimaryTimestamp.Before(c.Status.TargetPrimaryTimestamp) {
 		t.Errorf("currentPrimaryTimestamp %v before targetPrimaryTimestamp %v", c.Status.CurrentPrimaryTimestamp, c.Status.TargetPrimaryTimestamp)

@@ -23,6 +23,9 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
+// apiRequestTimeout bounds every request of the instance manager to the API server.
+const apiRequestTimeout = 10 * time.Second
+
 // options are the flags of `manager instance run` besides the RunConfig fields.
 type options struct {
 	cfg        instance.RunConfig
@@ -116,6 +119,9 @@ func (o *options) client() (client.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the API server configuration: %w", err)
 	}
+	// Every request is bounded, so that a hung connection to the API server delays nothing for
+	// long; the rate limit leaves room for the role passes and the Lease renewals.
+	cfg.Timeout, cfg.QPS, cfg.Burst = apiRequestTimeout, 20, 40
 	k8s, err := client.New(cfg, client.Options{Scheme: operator.NewScheme()})
 	if err != nil {
 		return nil, fmt.Errorf("creating the API client: %w", err)

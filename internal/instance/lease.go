@@ -1,0 +1,345 @@
+package instance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// ErrLeaseHeld is returned when another instance holds the primary Lease and it has not expired.
+var ErrLeaseHeld = errors.New("the primary Lease is held by another instance")
+
+// PrimaryLease is the coordination.k8s.io/v1 Lease <cluster>-primary as the instance manager of
+// the primary holds it: acquired before the server clears read-only, renewed every
+// LeaseRenewInterval, deleted when the instance demotes, is fenced or shuts down. When a renewal
+// has not succeeded by SelfFenceDeadline, the server stops writes itself (StopWrites), before
+// the Lease can expire and another instance take it. Safe for concurrent use.
+type PrimaryLease struct {
+	Client client.Client
+	// Key names the Lease.
+	Key      types.NamespacedName
+	Instance string
+	// Clock is the instance's clock (monotonic in production): the self-fencing deadline and
+	// the local observation of others' Leases are measured on it.
+	Clock clock.Clock
+	// StopWrites turns the server read-only and ends its client sessions.
+	StopWrites func(ctx context.Context) error
+	Log        logr.Logger
+
+	// gate serialises clearing read-only and the self-fence: a server cleared past its deadline
+	// is never left writable.
+	gate sync.Mutex
+	// renewals are the renewals under way; Run waits for them before it returns.
+	renewals sync.WaitGroup
+	mu       sync.Mutex
+	// enabled is spec.enablePrimaryLease; owner the Cluster the Lease belongs to.
+	enabled bool
+	owner   *metav1.OwnerReference
+	// held: the last creation or renewal succeeded (sent at lastSent) and nothing since gave
+	// the Lease up. maybeHeld: a Lease of an earlier run may name this instance.
+	held, maybeHeld, inFlight bool
+	lastSent                  time.Time
+	// epoch counts the times the Lease was given up, so that a renewal answered after that
+	// changes nothing.
+	epoch int
+	// last is the Lease as last read or written; seen when this instance first saw its
+	// holder and renewTime.
+	last *coordinationv1.Lease
+	seen observation
+}
+
+type observation struct {
+	holder string
+	renew  time.Time
+	at     time.Time
+}
+
+// NewPrimaryLease returns the Lease keeper of instance; the Lease is disabled until Configure.
+func NewPrimaryLease(c client.Client, key types.NamespacedName, instance string, clk clock.Clock,
+	stopWrites func(context.Context) error, log logr.Logger) *PrimaryLease {
+	return &PrimaryLease{Client: c, Key: key, Instance: instance, Clock: clk, StopWrites: stopWrites,
+		Log: log, maybeHeld: true}
+}
+
+// Configure applies spec.enablePrimaryLease and the Cluster that owns the Lease.
+func (l *PrimaryLease) Configure(enabled bool, owner metav1.OwnerReference) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.enabled, l.owner = enabled, &owner
+}
+
+// Enabled reports spec.enablePrimaryLease as last configured.
+func (l *PrimaryLease) Enabled() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.enabled
+}
+
+// Held reports whether this instance holds the Lease (a renewal succeeded in time).
+func (l *PrimaryLease) Held() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.held && l.Clock.Now().Before(SelfFenceDeadline(l.lastSent))
+}
+
+// MayHold reports whether the Lease may name this instance: held, or not yet checked since a
+// start or a self-fence.
+func (l *PrimaryLease) MayHold() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.held || l.maybeHeld
+}
+
+// Observe reads the Lease and returns it with when this instance first saw its current holder
+// and renewTime.
+func (l *PrimaryLease) Observe(ctx context.Context) (LeaseRecord, error) {
+	ctx, cancel := context.WithTimeout(ctx, LeaseRequestTimeout)
+	defer cancel()
+	var lease coordinationv1.Lease
+	err := l.Client.Get(ctx, l.Key, &lease)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case apierrors.IsNotFound(err):
+		l.last = nil
+		return LeaseRecord{}, nil
+	case err != nil:
+		return LeaseRecord{}, fmt.Errorf("reading Lease %s: %w", l.Key, err)
+	}
+	l.last = lease.DeepCopy()
+	return l.recordLocked(&lease), nil
+}
+
+// recordLocked converts lease, noting when its holder or renewTime was first seen.
+func (l *PrimaryLease) recordLocked(lease *coordinationv1.Lease) LeaseRecord {
+	r := LeaseRecord{Exists: true, Holder: ptr.Deref(lease.Spec.HolderIdentity, "")}
+	if lease.Spec.RenewTime != nil {
+		r.RenewTime = lease.Spec.RenewTime.Time
+	}
+	if lease.Spec.LeaseDurationSeconds != nil {
+		r.Duration = time.Duration(*lease.Spec.LeaseDurationSeconds) * time.Second
+	}
+	if l.seen.holder != r.Holder || !l.seen.renew.Equal(r.RenewTime) || l.seen.at.IsZero() {
+		l.seen = observation{holder: r.Holder, renew: r.RenewTime, at: l.Clock.Now()}
+	}
+	r.ObservedAt = l.seen.at
+	return r
+}
+
+// Acquire creates the Lease, takes it over or renews it, as MayTakeLease allows; it returns
+// ErrLeaseHeld when another instance holds it.
+func (l *PrimaryLease) Acquire(ctx context.Context) error {
+	rec, err := l.Observe(ctx)
+	if err != nil {
+		return err
+	}
+	take := MayTakeLease(rec, l.Instance, l.Clock.Now())
+	if !take.Allowed {
+		return fmt.Errorf("%w: %s", ErrLeaseHeld, take.Reason)
+	}
+	// renewTime is the moment the request is sent: the self-fencing deadline counts from it.
+	sent := l.Clock.Now()
+	l.mu.Lock()
+	lease, epoch := l.desiredLocked(rec, sent), l.epoch
+	l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, LeaseRequestTimeout)
+	defer cancel()
+	if rec.Exists {
+		err = l.Client.Update(ctx, lease)
+	} else {
+		err = l.Client.Create(ctx, lease)
+	}
+	if err != nil {
+		return fmt.Errorf("acquiring Lease %s: %w", l.Key, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if epoch != l.epoch {
+		return fmt.Errorf("acquiring Lease %s: given up while the request was under way", l.Key)
+	}
+	l.last, l.held, l.maybeHeld, l.lastSent = lease.DeepCopy(), true, false, sent
+	if rec.Holder != l.Instance {
+		l.Log.Info("primary Lease taken", "previous", rec.Holder, "reason", take.Reason)
+	}
+	return nil
+}
+
+// desiredLocked is the Lease naming this instance, renewed at sent, built on the last one read.
+func (l *PrimaryLease) desiredLocked(rec LeaseRecord, sent time.Time) *coordinationv1.Lease {
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: l.Key.Name, Namespace: l.Key.Namespace}}
+	if rec.Exists && l.last != nil {
+		lease = l.last.DeepCopy()
+	}
+	if l.owner != nil && len(lease.OwnerReferences) == 0 {
+		lease.OwnerReferences = []metav1.OwnerReference{*l.owner}
+	}
+	now := metav1.NewMicroTime(sent)
+	s := &lease.Spec
+	if ptr.Deref(s.HolderIdentity, "") != l.Instance {
+		if rec.Exists && rec.Holder != "" {
+			s.LeaseTransitions = ptr.To(ptr.Deref(s.LeaseTransitions, 0) + 1)
+		}
+		s.HolderIdentity, s.AcquireTime = ptr.To(l.Instance), &now
+	}
+	s.RenewTime, s.LeaseDurationSeconds = &now, ptr.To(int32(LeaseTTL/time.Second))
+	return lease
+}
+
+// AllowWrites acquires or renews the Lease, then runs clearReadOnly while the Lease is still
+// valid, bounded by the self-fencing deadline. With the Lease disabled it runs clearReadOnly.
+func (l *PrimaryLease) AllowWrites(ctx context.Context, clearReadOnly func(context.Context) error) error {
+	if !l.Enabled() {
+		return clearReadOnly(ctx)
+	}
+	if err := l.Acquire(ctx); err != nil {
+		return err
+	}
+	l.gate.Lock()
+	defer l.gate.Unlock()
+	l.mu.Lock()
+	held, deadline := l.held, SelfFenceDeadline(l.lastSent)
+	l.mu.Unlock()
+	remaining := deadline.Sub(l.Clock.Now())
+	if !held || remaining <= 0 {
+		return fmt.Errorf("the primary Lease was not renewed in time; staying read-only")
+	}
+	ctx, cancel := context.WithTimeout(ctx, remaining)
+	defer cancel()
+	return clearReadOnly(ctx)
+}
+
+// Release deletes the Lease if it names this instance. Call it only once the server is
+// read-only: another instance may take the Lease at once.
+func (l *PrimaryLease) Release(ctx context.Context) error {
+	l.mu.Lock()
+	if !l.held && !l.maybeHeld {
+		l.mu.Unlock()
+		return nil
+	}
+	l.held = false
+	l.epoch++
+	l.mu.Unlock()
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		// A renewal that was under way may have changed the Lease: read it again on a conflict.
+		if err = l.deleteIfMine(ctx); err == nil || !apierrors.IsConflict(err) {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.maybeHeld = false
+	l.mu.Unlock()
+	return nil
+}
+
+// deleteIfMine deletes the Lease, as read now, if it names this instance.
+func (l *PrimaryLease) deleteIfMine(ctx context.Context) error {
+	rec, err := l.Observe(ctx)
+	if err != nil || !rec.Exists || rec.Holder != l.Instance {
+		return err
+	}
+	l.mu.Lock()
+	last := l.last
+	l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, LeaseRequestTimeout)
+	defer cancel()
+	err = l.Client.Delete(ctx, last, client.Preconditions{UID: &last.UID, ResourceVersion: &last.ResourceVersion})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("releasing Lease %s: %w", l.Key, err)
+	}
+	l.Log.Info("primary Lease released")
+	return nil
+}
+
+// Run keeps the Lease until ctx ends: it renews it when due and stops writes when the
+// self-fencing deadline passes without a successful renewal (DecideLeaseStep). It returns once
+// no renewal is under way any more.
+func (l *PrimaryLease) Run(ctx context.Context) {
+	defer l.renewals.Wait()
+	for {
+		l.step(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.Clock.After(LeaseCheckInterval):
+		}
+	}
+}
+
+// step performs one decision of the lease loop.
+func (l *PrimaryLease) step(ctx context.Context) {
+	l.mu.Lock()
+	c := LeaseClock{Now: l.Clock.Now(), Held: l.held, LastRenewSent: l.lastSent, RenewInFlight: l.inFlight}
+	enabled := l.enabled
+	l.mu.Unlock()
+	if !enabled && c.Held {
+		// spec.enablePrimaryLease turned off: nothing consults the Lease any more.
+		if err := l.Release(ctx); err != nil {
+			l.Log.Error(err, "releasing the primary Lease after it was disabled")
+		}
+		return
+	}
+	switch DecideLeaseStep(c) {
+	case LeaseRenew:
+		l.mu.Lock()
+		l.inFlight = true
+		l.mu.Unlock()
+		l.renewals.Go(func() { l.renew(ctx) })
+	case LeaseSelfFence:
+		l.selfFence(ctx, "the primary Lease was not renewed in time")
+	}
+}
+
+// renew renews the Lease; a Lease found taken by another instance stops writes at once.
+func (l *PrimaryLease) renew(ctx context.Context) {
+	defer func() {
+		l.mu.Lock()
+		l.inFlight = false
+		l.mu.Unlock()
+	}()
+	err := l.Acquire(ctx)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrLeaseHeld):
+		l.Log.Info("primary Lease lost to another instance", "reason", err.Error())
+		l.selfFence(ctx, "the primary Lease is held by another instance")
+	case ctx.Err() == nil:
+		l.Log.Info("renewing the primary Lease failed", "error", err.Error())
+	}
+}
+
+// selfFence stops writes and gives the Lease up; on failure it is tried again next check.
+func (l *PrimaryLease) selfFence(ctx context.Context, why string) {
+	l.gate.Lock()
+	defer l.gate.Unlock()
+	l.mu.Lock()
+	held := l.held
+	l.mu.Unlock()
+	if !held {
+		return
+	}
+	l.Log.Info("stopping writes before the primary Lease can expire", "reason", why)
+	if err := l.StopWrites(ctx); err != nil {
+		l.Log.Error(err, "stopping writes failed; trying again")
+		return
+	}
+	l.mu.Lock()
+	l.held = false
+	l.maybeHeld = true // the Lease may still name this instance: released on demotion
+	l.epoch++
+	l.mu.Unlock()
+}

@@ -1,0 +1,99 @@
+package instance
+
+import "time"
+
+// LeaseRecord is the primary Lease as the API server holds it, with when this instance first
+// saw this version of it.
+type LeaseRecord struct {
+	// Exists is false when there is no Lease.
+	Exists bool
+	Holder string
+	// RenewTime is the holder's wall clock when it last renewed (the Lease's renewTime).
+	RenewTime time.Time
+	// Duration is the Lease's leaseDurationSeconds.
+	Duration time.Duration
+	// ObservedAt is this instance's clock when it first saw the Lease with this holder and
+	// renewTime (zero: just now). Expiry is judged on both clocks: renewTime plus the duration
+	// must have passed on this instance's wall clock, and the Lease must have stayed unchanged
+	// for the duration on this instance's own (monotonic) clock, so that neither a skewed wall
+	// clock nor a late observation can make a live Lease look expired.
+	ObservedAt time.Time
+}
+
+// LeaseTake is whether this instance may create or take over the Lease, and why.
+type LeaseTake struct {
+	Allowed bool
+	Reason  string
+}
+
+// MayTakeLease decides whether instance me may hold the Lease now: when there is none, when it
+// names nobody or me, or when it has expired. Otherwise someone else may still be writing.
+func MayTakeLease(l LeaseRecord, me string, now time.Time) LeaseTake {
+	switch {
+	case !l.Exists:
+		return LeaseTake{true, "no Lease: create it"}
+	case l.Holder == me:
+		return LeaseTake{true, "held by this instance: renew it"}
+	case l.Holder == "":
+		return LeaseTake{true, "released: take it"}
+	case l.Duration <= 0:
+		return LeaseTake{false, "held by " + l.Holder + " without a duration"}
+	case now.Before(l.RenewTime.Add(l.Duration)):
+		return LeaseTake{false, "held by " + l.Holder + " until " + l.RenewTime.Add(l.Duration).Format(time.RFC3339)}
+	case !l.ObservedAt.IsZero() && now.Sub(l.ObservedAt) < l.Duration:
+		return LeaseTake{false, "held by " + l.Holder + ": not yet seen unchanged for its duration"}
+	case l.ObservedAt.IsZero():
+		return LeaseTake{false, "held by " + l.Holder + ": first seen just now"}
+	}
+	return LeaseTake{true, "expired: take it over from " + l.Holder}
+}
+
+// LeaseStep is what the holder's lease loop does next.
+type LeaseStep int
+
+const (
+	// LeaseIdle: nothing to do (no Lease held, or the next renewal is not due).
+	LeaseIdle LeaseStep = iota
+	// LeaseRenew: send a renewal now.
+	LeaseRenew
+	// LeaseSelfFence: the last successful renewal is too old; turn read-only before the Lease
+	// can expire, and end the open client sessions.
+	LeaseSelfFence
+)
+
+func (s LeaseStep) String() string { return [...]string{"idle", "renew", "self-fence"}[s] }
+
+// LeaseClock is the holder's state as the lease loop sees it. Times are the instance's own
+// clock (monotonic in production).
+type LeaseClock struct {
+	Now time.Time
+	// Held: a creation or renewal succeeded and the Lease was not released, lost or given up by
+	// a self-fence since.
+	Held bool
+	// LastRenewSent is when the last successful creation or renewal was sent (not answered:
+	// the API server may have recorded it any time after it was sent).
+	LastRenewSent time.Time
+	// RenewInFlight: a renewal was sent and has not been answered yet.
+	RenewInFlight bool
+}
+
+// SelfFenceDeadline is when a holder that last renewed successfully at sent must be read-only.
+func SelfFenceDeadline(sent time.Time) time.Time {
+	return sent.Add(LeaseTTL - LeaseSafetyMargin)
+}
+
+// DecideLeaseStep decides the holder's next step: self-fence once the deadline passed (whatever
+// renewal is under way), renew once LeaseRenewInterval passed since the last successful one.
+func DecideLeaseStep(c LeaseClock) LeaseStep {
+	switch {
+	case !c.Held:
+		return LeaseIdle
+	case !c.Now.Before(SelfFenceDeadline(c.LastRenewSent)):
+		return LeaseSelfFence
+	case c.RenewInFlight:
+		return LeaseIdle
+	case !c.Now.Before(c.LastRenewSent.Add(LeaseRenewInterval)):
+		return LeaseRenew
+	}
+	return LeaseIdle
+}

@@ -1,0 +1,77 @@
+package instance
+
+import (
+	"testing"
+	"time"
+)
+
+func TestMayTakeLease(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	held := func(holder string, renewedAgo, observedAgo time.Duration) LeaseRecord {
+		return LeaseRecord{Exists: true, Holder: holder, RenewTime: now.Add(-renewedAgo), Duration: LeaseTTL,
+			ObservedAt: now.Add(-observedAgo)}
+	}
+	for _, tc := range []struct {
+		name  string
+		lease LeaseRecord
+		want  bool
+	}{
+		{"no Lease: create it", LeaseRecord{}, true},
+		{"held by this instance: renew it, even expired", held("c-1", time.Hour, time.Hour), true},
+		{"held by this instance: renew it while fresh", held("c-1", time.Second, time.Second), true},
+		{"released (no holder): take it", LeaseRecord{Exists: true, Duration: LeaseTTL}, true},
+		{"held by another, renewed within its duration: refused", held("c-2", LeaseTTL-time.Second, time.Minute), false},
+		{"held by another, expired on both clocks: take it over", held("c-2", LeaseTTL, LeaseTTL), true},
+		{"held by another, expired by renewTime but seen unchanged for less than its duration: refused (the wall clocks may disagree)",
+			held("c-2", time.Hour, LeaseTTL-time.Second), false},
+		{"held by another, seen unchanged for its duration but renewTime in the future of this clock: refused",
+			held("c-2", -time.Minute, time.Hour), false},
+		{"held by another, never observed: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), Duration: LeaseTTL}, false},
+		{"held by another without a duration: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), ObservedAt: now.Add(-time.Hour)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := MayTakeLease(tc.lease, "c-1", now)
+			if got.Allowed != tc.want || got.Reason == "" {
+				t.Errorf("MayTakeLease = %+v, want allowed %v with a reason", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLeaseTimingHoldsTheLease(t *testing.T) {
+	if LeaseRenewInterval*2 >= LeaseTTL-LeaseSafetyMargin {
+		t.Errorf("renewing every %s leaves fewer than two attempts before the self-fence at %s", LeaseRenewInterval, LeaseTTL-LeaseSafetyMargin)
+	}
+	if LeaseSafetyMargin <= LeaseCheckInterval {
+		t.Errorf("the margin %s does not cover the check interval %s", LeaseSafetyMargin, LeaseCheckInterval)
+	}
+}
+
+func TestDecideLeaseStep(t *testing.T) {
+	sent := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	deadline := sent.Add(LeaseTTL - LeaseSafetyMargin)
+	for _, tc := range []struct {
+		name string
+		c    LeaseClock
+		want LeaseStep
+	}{
+		{"no Lease held: nothing to do", LeaseClock{Now: sent.Add(time.Hour)}, LeaseIdle},
+		{"just renewed: nothing to do", LeaseClock{Now: sent.Add(time.Second), Held: true, LastRenewSent: sent}, LeaseIdle},
+		{"renewal due after the renew interval", LeaseClock{Now: sent.Add(LeaseRenewInterval), Held: true, LastRenewSent: sent}, LeaseRenew},
+		{"renewal still due after a failed one", LeaseClock{Now: sent.Add(2 * LeaseRenewInterval), Held: true, LastRenewSent: sent}, LeaseRenew},
+		{"a renewal in flight is not sent twice", LeaseClock{Now: sent.Add(LeaseRenewInterval), Held: true, LastRenewSent: sent, RenewInFlight: true}, LeaseIdle},
+		{"just before the deadline: still renewing, not fenced", LeaseClock{Now: deadline.Add(-time.Millisecond), Held: true, LastRenewSent: sent}, LeaseRenew},
+		{"at the deadline (TTL minus the margin after the last renewal SENT): self-fence", LeaseClock{Now: deadline, Held: true, LastRenewSent: sent}, LeaseSelfFence},
+		{"at the deadline a renewal in flight does not delay the self-fence", LeaseClock{Now: deadline, Held: true, LastRenewSent: sent, RenewInFlight: true}, LeaseSelfFence},
+		{"long past the deadline: self-fence", LeaseClock{Now: sent.Add(time.Hour), Held: true, LastRenewSent: sent}, LeaseSelfFence},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := DecideLeaseStep(tc.c); got != tc.want {
+				t.Errorf("DecideLeaseStep = %s, want %s", got, tc.want)
+			}
+		})
+	}
+	if !deadline.Before(sent.Add(LeaseTTL)) {
+		t.Error("the self-fence deadline is not before the Lease can expire")
+	}
+}
