@@ -126,7 +126,7 @@ func (w *world) addNode(name string) (*node, error) {
 	}
 	w.nodes = append(w.nodes, n)
 	for _, other := range w.nodes {
-		if other.cmd == nil {
+		if other.manager == nil {
 			if err := other.start(w.bin, w.rootfs, w.kubeconfig, w.ns, w.nodes); err != nil {
 				return nil, err
 			}

@@ -10,12 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	driver "github.com/go-sql-driver/mysql"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 )
 
@@ -23,7 +23,7 @@ import (
 type node struct {
 	name, host, dir           string
 	mysqlPort, apiPort, probe int
-	cmd                       *exec.Cmd
+	manager                   *proc.Child
 	db                        *sql.DB
 }
 
@@ -94,10 +94,11 @@ func (n *node) start(bin, rootfs, kubeconfig, namespace string, peers []*node) e
 	if err != nil {
 		return err
 	}
-	n.cmd = exec.Command(bin, args...)
-	n.cmd.Stdout, n.cmd.Stderr = log, log
-	n.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := n.cmd.Start(); err != nil {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	n.manager, err = proc.StartTied(cmd)
+	log.Close() // the manager holds its own descriptor
+	if err != nil {
 		return err
 	}
 	cfg := driver.NewConfig()
@@ -108,19 +109,11 @@ func (n *node) start(bin, rootfs, kubeconfig, namespace string, peers []*node) e
 
 // stop sends SIGTERM and waits for the manager to stop mysqld.
 func (n *node) stop() {
-	if n.cmd == nil || n.cmd.Process == nil {
+	if n.manager == nil {
 		return
 	}
 	_ = n.db.Close()
-	_ = n.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = n.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		_ = syscall.Kill(-n.cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-	}
+	_ = n.manager.Stop(60 * time.Second)
 }
 
 // ready reports whether the readiness probe succeeds.

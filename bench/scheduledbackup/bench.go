@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
@@ -30,8 +31,7 @@ type bench struct {
 	dir        string
 	namespaces []string
 	names      []client.ObjectKey
-	op         *exec.Cmd
-	opDone     chan struct{}
+	op         *proc.Child
 	metrics    string
 }
 
@@ -117,29 +117,20 @@ func (b *bench) startOperator(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b.op = exec.Command(self, "-run-operator", "-metrics-addr", addr, "-workers", fmt.Sprint(b.o.workers),
+	cmd := exec.Command(self, "-run-operator", "-metrics-addr", addr, "-workers", fmt.Sprint(b.o.workers),
 		fmt.Sprintf("-stand-in=%v", b.o.standIn))
-	b.op.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-	b.op.Stdout, b.op.Stderr = logFile, logFile
-	b.op.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := b.op.Start(); err != nil {
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if b.op, err = proc.StartTied(cmd); err != nil {
 		return fmt.Errorf("starting the operator process: %w", err)
 	}
-	b.opDone = make(chan struct{})
-	go func() { _ = b.op.Wait(); close(b.opDone) }()
 	return nil
 }
 
 // stopOperator sends SIGTERM and returns the process's CPU time and peak RSS.
 func (b *bench) stopOperator() (cpu time.Duration, maxRSS int64, err error) {
-	_ = b.op.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-b.opDone:
-	case <-time.After(30 * time.Second):
-		_ = b.op.Process.Kill()
-		<-b.opDone
-	}
-	ru, ok := b.op.ProcessState.SysUsage().(*syscall.Rusage)
+	_ = b.op.Stop(30 * time.Second)
+	ru, ok := b.op.State().SysUsage().(*syscall.Rusage)
 	if !ok {
 		return 0, 0, fmt.Errorf("no resource usage for the operator process")
 	}
@@ -148,8 +139,8 @@ func (b *bench) stopOperator() (cpu time.Duration, maxRSS int64, err error) {
 }
 
 func (b *bench) cleanup() {
-	if b.op != nil && b.op.ProcessState == nil {
-		_ = b.op.Process.Kill()
+	if b.op != nil {
+		b.op.Kill()
 	}
 	_ = os.RemoveAll(b.dir)
 }

@@ -43,7 +43,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	c0, _ := cpuTime(b.op.Process.Pid)
+	c0, _ := cpuTime(b.op.Pid())
 
 	busy0, load0 := machineBusy(), loadAverage()
 	self0, _ := cpuTime(os.Getpid())
@@ -53,7 +53,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	c1, _ := cpuTime(b.op.Process.Pid)
+	c1, _ := cpuTime(b.op.Pid())
 
 	a1, e1 := totalCPU(apiserver), totalCPU(etcd)
 	res.machineBusy, res.load = machineBusy()-busy0, [2]string{load0, loadAverage()}

@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
 // DefaultXtrabackup is the xtrabackup binary of Percona images.
@@ -115,15 +115,14 @@ func (p *XtrabackupProducer) produce(ctx context.Context, w io.Writer) (Coordina
 	argv := p.Argv()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "TZ=UTC"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var stderr tailBuffer
+	stderr := proc.Output{Keep: 8192}
 	cmd.Stderr = &stderr
 	enc, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(2))
 	if err != nil {
 		return Coordinates{}, err
 	}
 	cmd.Stdout = enc
-	if err := cmd.Run(); err != nil {
+	if err := proc.Run(cmd); err != nil {
 		// Closing would write the frame end into a stream nobody may read any more.
 		enc.Reset(io.Discard)
 		_ = enc.Close()
@@ -138,16 +137,3 @@ func (p *XtrabackupProducer) produce(ctx context.Context, w io.Writer) (Coordina
 	}
 	return ParseXtrabackupInfo(info)
 }
-
-// tailBuffer keeps the last 8 KiB written to it.
-type tailBuffer struct{ b []byte }
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > 8192 {
-		t.b = t.b[len(t.b)-8192:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string { return string(t.b) }

@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 )
 
@@ -30,12 +32,13 @@ func chrootDir(t *testing.T) (rootfs, host, inside string) {
 	return rootfs, host, strings.TrimPrefix(host, rootfs)
 }
 
-// chrootMysqld prepares mysqld with args, chrooted into rootfs.
+// chrootMysqld prepares mysqld with args, chrooted into rootfs; start it with package proc, which
+// ties it to the test binary.
 func chrootMysqld(rootfs string, args ...string) *exec.Cmd {
 	cmd := exec.Command("/usr/sbin/mysqld", args...)
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "TZ=UTC"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs}
 	return cmd
 }
 
@@ -59,15 +62,20 @@ func TestMyCnfReadByMysqld(t *testing.T) {
 		t.Fatal(err)
 	}
 	defaults := "--defaults-file=" + inside + "/my.cnf"
-	if out, err := chrootMysqld(rootfs, defaults, "--validate-config").CombinedOutput(); err != nil {
-		t.Fatalf("mysqld --validate-config: %v\n%s\n%s", err, out, cnf.Text)
+	var validation bytes.Buffer
+	validate := chrootMysqld(rootfs, defaults, "--validate-config")
+	validate.Stdout, validate.Stderr = &validation, &validation
+	if err := proc.Run(validate); err != nil {
+		t.Fatalf("mysqld --validate-config: %v\n%s\n%s", err, validation.String(), cnf.Text)
 	}
-	out, err := chrootMysqld(rootfs, defaults, "--help", "--verbose").Output()
-	if err != nil {
+	var help bytes.Buffer
+	helpCmd := chrootMysqld(rootfs, defaults, "--help", "--verbose")
+	helpCmd.Stdout = &help
+	if err := proc.Run(helpCmd); err != nil {
 		t.Fatalf("mysqld --help --verbose: %v", err)
 	}
 	got := map[string]string{}
-	for _, line := range strings.Split(string(out), "\n") {
+	for _, line := range strings.Split(help.String(), "\n") {
 		if f := strings.Fields(line); len(f) >= 1 {
 			got[f[0]] = strings.TrimSpace(strings.TrimPrefix(line, f[0]))
 		}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"runtime"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
 // Supervisor runs mysqld as a child process: it restarts it whenever it exits (a crash, or the
@@ -29,15 +29,8 @@ type Supervisor struct {
 	Log         logr.Logger
 
 	mu      sync.Mutex
-	current *child
+	current *proc.Child
 	starts  int
-}
-
-// child is one run of mysqld.
-type child struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error // the result of Wait, valid once done is closed
 }
 
 // ErrKilled is returned by Run when mysqld had to be killed after the grace period.
@@ -59,11 +52,11 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return s.stop(c)
-		case <-c.done:
+		case <-c.Done():
 		}
 		ranFor := s.Clock.Since(started)
 		delay = s.Backoff.Next(delay, ranFor)
-		s.Log.Info("mysqld exited; restarting", "pid", c.cmd.Process.Pid, "status", exitStatus(c.err),
+		s.Log.Info("mysqld exited; restarting", "pid", c.Pid(), "status", exitStatus(c.Wait()),
 			"ranFor", ranFor.Round(time.Millisecond), "delay", delay)
 		select {
 		case <-ctx.Done():
@@ -77,10 +70,10 @@ func (s *Supervisor) Run(ctx context.Context) error {
 func (s *Supervisor) PID() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.current == nil || s.current.exited() {
+	if s.current == nil || s.current.Exited() {
 		return 0
 	}
-	return s.current.cmd.Process.Pid
+	return s.current.Pid()
 }
 
 // Starts returns how many times mysqld was started.
@@ -90,66 +83,30 @@ func (s *Supervisor) Starts() int {
 	return s.starts
 }
 
-// start starts mysqld in its own process group. The kernel kills it if the thread that started
-// it dies (Pdeathsig), so the starting goroutine keeps its thread locked until mysqld exits.
-func (s *Supervisor) start() (*child, error) {
-	c := &child{cmd: s.Command(), done: make(chan struct{})}
-	if c.cmd.SysProcAttr == nil {
-		c.cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	c.cmd.SysProcAttr.Setpgid = true
-	c.cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
-		if err := c.cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		c.err = c.cmd.Wait()
-		close(c.done)
-	}()
-	if err := <-started; err != nil {
+// start starts mysqld tied to this process (see package proc): in its own process group, and
+// killed by the kernel if the instance manager dies.
+func (s *Supervisor) start() (*proc.Child, error) {
+	c, err := proc.StartTied(s.Command())
+	if err != nil {
 		return nil, fmt.Errorf("starting mysqld: %w", err)
 	}
 	s.mu.Lock()
 	s.current = c
 	s.starts++
 	s.mu.Unlock()
-	s.Log.Info("started mysqld", "pid", c.cmd.Process.Pid)
+	s.Log.Info("started mysqld", "pid", c.Pid())
 	return c, nil
 }
 
 // stop sends SIGTERM to the process group and waits for the grace period, then kills it.
-func (s *Supervisor) stop(c *child) error {
+func (s *Supervisor) stop(c *proc.Child) error {
 	begin := s.Clock.Now()
-	c.signal(syscall.SIGTERM)
-	select {
-	case <-c.done:
-		s.Log.Info("mysqld stopped", "status", exitStatus(c.err), "took", s.Clock.Since(begin).Round(time.Millisecond))
-		return nil
-	case <-s.Clock.After(s.GracePeriod):
+	if err := c.Terminate(s.Clock.After(s.GracePeriod)); errors.Is(err, proc.ErrKilled) {
+		s.Log.Info("mysqld killed after the grace period", "gracePeriod", s.GracePeriod)
+		return ErrKilled
 	}
-	c.signal(syscall.SIGKILL)
-	<-c.done
-	s.Log.Info("mysqld killed after the grace period", "gracePeriod", s.GracePeriod)
-	return ErrKilled
-}
-
-func (c *child) exited() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
-
-func (c *child) signal(sig syscall.Signal) {
-	if !c.exited() {
-		_ = syscall.Kill(-c.cmd.Process.Pid, sig)
-	}
+	s.Log.Info("mysqld stopped", "status", exitStatus(c.Wait()), "took", s.Clock.Since(begin).Round(time.Millisecond))
+	return nil
 }
 
 func exitStatus(err error) string {

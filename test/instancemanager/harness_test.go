@@ -3,6 +3,7 @@ package instancemanager
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +20,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 )
 
@@ -29,8 +30,7 @@ type node struct {
 	host                       string
 	mysqlPort, apiPort, probes int
 	dir                        string // host path, inside the MySQL root filesystem
-	cmd                        *exec.Cmd
-	done                       chan struct{}
+	manager                    *proc.Child
 	op                         mysql.Operator // root over the local socket, as the manager connects
 	db                         *sql.DB
 	stopped, cleanup           bool
@@ -145,12 +145,11 @@ func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, pe
 	args = append(args, n.args...)
 	log, err := os.Create(filepath.Join(n.dir, "manager.log"))
 	must(t, err)
-	n.cmd = exec.Command(bin, args...)
-	n.cmd.Stdout, n.cmd.Stderr = log, log
-	n.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	must(t, n.cmd.Start())
-	n.done = make(chan struct{})
-	go func() { _ = n.cmd.Wait(); log.Close(); close(n.done) }()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	n.manager, err = proc.StartTied(cmd)
+	log.Close() // the manager holds its own descriptor
+	must(t, err)
 	cfg := driver.NewConfig()
 	cfg.User, cfg.Net, cfg.Addr = "root", "unix", filepath.Join(n.dir, "run", "mysqld.sock")
 	n.op = must1(mysql.NewFactory().New(cfg))(t)
@@ -170,16 +169,12 @@ func (n *node) stop(t *testing.T) {
 	n.stopped = true
 	_ = n.op.Close()
 	_ = n.db.Close()
-	_ = n.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-n.done:
-		if code := n.cmd.ProcessState.ExitCode(); code != 0 {
-			t.Errorf("%s: the manager exited with %d after SIGTERM, want 0 (mysqld stopped cleanly)", n.name, code)
-		}
-	case <-time.After(30 * time.Second):
-		_ = syscall.Kill(-n.cmd.Process.Pid, syscall.SIGKILL)
-		<-n.done
+	switch err := n.manager.Stop(30 * time.Second); {
+	case errors.Is(err, proc.ErrKilled):
 		t.Errorf("%s: the manager did not stop within 30 s of SIGTERM", n.name)
+	case n.manager.Err() != nil:
+		t.Errorf("%s: the manager exited after SIGTERM with %v, want exit status 0 (mysqld stopped cleanly)",
+			n.name, n.manager.Err())
 	}
 	if t.Failed() {
 		log, _ := os.ReadFile(filepath.Join(n.dir, "manager.log"))

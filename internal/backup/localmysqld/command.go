@@ -6,9 +6,9 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
 // DefaultMysqld is the mysqld binary of MySQL and Percona images.
@@ -48,35 +48,15 @@ func (c Command) argv(args []string) []string {
 	return append(out, c.Args...)
 }
 
-// process is one run of mysqld.
-type process struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error // the result of Wait, valid once done is closed
-}
-
-// start launches mysqld in its own process group. The kernel kills it if the starting thread
-// dies (Pdeathsig fires on the thread, not the process): the goroutine that starts it keeps its
-// OS thread locked until mysqld exits.
-func (c Command) start(args []string, output io.Writer) (*process, error) {
+// start launches mysqld tied to this process (see package proc): in its own process group, and
+// killed by the kernel if this process dies.
+func (c Command) start(args []string, output io.Writer) (*proc.Child, error) {
 	argv := c.argv(args)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "TZ=UTC"}
 	cmd.Stdout, cmd.Stderr = output, output
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p := &process{cmd: cmd, done: make(chan struct{})}
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	if err := <-started; err != nil {
+	p, err := proc.StartTied(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
 	return p, nil
@@ -89,31 +69,10 @@ func (c Command) run(ctx context.Context, args []string, output io.Writer) error
 		return err
 	}
 	select {
-	case <-p.done:
-		return p.err
+	case <-p.Done():
+		return p.Wait()
 	case <-ctx.Done():
-		p.kill()
+		p.Kill()
 		return fmt.Errorf("mysqld interrupted: %w", context.Cause(ctx))
 	}
-}
-
-func (p *process) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-func (p *process) signal(sig syscall.Signal) {
-	if !p.exited() {
-		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
-	}
-}
-
-// kill sends SIGKILL to the process group and waits for mysqld to be gone.
-func (p *process) kill() {
-	p.signal(syscall.SIGKILL)
-	<-p.done
 }

@@ -9,10 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
 const (
@@ -39,7 +40,7 @@ type Options struct {
 type Server struct {
 	opts Options
 	cmd  Command
-	proc *process
+	proc *proc.Child
 	db   *sql.DB
 	link string // a short symlink to RunDir, when the socket path is too long to connect to
 }
@@ -94,7 +95,7 @@ func Start(ctx context.Context, c Command, opts Options) (*Server, error) {
 		return nil, err
 	}
 	if err := s.waitReady(ctx); err != nil {
-		s.proc.kill()
+		s.proc.Kill()
 		return nil, fmt.Errorf("mysqld on %s: %w\n%s", opts.DataDir, err, s.ErrorLogTail(20))
 	}
 	return s, nil
@@ -116,10 +117,10 @@ func (s *Server) ErrorLogTail(n int) string {
 func (s *Server) DB() *sql.DB { return s.db }
 
 // Done is closed when mysqld has exited.
-func (s *Server) Done() <-chan struct{} { return s.proc.done }
+func (s *Server) Done() <-chan struct{} { return s.proc.Done() }
 
 // ExitErr is mysqld's exit error once Done is closed.
-func (s *Server) ExitErr() error { return s.proc.err }
+func (s *Server) ExitErr() error { return s.proc.Err() }
 
 // maxSocketPath is below the 108 bytes of sun_path, NUL included.
 const maxSocketPath = 100
@@ -170,9 +171,9 @@ func (s *Server) waitReady(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-s.proc.done:
+		case <-s.proc.Done():
 			s.closeDB()
-			return fmt.Errorf("mysqld exited before accepting connections (%v)", s.proc.err)
+			return fmt.Errorf("mysqld exited before accepting connections (%v)", s.proc.Err())
 		case <-ctx.Done():
 			s.closeDB()
 			return fmt.Errorf("not accepting connections: %w (last attempt: %w)", ctx.Err(), err)
@@ -184,9 +185,9 @@ func (s *Server) waitReady(ctx context.Context) error {
 // WaitExit waits for mysqld to exit on its own (as after SHUTDOWN) and returns its exit error.
 func (s *Server) WaitExit(ctx context.Context) error {
 	select {
-	case <-s.proc.done:
+	case <-s.proc.Done():
 		s.closeDB()
-		return s.proc.err
+		return s.proc.Err()
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for mysqld to exit: %w", context.Cause(ctx))
 	}
@@ -195,29 +196,25 @@ func (s *Server) WaitExit(ctx context.Context) error {
 // Shutdown stops mysqld cleanly (SIGTERM), killing it after a timeout, and reports an unclean
 // exit as an error.
 func (s *Server) Shutdown() error {
-	if s.proc.exited() {
+	if s.proc.Exited() {
 		s.closeDB()
-		return s.proc.err
+		return s.proc.Err()
 	}
 	s.closeDB() // before mysqld closes its end of idle connections
-	s.proc.signal(syscall.SIGTERM)
-	select {
-	case <-s.proc.done:
-	case <-time.After(shutdownTimeout):
-		s.proc.kill()
+	if err := s.proc.Stop(shutdownTimeout); err != nil {
 		s.closeDB()
 		return errors.New("mysqld did not shut down in time and was killed")
 	}
 	s.closeDB()
-	if s.proc.err != nil {
-		return fmt.Errorf("mysqld exited with %w", s.proc.err)
+	if err := s.proc.Err(); err != nil {
+		return fmt.Errorf("mysqld exited with %w", err)
 	}
 	return nil
 }
 
 // Kill stops mysqld at once; for cleanup after a failure.
 func (s *Server) Kill() {
-	s.proc.kill()
+	s.proc.Kill()
 	s.closeDB()
 }
 

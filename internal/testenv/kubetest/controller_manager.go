@@ -1,17 +1,16 @@
 package kubetest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
 // controllerManagerControllers are the kube-controller-manager controllers the tests rely on.
@@ -26,27 +25,8 @@ var controllerManagerControllers = []string{
 
 // controllerManager is a running kube-controller-manager process.
 type controllerManager struct {
-	cmd  *exec.Cmd
-	log  *syncBuffer
-	done chan error
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writers and a concurrent reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	child *proc.Child
+	log   *proc.Output
 }
 
 // startControllerManager runs kube-controller-manager against the API server described by
@@ -66,47 +46,33 @@ func startControllerManager(assets, workDir string, kubeconfig []byte) (*control
 		"--kube-api-burst=400",
 		"--v=1",
 	)
-	log := &syncBuffer{}
+	log := &proc.Output{}
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	cm := &controllerManager{cmd: cmd, log: log, done: make(chan error, 1)}
-	// Pdeathsig fires when the OS thread that started the child exits, and the Go runtime ends
-	// threads whose locked goroutine returns: start and wait on one locked thread, so the process
-	// lives exactly as long as the test binary.
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- fmt.Errorf("starting kube-controller-manager: %w", err)
-			return
-		}
-		started <- nil
-		err := cmd.Wait()
-		fmt.Fprintf(log, "kube-controller-manager exited: %v\n", err)
-		cm.done <- err
-	}()
-	if err := <-started; err != nil {
-		return nil, err
+	// Tied to the test binary (see package proc): it lives no longer than the tests.
+	child, err := proc.StartTied(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("starting kube-controller-manager: %w", err)
 	}
+	go func() {
+		fmt.Fprintf(log, "kube-controller-manager exited: %v\n", child.Wait())
+	}()
 	// It exits at once on a bad flag or an unreachable API server; give it a moment to show that.
 	select {
-	case err := <-cm.done:
-		return nil, fmt.Errorf("kube-controller-manager exited at start (%v):\n%s", err, tail(log.String(), 40))
+	case <-child.Done():
+		return nil, fmt.Errorf("kube-controller-manager exited at start (%v):\n%s", child.Err(), tail(log.String(), 40))
 	case <-time.After(500 * time.Millisecond):
 	}
-	return cm, nil
+	return &controllerManager{child: child, log: log}, nil
 }
 
 // stop terminates the process and waits for it.
 func (c *controllerManager) stop(ctx context.Context) error {
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	_ = c.child.Signal(syscall.SIGTERM)
 	select {
-	case <-c.done:
+	case <-c.child.Done():
 		return nil
 	case <-ctx.Done():
-		_ = c.cmd.Process.Kill()
-		<-c.done
+		c.child.Kill()
 		return fmt.Errorf("kube-controller-manager did not stop in time: %w", ctx.Err())
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
 const (
@@ -80,7 +82,7 @@ func (s *Server) OpenDB(ctx context.Context, user, password, db string) (*sql.DB
 }
 
 // waitReady polls until root can connect, the start timeout passes, or mysqld exits.
-func (s *Server) waitReady(ctx context.Context, p *process) error {
+func (s *Server) waitReady(ctx context.Context, p *proc.Child) error {
 	ctx, cancel := context.WithTimeout(ctx, s.startTimeout)
 	defer cancel()
 	conn, err := sql.Open("mysql", s.DSN("root", "", ""))
@@ -98,8 +100,8 @@ func (s *Server) waitReady(ctx context.Context, p *process) error {
 			return nil
 		}
 		select {
-		case <-p.done:
-			return fmt.Errorf("mysqld exited before accepting connections (%v)", p.err)
+		case <-p.Done():
+			return fmt.Errorf("mysqld exited before accepting connections (%v)", p.Err())
 		case <-ctx.Done():
 			return fmt.Errorf("not accepting connections after %s: %w (last attempt: %w)",
 				s.startTimeout, ctx.Err(), err)

@@ -29,8 +29,7 @@
 //
 // Process hygiene: mysqld runs in its own process group and is stopped (SIGTERM, then SIGKILL
 // after a timeout) by Server.Close, which Start registers with t.Cleanup. If the test binary itself
-// is killed, the kernel delivers SIGKILL to mysqld (Pdeathsig); the process is started from a
-// goroutine that holds its OS thread locked until mysqld exits, because Pdeathsig fires when the
-// starting thread, not the process, dies. The directories of test binaries that died are removed
-// the next time a server is started.
+// is killed, the kernel delivers SIGKILL to mysqld: it is started with package proc, which ties
+// a child to its parent. The directories of test binaries that died are removed the next time a
+// server is started.
 package mysqldtest

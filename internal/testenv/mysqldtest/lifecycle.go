@@ -15,7 +15,7 @@ func (s *Server) PID() int {
 	if s.proc == nil {
 		return 0
 	}
-	return s.proc.pid()
+	return s.proc.Pid()
 }
 
 // Running reports whether mysqld is running (it may have exited on its own, as a clone recipient
@@ -23,7 +23,7 @@ func (s *Server) PID() int {
 func (s *Server) Running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.proc != nil && !s.proc.exited()
+	return s.proc != nil && !s.proc.Exited()
 }
 
 // WaitExit waits up to timeout for mysqld to exit on its own.
@@ -31,7 +31,7 @@ func (s *Server) WaitExit(timeout time.Duration) error {
 	s.mu.Lock()
 	p := s.proc
 	s.mu.Unlock()
-	if p == nil || p.wait(timeout) {
+	if p == nil || waitProcess(p, timeout) {
 		return nil
 	}
 	return fmt.Errorf("mysqld %s still running after %s", s.Addr(), timeout)
@@ -44,14 +44,14 @@ func (s *Server) Stop() error {
 	s.mu.Lock()
 	p := s.proc
 	s.mu.Unlock()
-	if p == nil || p.exited() {
+	if p == nil || p.Exited() {
 		return nil
 	}
-	if err := p.stop(stopTimeout); err != nil {
+	if err := stopProcess(p, stopTimeout); err != nil {
 		return err
 	}
-	if p.err != nil {
-		return fmt.Errorf("mysqld %s exited with %w", s.Addr(), p.err)
+	if err := p.Err(); err != nil {
+		return fmt.Errorf("mysqld %s exited with %w", s.Addr(), err)
 	}
 	return nil
 }
@@ -64,7 +64,7 @@ func (s *Server) Kill() error {
 	if p == nil {
 		return nil
 	}
-	return p.kill()
+	return killProcess(p)
 }
 
 // Restart stops mysqld if it runs and starts it again on the same data directory, address and

@@ -6,50 +6,27 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
-// process is one run of mysqld.
-type process struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error // the result of Wait, valid once done is closed
-}
-
-// mysqldCommand prepares mysqld chrooted into rootfs, in its own process group, killed by the
-// kernel if the thread that started it dies.
+// mysqldCommand prepares mysqld chrooted into rootfs.
 func mysqldCommand(rootfs string, args []string, output io.Writer) *exec.Cmd {
 	cmd := exec.Command(mysqldPath, args...)
 	cmd.Dir = "/" // applied after the chroot
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "TZ=UTC"}
 	cmd.Stdout, cmd.Stderr = output, output
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Chroot:    rootfs,
-		Setpgid:   true,
-		Pdeathsig: syscall.SIGKILL,
-	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs}
 	return cmd
 }
 
-// startProcess starts mysqld. Pdeathsig fires when the thread that forked the child exits, not
-// when the process does, so the goroutine that starts mysqld keeps its thread locked, and thus
-// alive and unshared, until mysqld has exited.
-func startProcess(rootfs string, args []string, output io.Writer) (*process, error) {
-	p := &process{cmd: mysqldCommand(rootfs, args, output), done: make(chan struct{})}
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
-		if err := p.cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		p.err = p.cmd.Wait()
-		close(p.done)
-	}()
-	if err := <-started; err != nil {
+// startProcess starts mysqld tied to the test binary (see package proc): in its own process
+// group, and killed by the kernel if the test binary dies.
+func startProcess(rootfs string, args []string, output io.Writer) (*proc.Child, error) {
+	p, err := proc.StartTied(mysqldCommand(rootfs, args, output))
+	if err != nil {
 		return nil, fmt.Errorf("starting mysqld: %w", err)
 	}
 	return p, nil
@@ -62,72 +39,45 @@ func runProcess(ctx context.Context, rootfs string, args []string, output io.Wri
 		return err
 	}
 	select {
-	case <-p.done:
+	case <-p.Done():
 	case <-ctx.Done():
-		_ = p.kill()
+		_ = killProcess(p)
 		return fmt.Errorf("mysqld interrupted: %w", ctx.Err())
 	}
-	if p.err != nil {
-		return fmt.Errorf("mysqld failed: %w", p.err)
+	if err := p.Wait(); err != nil {
+		return fmt.Errorf("mysqld failed: %w", err)
 	}
 	return nil
 }
 
-func (p *process) pid() int { return p.cmd.Process.Pid }
-
-func (p *process) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// signal sends sig to mysqld's process group.
-func (p *process) signal(sig syscall.Signal) error {
-	if p.exited() {
-		return nil
-	}
-	if err := syscall.Kill(-p.pid(), sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("sending %v to mysqld (pid %d): %w", sig, p.pid(), err)
-	}
-	return nil
-}
-
-// wait waits up to timeout for mysqld to exit.
-func (p *process) wait(timeout time.Duration) bool {
+// waitProcess waits up to timeout for mysqld to exit.
+func waitProcess(p *proc.Child, timeout time.Duration) bool {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
-	case <-p.done:
+	case <-p.Done():
 		return true
 	case <-timer.C:
 		return false
 	}
 }
 
-// stop asks mysqld to shut down with SIGTERM and kills it if it has not exited within timeout.
-func (p *process) stop(timeout time.Duration) error {
-	if err := p.signal(syscall.SIGTERM); err != nil {
-		return err
+// stopProcess asks mysqld to shut down with SIGTERM and kills it if it has not exited within
+// timeout.
+func stopProcess(p *proc.Child, timeout time.Duration) error {
+	if err := p.Stop(timeout); errors.Is(err, proc.ErrKilled) {
+		return fmt.Errorf("mysqld (pid %d) did not shut down within %s and was killed", p.Pid(), timeout)
 	}
-	if p.wait(timeout) {
-		return nil
-	}
-	if err := p.kill(); err != nil {
-		return err
-	}
-	return fmt.Errorf("mysqld (pid %d) did not shut down within %s and was killed", p.pid(), timeout)
+	return nil
 }
 
-// kill sends SIGKILL and waits for the process to be gone.
-func (p *process) kill() error {
-	if err := p.signal(syscall.SIGKILL); err != nil {
-		return err
+// killProcess sends SIGKILL to mysqld's process group and waits for the process to be gone.
+func killProcess(p *proc.Child) error {
+	if err := p.Signal(syscall.SIGKILL); err != nil {
+		return fmt.Errorf("sending SIGKILL to mysqld (pid %d): %w", p.Pid(), err)
 	}
-	if !p.wait(30 * time.Second) {
-		return fmt.Errorf("mysqld (pid %d) survived SIGKILL", p.pid())
+	if !waitProcess(p, 30*time.Second) {
+		return fmt.Errorf("mysqld (pid %d) survived SIGKILL", p.Pid())
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
 const (
@@ -43,7 +45,7 @@ type Server struct {
 	tlsName      string
 
 	mu     sync.Mutex
-	proc   *process
+	proc   *proc.Child
 	closed bool
 }
 
@@ -146,7 +148,7 @@ func (s *Server) startOnce(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	_ = p.kill()
+	_ = killProcess(p)
 	log := s.errorLogSince(logStart)
 	if strings.Contains(log, "Bind on TCP/IP port") {
 		err = fmt.Errorf("%w: %w", errPortInUse, err)

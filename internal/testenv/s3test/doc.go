@@ -13,5 +13,5 @@
 //
 // versitygw runs in its own process group; Close (registered with t.Cleanup by Start) stops it
 // with SIGTERM, then SIGKILL after a timeout. If the test binary is killed, the kernel kills
-// versitygw too (Pdeathsig, from a goroutine that keeps its OS thread until the process exits).
+// versitygw too (it is started with package proc, which ties a child to its parent).
 package s3test

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
 
 const (
@@ -38,7 +40,8 @@ type Server struct {
 	Bucket    string // created by StartServer
 	Dir       string // the posix backend: one subdirectory per bucket
 
-	proc      *process
+	proc      *proc.Child
+	output    *proc.Output
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -102,14 +105,14 @@ func (s *Server) startOnce(ctx context.Context, bin string) error {
 	// The keys go through the environment, not the command line that ps shows.
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "ROOT_ACCESS_KEY_ID=" + s.AccessKey,
 		"ROOT_SECRET_ACCESS_KEY=" + s.SecretKey}
-	p, err := startProcess(cmd)
+	p, output, err := startProcess(cmd)
 	if err != nil {
 		return err
 	}
-	s.proc = p
+	s.proc, s.output = p, output
 	if err := s.waitReady(ctx); err != nil {
-		_ = p.stop(stopTimeout)
-		out := p.output.String()
+		_ = stopProcess(p, stopTimeout)
+		out := output.String()
 		if strings.Contains(out, "address already in use") {
 			err = fmt.Errorf("%w: %w", errPortInUse, err)
 		}
@@ -138,8 +141,8 @@ func (s *Server) waitReady(ctx context.Context) error {
 		}
 		lastErr = err
 		select {
-		case <-s.proc.done:
-			return fmt.Errorf("exited before serving requests (%v)", s.proc.err)
+		case <-s.proc.Done():
+			return fmt.Errorf("exited before serving requests (%v)", s.proc.Err())
 		case <-ctx.Done():
 			return fmt.Errorf("not ready after %s: %w (last attempt: %w)", startTimeout, ctx.Err(), lastErr)
 		case <-ticker.C:
@@ -148,19 +151,19 @@ func (s *Server) waitReady(ctx context.Context) error {
 }
 
 // Output returns what versitygw printed (with --quiet, no request log).
-func (s *Server) Output() string { return s.proc.output.String() }
+func (s *Server) Output() string { return s.output.String() }
 
 // PID returns the process id of versitygw.
-func (s *Server) PID() int { return s.proc.cmd.Process.Pid }
+func (s *Server) PID() int { return s.proc.Pid() }
 
 // Running reports whether versitygw is still running.
-func (s *Server) Running() bool { return !s.proc.exited() }
+func (s *Server) Running() bool { return !s.proc.Exited() }
 
 // Close stops versitygw (SIGTERM, then SIGKILL after 10 s) and waits for it to be gone. It is
 // safe to call more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		if err := s.proc.stop(stopTimeout); err != nil {
+		if err := stopProcess(s.proc, stopTimeout); err != nil {
 			s.closeErr = fmt.Errorf("stopping versitygw on %s: %w", s.Addr, err)
 		}
 	})
