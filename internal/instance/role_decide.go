@@ -96,6 +96,11 @@ func DecideRole(in RoleInput) RoleDecision {
 		return RoleDecision{Action: ActHold, Reason: "waiting for " + st.TargetPrimary + " to become primary"}
 	}
 	primary := st.CurrentPrimary
+	if st.PrimaryFailingSince != nil && in.ReplicatingFrom == primary {
+		// A failover may have stopped this replica's IO thread so the failing primary collects no
+		// more semi-sync acknowledgements: replication stays as it is until the operator settles.
+		return RoleDecision{Action: ActHold, Reason: "the primary " + primary + " is failing; replication left as the failover set it"}
+	}
 	if in.PrimaryExecuted == nil {
 		if in.ReplicatingFrom == primary {
 			return RoleDecision{Action: ActFollow, Source: primary, Reason: "following the primary"}

@@ -3,6 +3,8 @@ package instance
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 )
@@ -23,6 +25,8 @@ func TestDecideRole(t *testing.T) {
 	}
 	fenced := status("c-1", "c-1")
 	fenced.FencedInstances = []string{"c-2", "c-1"}
+	failing := status("c-1", "c-1")
+	failing.PrimaryFailingSince = &metav1.Time{}
 	diverged := status("c-2", "c-1")
 	diverged.DivergedInstances = []string{"c-2"}
 	for _, tc := range []struct {
@@ -33,6 +37,8 @@ func TestDecideRole(t *testing.T) {
 		wantErrant string
 		wantCatch  string
 	}{
+		{"while the primary is failing, its replica keeps replication as the failover set it (an IO thread stopped stays stopped)",
+			RoleInput{Instance: "c-2", Status: failing, ReplicatingFrom: "c-1", PrimaryExecuted: setPtr(uP + ":1-9")}, ActHold, "", "", ""},
 		{"bootstrap: no target yet, everyone read-only",
 			RoleInput{Instance: "c-1", Status: status("", "")}, ActHold, "", "", ""},
 		{"the target primary promotes itself",
