@@ -57,7 +57,10 @@ func TestInstanceManagers(t *testing.T) {
 	}
 }
 
-func startWorld(t *testing.T) *world {
+func startWorld(t *testing.T) *world { return startWorldWith(t, nil) }
+
+// startWorldWith is startWorld with the Cluster changed by mutate before it is created.
+func startWorldWith(t *testing.T, mutate func(*v1alpha1.Cluster)) *world {
 	env := kubetest.StartT(t, kubetest.Options{})
 	bin := buildManager(t)
 	rootfs, base := rootFS(t)
@@ -69,6 +72,9 @@ func startWorld(t *testing.T) *world {
 			Storage: v1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")},
 			MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
 				Enabled: true, TimeoutMillis: 2000, DataDurability: v1alpha1.DataDurabilityPreferred}}},
+	}
+	if mutate != nil {
+		mutate(cluster)
 	}
 	must(t, env.Client.Create(t.Context(), cluster))
 	w := &world{env: env, key: types.NamespacedName{Namespace: ns, Name: "db"}, nodes: map[string]*node{}}

@@ -132,7 +132,7 @@ func holdPod(fo failover.Observation, fd failover.Decision) string {
 	if fd.Step == failover.StepRecordFailing {
 		since = fo.Now
 	}
-	if since.IsZero() || fo.Now.Before(since.Add(fo.Spec.FailoverDelay)) {
+	if since.IsZero() || fo.Now.Before(failover.FailoverStart(fo, since)) {
 		return ""
 	}
 	return fo.Status.CurrentPrimary

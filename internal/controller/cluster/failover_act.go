@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -90,9 +92,21 @@ func (d *Decision) mergeHAConditions(c *v1.Cluster, o Observation) {
 			Message: "the fencing annotation cannot be read; the fenced instances are kept as they were: " + d.FencingInvalid})
 	}
 	mergeFailoverConditions(&d.Status, c.Generation, o.Now, conds)
-	for _, in := range d.failoverObservation.Instances {
-		if in.PodExists && in.LabelRoutable && slices.Contains(d.Status.DivergedInstances, in.Name) {
-			d.event(stepRelabel, evDiverged.With(in.Name))
+	d.planDivergedEvents(o.Cluster.Status.Conditions)
+}
+
+// planDivergedEvents warns once for each instance the Degraded condition newly reports diverged:
+// the instance recorded itself in status.divergedInstances, the labels take it out of service.
+// While a more serious reason holds the condition, the warning waits for it.
+func (d *Decision) planDivergedEvents(old []metav1.Condition) {
+	now := meta.FindStatusCondition(d.Status.Conditions, v1.ConditionDegraded)
+	if now == nil || now.Reason != reasonDivergedInstances {
+		return
+	}
+	before := meta.FindStatusCondition(old, v1.ConditionDegraded)
+	for _, name := range d.Status.DivergedInstances {
+		if before == nil || before.Reason != reasonDivergedInstances || !slices.Contains(strings.Split(strings.TrimPrefix(before.Message, divergedMessagePrefix), ", "), name) {
+			d.event(stepRelabel, evDiverged.With(name))
 		}
 	}
 }

@@ -374,3 +374,18 @@ func (w *world) spec(f func(*v1.ClusterSpec)) *world {
 	f(&w.o.Cluster.Spec)
 	return w
 }
+
+func TestDivergedEventOnce(t *testing.T) {
+	w := newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-2", "db-2").labelled().
+		status(func(s *v1.ClusterStatus) { s.DivergedInstances = []string{"db-1"} }).
+		reports(map[string]*instanceclient.Status{"db-2": primaryReport(uuidA + ":1-10")}, nil)
+	first := w.decide()
+	w.o.Cluster.Status = first.Status
+	if again := w.decide(); slices.Contains(eventReasons(again), "InstanceDiverged") {
+		t.Errorf("InstanceDiverged repeated once the Degraded condition reports db-1: %v", eventReasons(again))
+	}
+	w.o.Cluster.Status.DivergedInstances = []string{"db-1", "db-3"}
+	if next := w.decide(); !slices.Contains(eventReasons(next), "InstanceDiverged") {
+		t.Errorf("no InstanceDiverged for the newly diverged db-3: %v", eventReasons(next))
+	}
+}
