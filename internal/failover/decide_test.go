@@ -100,7 +100,7 @@ func TestDecideSteady(t *testing.T) {
 			[]change{current("c-1", t0.Add(-time.Minute)), on("c-1", notReady), failingSince(t0.Add(-2 * time.Minute)), failoverDelay(0)},
 			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
 		{"a primary is not failed over within NewPrimaryGrace of its promotion, whatever the failoverDelay",
-			[]change{current("c-1", t0.Add(-5 * time.Second)), on("c-1", notReady), failingSince(t0.Add(-2 * time.Minute)), failoverDelay(0)},
+			[]change{current("c-1", t0.Add(-5*time.Second)), on("c-1", notReady), failingSince(t0.Add(-2 * time.Minute)), failoverDelay(0)},
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(10 * time.Second), reason: "failoverDelay"}},
 		{"failover delay 0 fails over at once",
 			[]change{on("c-1", unreachable), failingSince(t0), failoverDelay(0)},
