@@ -92,7 +92,20 @@ func (d *Decision) mergeHAConditions(c *v1.Cluster, o Observation) {
 			Message: "the fencing annotation cannot be read; the fenced instances are kept as they were: " + d.FencingInvalid})
 	}
 	mergeFailoverConditions(&d.Status, c.Generation, o.Now, conds)
+	keepTransitionTimes(d.Status.Conditions, o.Cluster.Status.Conditions)
 	d.planDivergedEvents(o.Cluster.Status.Conditions)
+}
+
+// keepTransitionTimes gives each condition whose status is what it was at the start of the
+// reconcile its former lastTransitionTime: the status computed and then overridden within one
+// reconcile (Degraded False, then True for a failing primary) is no transition, and must not make
+// every reconcile patch the status.
+func keepTransitionTimes(conds, old []metav1.Condition) {
+	for i := range conds {
+		if prev := meta.FindStatusCondition(old, conds[i].Type); prev != nil && prev.Status == conds[i].Status {
+			conds[i].LastTransitionTime = prev.LastTransitionTime
+		}
+	}
 }
 
 // planDivergedEvents warns once for each instance the Degraded condition newly reports diverged:

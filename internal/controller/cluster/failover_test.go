@@ -389,3 +389,16 @@ func TestDivergedEventOnce(t *testing.T) {
 		t.Errorf("no InstanceDiverged for the newly diverged db-3: %v", eventReasons(next))
 	}
 }
+
+func TestFailingPrimaryStatusIsStable(t *testing.T) {
+	w := newWorld(2).instance(1, false).instance(2, true).primary("db-1", "db-1").labelled().
+		failingSince(testNow.Add(-time.Second)).spec(func(s *v1.ClusterSpec) { s.FailoverDelay = 300 }).
+		reports(map[string]*instanceclient.Status{"db-1": primaryReport(uuidA + ":1-3"),
+			"db-2": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true)}, nil)
+	first := w.decide()
+	w.o.Cluster.Status = first.Status
+	w.o.Now = w.o.Now.Add(2 * time.Second)
+	if second := w.decide(); statusChanged(first.Status, second.Status) {
+		t.Errorf("waiting out failoverDelay rewrites the status:\n%+v\n%+v", first.Status.Conditions, second.Status.Conditions)
+	}
+}
