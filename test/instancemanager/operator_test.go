@@ -2,9 +2,14 @@ package instancemanager
 
 import (
 	"context"
+	"net"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +30,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/ctrlworld"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/cutproxy"
 )
 
 // operatorWorld is the world of TestInstanceManagers with the Cluster reconciler running
@@ -33,6 +39,8 @@ type operatorWorld struct {
 	*world
 	cw      *ctrlworld.World
 	kubelet *fakeKubelet
+	// root is the test the steps run in: what must outlive a step is cleaned up with it.
+	root *testing.T
 }
 
 // failoverDelay leaves time for a stopped replica to come back before the failover picks its
@@ -56,6 +64,7 @@ func TestOperatorFailover(t *testing.T) {
 		{"the former primary's Pod comes back and it rejoins as a replica", testFormerPrimaryRejoins},
 		{"fencing a replica takes it out of routing; unfencing brings it back", testFenceReplica},
 		{"fencing the primary stops its writes and releases the Lease, without a failover", testFencePrimary},
+		{"a switchover whose target cannot reach the old primary waits for its Lease; never two writers", testSwitchoverTargetCut},
 		{"a diverged instance is listed, out of every Service, its PVC kept", testOperatorDiverged},
 	}
 	for _, s := range steps {
@@ -84,7 +93,7 @@ func startOperatorWorld(t *testing.T) *operatorWorld {
 			OperatorImage: "operator:test", Instances: harnessInstances{w}, ReportInterval: 500 * time.Millisecond}
 		return r.SetupWithManager(mgr)
 	})
-	return &operatorWorld{world: w, cw: cw, kubelet: k}
+	return &operatorWorld{world: w, cw: cw, kubelet: k, root: t}
 }
 
 // harnessInstances is the operator's view of the instance managers: their control API over
@@ -230,6 +239,18 @@ func (o *operatorWorld) explain(t *testing.T) {
 	for _, e := range o.cw.NamespaceEvents("db") {
 		t.Logf("Event %s %s (x%d): %s", e.Type, e.Reason, e.Count, e.Message)
 	}
+	for _, name := range []string{"db-1", "db-2", "db-3"} {
+		log, _ := os.ReadFile(filepath.Join(o.nodes[name].dir, "manager.log"))
+		var lines []string
+		for _, l := range strings.Split(string(log), "\n") {
+			if strings.Contains(l, `"logger":"role"`) || strings.Contains(l, `"logger":"lease"`) {
+				if !strings.Contains(l, "state unavailable") {
+					lines = append(lines, l)
+				}
+			}
+		}
+		t.Logf("%s role and lease log (last lines):\n%s", name, strings.Join(lines[max(0, len(lines)-40):], "\n"))
+	}
 }
 
 func testOperatorComeUp(t *testing.T, o *operatorWorld) {
@@ -352,10 +373,10 @@ func testFenceReplica(t *testing.T, o *operatorWorld) {
 	eventually(t, 30*time.Second, "db-2 unfenced and routable", func() bool {
 		return len(o.cluster(t).Status.FencedInstances) == 0 && routable(o.pod(t, "db-2"))
 	})
-	ev := o.events(t)
-	if ev["Fenced"] == "" || ev["Unfenced"] == "" {
-		t.Errorf("Events %v, want Fenced and Unfenced", ev)
-	}
+	eventually(t, 10*time.Second, "Fenced and Unfenced Events", func() bool {
+		ev := o.events(t)
+		return ev["Fenced"] != "" && ev["Unfenced"] != ""
+	})
 }
 
 func testFencePrimary(t *testing.T, o *operatorWorld) {
@@ -404,4 +425,56 @@ func testOperatorDiverged(t *testing.T, o *operatorWorld) {
 	if p := o.pod(t, "db-1"); p == nil || p.DeletionTimestamp != nil {
 		t.Errorf("the diverged instance's Pod is kept for a human: %v", p)
 	}
+}
+
+// testSwitchoverTargetCut: db-2 reaches db-3's control API only through a proxy, which is cut;
+// the switchover to db-2 must not promote it on "unreachable": it waits until db-3, demoted by
+// the operator (which still reaches it) or by itself, has released the Lease. Both servers are
+// sampled all along: never are both writable.
+func testSwitchoverTargetCut(t *testing.T, o *operatorWorld) {
+	old, target := o.nodes["db-3"], o.nodes["db-2"]
+	px := cutproxy.Start(o.root, net.JoinHostPort(old.host, "0"), old.target().Address)
+	_, port, err := net.SplitHostPort(px.Addr())
+	must(t, err)
+	o.stopNode(t, "db-2")
+	target.peerAPIPorts = map[string]int{"db-3": must1(strconv.Atoi(port))(t)}
+	o.startNode(t, "db-2")
+	o.waitRoles(t, 90*time.Second, "db-3", "db-1", "db-2")
+	px.Cut()
+	defer px.Restore()
+	before := o.waitLeaseHeld(t, "db-3")
+
+	var twoWriters atomic.Bool
+	ctx, cancel := context.WithCancel(t.Context())
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for ctx.Err() == nil {
+			a, b := old.status(t), target.status(t)
+			if a != nil && b != nil && a.Writable() && b.Writable() {
+				twoWriters.Store(true)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	o.setTarget(t, "db-2")
+	o.waitRoles(t, 90*time.Second, "db-2", "db-1", "db-3")
+	cancel()
+	<-sampled
+	if twoWriters.Load() {
+		t.Error("db-2 and db-3 were both writable at once during the switchover")
+	}
+	after := o.waitLeaseHeld(t, "db-2")
+	if after.UID == before.UID {
+		t.Errorf("db-2 took db-3's Lease over (UID %s) instead of waiting for its release", after.UID)
+	}
+	log, err := os.ReadFile(filepath.Join(target.dir, "manager.log"))
+	must(t, err)
+	if !strings.Contains(string(log), `"primary's state unavailable","instance":"db-2","primary":"db-3"`) {
+		t.Error("db-2's log does not show db-3's control API unreachable: the cut did not take")
+	}
+	eventually(t, 30*time.Second, "SwitchoverCompleted, rw on db-2", func() bool {
+		p := o.pod(t, "db-2")
+		return o.events(t)["SwitchoverCompleted"] != "" && p != nil && p.Labels[v1alpha1.RoleLabel] == v1alpha1.RolePrimary
+	})
 }
