@@ -272,17 +272,7 @@ func testCrashRestart(t *testing.T, w *world) {
 func testDiverged(t *testing.T, w *world) {
 	n := w.nodes["db-3"]
 	uuid := n.status(t).ServerUUID
-	// An errant write: read-only lifted and a row inserted at once, before the next pass.
-	conn, err := n.db.Conn(t.Context())
-	must(t, err)
-	defer conn.Close()
-	eventually(t, 10*time.Second, "an errant write on db-3", func() bool {
-		if _, err := conn.ExecContext(t.Context(), "SET GLOBAL read_only = OFF"); err != nil {
-			return false
-		}
-		_, err := conn.ExecContext(t.Context(), "INSERT INTO app.t VALUES (100)")
-		return err == nil
-	})
+	n.errantWrite(t)
 	eventually(t, 30*time.Second, "db-3 listed in status.divergedInstances", func() bool {
 		return slices.Contains(w.cluster(t).Status.DivergedInstances, "db-3")
 	})

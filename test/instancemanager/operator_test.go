@@ -401,16 +401,7 @@ func testFencePrimary(t *testing.T, o *operatorWorld) {
 
 func testOperatorDiverged(t *testing.T, o *operatorWorld) {
 	n := o.nodes["db-1"]
-	conn, err := n.db.Conn(t.Context())
-	must(t, err)
-	defer conn.Close()
-	eventually(t, 10*time.Second, "an errant write on db-1", func() bool {
-		if _, err := conn.ExecContext(t.Context(), "SET GLOBAL read_only = OFF"); err != nil {
-			return false
-		}
-		_, err := conn.ExecContext(t.Context(), "INSERT INTO app.t VALUES (100)")
-		return err == nil
-	})
+	n.errantWrite(t)
 	eventually(t, 30*time.Second, "db-1 diverged: listed, not routable, Event", func() bool {
 		return slices.Contains(o.cluster(t).Status.DivergedInstances, "db-1") && !routable(o.pod(t, "db-1")) &&
 			o.events(t)["InstanceDiverged"] != ""
