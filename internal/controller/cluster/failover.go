@@ -27,7 +27,8 @@ type FailoverWork struct {
 	// Demote is the old primary's Pod, turned read-only through its control API
 	// (failover.StepDemote).
 	Demote *corev1.Pod
-	// DeletePod is the old primary's Pod to delete; its PVC stays (failover.StepDeletePod).
+	// DeletePod is the old primary's Pod to delete; its PVC stays (failover.StepDeletePod, and
+	// after a failover's demotion).
 	DeletePod string
 	// HoldPod is an instance whose missing Pod is not recreated: the failing primary while a
 	// failover that can proceed replaces it. Recreated, it would promote itself again before
@@ -110,6 +111,11 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 		}
 	case failover.StepDemote:
 		d.Failover.Demote = podOf(active, fd.Instance)
+		if fd.Operation == failover.FailoverOperation {
+			// The next step, taken at once once the demotion succeeded: the failing primary's own
+			// role reconciler makes it writable again while targetPrimary still names it.
+			d.Failover.DeletePod = fd.Instance
+		}
 	case failover.StepDeletePod:
 		d.Failover.DeletePod = fd.Instance
 	}

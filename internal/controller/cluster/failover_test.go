@@ -139,7 +139,7 @@ func TestDecideFailover(t *testing.T) {
 					t.Errorf("events %v, target %s", eventReasons(d), d.Status.TargetPrimary)
 				}
 			}},
-		{"a failing primary that still accepts writes is demoted through its control API",
+		{"a failing primary that still accepts writes is demoted through its control API, then its Pod deleted",
 			newWorld(3).instance(1, false).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
 				failingSince(testNow.Add(-time.Second)).reports(map[string]*instanceclient.Status{
 				"db-1": primaryReport(uuidA + ":1-9"),
@@ -147,8 +147,8 @@ func TestDecideFailover(t *testing.T) {
 				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-9", false),
 			}, nil),
 			func(t *testing.T, d Decision) {
-				if d.Failover.Demote == nil || d.Failover.Demote.Name != "db-1" || d.Failover.DeletePod != "" {
-					t.Errorf("failover work %+v", d.Failover)
+				if d.Failover.Demote == nil || d.Failover.Demote.Name != "db-1" || d.Failover.DeletePod != "db-1" {
+					t.Errorf("failover work %+v: demoted, then its Pod deleted in the same act (its own role reconciler would undo the demotion)", d.Failover)
 				}
 			}},
 		{"a failing primary seen read-only has its Pod deleted, its PVC kept",
@@ -254,7 +254,8 @@ func TestDecideSwitchoverWiring(t *testing.T) {
 				"db-3": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", true),
 			}, nil),
 			func(t *testing.T, d Decision) {
-				if d.Failover.Demote == nil || d.Failover.Demote.Name != "db-1" || !slices.Contains(eventReasons(d), failover.EventSwitchoverStarted) {
+				if d.Failover.Demote == nil || d.Failover.Demote.Name != "db-1" || d.Failover.DeletePod != "" ||
+					!slices.Contains(eventReasons(d), failover.EventSwitchoverStarted) {
 					t.Errorf("failover work %+v, events %v", d.Failover, eventReasons(d))
 				}
 				if c := condition(d, v1.ConditionProgressing); c.Reason != failover.ReasonSwitchoverInProgress {
