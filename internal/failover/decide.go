@@ -91,15 +91,37 @@ func decideSteady(o Observation) Decision {
 	since := st.PrimaryFailingSince
 	if since.IsZero() {
 		return Decision{Kind: Failover, Operation: FailoverOperation, Step: StepRecordFailing, Instance: p,
-			Until:  o.Now.Add(o.Spec.FailoverDelay),
+			Until:  FailoverStart(o, o.Now),
 			Reason: fmt.Sprintf("the primary %s is failing: %s", p, why)}
 	}
-	if start := since.Add(o.Spec.FailoverDelay); o.Now.Before(start) {
+	if start := FailoverStart(o, since); o.Now.Before(start) {
 		return Decision{Kind: Wait, Operation: FailoverOperation, Until: start,
 			Reason: fmt.Sprintf("the primary %s is failing (%s) since %s; failover starts after failoverDelay (%s)",
 				p, why, since.UTC().Format(time.RFC3339), o.Spec.FailoverDelay)}
 	}
 	return decideFailover(o, pi, why)
+}
+
+// NewPrimaryGrace is how long a primary is given after its promotion before a failover may
+// replace it: its Pod's readiness can lag the promotion by a probe period (a replica turning
+// primary is briefly read-only without a channel), and the primaryFailingSince of the failover
+// that promoted it is still set until it is seen healthy.
+const NewPrimaryGrace = 15 * time.Second
+
+// FailoverStart is when a failover from the current primary, failing since since, may start:
+// failoverDelay after it started failing, counted no earlier than its promotion
+// (currentPrimaryTimestamp; a primaryFailingSince older than that belongs to the primary it
+// replaced), and not within NewPrimaryGrace of its promotion.
+func FailoverStart(o Observation, since time.Time) time.Time {
+	st := o.Status
+	if st.CurrentPrimaryTimestamp.After(since) {
+		since = st.CurrentPrimaryTimestamp
+	}
+	start := since.Add(o.Spec.FailoverDelay)
+	if grace := st.CurrentPrimaryTimestamp.Add(NewPrimaryGrace); !st.CurrentPrimaryTimestamp.IsZero() && start.Before(grace) {
+		start = grace
+	}
+	return start
 }
 
 // decideHealthy repoints replicas that do not follow the healthy primary, then clears

@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -33,7 +34,9 @@ type ControlAPI struct {
 	State *LocalState
 	// LeaseHeld reports whether this instance holds the primary Lease (nil: never).
 	LeaseHeld func() bool
-	Log       logr.Logger
+	// ReleaseLease gives the primary Lease up after a demotion (nil: no Lease).
+	ReleaseLease func(context.Context) error
+	Log          logr.Logger
 }
 
 // ServerTLSConfig requires a client certificate signed by the cluster CA and presents the
@@ -58,6 +61,8 @@ func (c *ControlAPI) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+instanceclient.StatusPath, c.status)
 	mux.HandleFunc("POST "+instanceclient.SemiSyncPath, c.semiSync)
+	mux.HandleFunc("POST "+instanceclient.DemotePath, c.demote)
+	mux.HandleFunc("POST "+instanceclient.StopReplicaIOPath, c.stopReplicaIO)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !c.allowed(r) {
 			http.Error(w, "client certificate not allowed", http.StatusForbidden)

@@ -75,7 +75,7 @@ func (a *RoleActor) Apply(ctx context.Context, d RoleDecision, st *mysql.Status)
 		}
 		return RoleOutcome{Primary: true}, nil
 	case ActFollow:
-		return RoleOutcome{}, a.follow(ctx, d.Source, st)
+		return RoleOutcome{}, a.follow(ctx, d.Source, d.KeepReceiverStopped, st)
 	case ActDiverged:
 		a.Log.Info("instance diverged; holding read-only", "errant", d.Errant.String(), "reason", d.Reason)
 		if st.Replication != nil && (st.Replication.IORunning != "No" || st.Replication.SQLRunning != "No") {
@@ -155,8 +155,9 @@ func (a *RoleActor) drain(ctx context.Context) error {
 	return err
 }
 
-// follow points replication at source if it points elsewhere, and starts stopped threads.
-func (a *RoleActor) follow(ctx context.Context, source string, st *mysql.Status) error {
+// follow points replication at source if it points elsewhere, and starts stopped threads; with
+// keepReceiverStopped, a stopped receiver stays stopped and only the applier is started.
+func (a *RoleActor) follow(ctx context.Context, source string, keepReceiverStopped bool, st *mysql.Status) error {
 	src, err := a.SourceFor(source)
 	if err != nil {
 		return fmt.Errorf("resolving replication source %s: %w", source, err)
@@ -168,6 +169,13 @@ func (a *RoleActor) follow(ctx context.Context, source string, st *mysql.Status)
 			return err
 		}
 		return a.Op.StartReplication(ctx)
+	}
+	if keepReceiverStopped && r.IORunning == "No" {
+		if r.SQLRunning == "No" {
+			a.Log.Info("starting the applier; the receiver stays stopped during a failover", "source", source)
+			return a.Op.StartApplier(ctx)
+		}
+		return nil
 	}
 	if r.IORunning == "No" || r.SQLRunning == "No" {
 		a.Log.Info("starting stopped replication threads", "source", source, "io", r.IORunning, "sql", r.SQLRunning)

@@ -22,6 +22,9 @@ func TestInstances(t *testing.T) {
 	ok = ok && t.Run("the control API reports status and applies the semi-sync count", func(t *testing.T) {
 		testControlAPI(t, m, "c-2", "c-1")
 	})
+	ok = ok && t.Run("the control API stops a replica's IO thread and demotes the primary", func(t *testing.T) {
+		testControlAPIRoleChanges(t, m, "c-2", "c-1")
+	})
 	ok = ok && t.Run("an errant write makes a replica diverged", func(t *testing.T) {
 		testDiverged(t, m, status)
 	})

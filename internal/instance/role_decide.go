@@ -72,6 +72,9 @@ type RoleDecision struct {
 	// CatchUp, for ActPrimary during a switchover, is the old primary's GTID set: the promotion
 	// waits until this server has executed all of it, so no acknowledged write is left behind.
 	CatchUp gtid.Set
+	// KeepReceiverStopped, for ActFollow, leaves a stopped IO thread stopped (the applier is
+	// started): a failover from the current primary is under way.
+	KeepReceiverStopped bool
 	// Reason explains the decision in a few words, for logs and events.
 	Reason string
 }
@@ -95,6 +98,20 @@ func DecideRole(in RoleInput) RoleDecision {
 		// the target has promoted itself and recorded it.
 		return RoleDecision{Action: ActHold, Reason: "waiting for " + st.TargetPrimary + " to become primary"}
 	}
+	d := decideReplica(in)
+	if d.Action == ActFollow && st.PrimaryFailingSince != nil && in.ReplicatingFrom == st.CurrentPrimary {
+		// A failover may have stopped this replica's IO thread so the failing primary collects no
+		// more semi-sync acknowledgements: the receiver stays stopped, the applier runs.
+		d.KeepReceiverStopped = true
+		d.Reason = "following the failing primary; a stopped receiver stays stopped"
+	}
+	return d
+}
+
+// decideReplica decides for an instance that is neither fenced, diverged nor the target: follow
+// the current primary when its GTID set allows it.
+func decideReplica(in RoleInput) RoleDecision {
+	st := in.Status
 	primary := st.CurrentPrimary
 	if in.PrimaryExecuted == nil {
 		if in.ReplicatingFrom == primary {

@@ -3,6 +3,8 @@ package instance
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 )
@@ -23,6 +25,8 @@ func TestDecideRole(t *testing.T) {
 	}
 	fenced := status("c-1", "c-1")
 	fenced.FencedInstances = []string{"c-2", "c-1"}
+	failing := status("c-1", "c-1")
+	failing.PrimaryFailingSince = &metav1.Time{}
 	diverged := status("c-2", "c-1")
 	diverged.DivergedInstances = []string{"c-2"}
 	for _, tc := range []struct {
@@ -33,6 +37,8 @@ func TestDecideRole(t *testing.T) {
 		wantErrant string
 		wantCatch  string
 	}{
+		{"while the primary is failing, its replica follows it with a stopped receiver kept stopped",
+			RoleInput{Instance: "c-2", Status: failing, ReplicatingFrom: "c-1", PrimaryExecuted: setPtr(uP + ":1-9")}, ActFollow, "c-1", "", ""},
 		{"bootstrap: no target yet, everyone read-only",
 			RoleInput{Instance: "c-1", Status: status("", "")}, ActHold, "", "", ""},
 		{"the target primary promotes itself",
@@ -131,5 +137,17 @@ func TestDrained(t *testing.T) {
 				t.Errorf("Drained = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestDecideRoleKeepsReceiverStoppedDuringFailover(t *testing.T) {
+	st := &v1alpha1.ClusterStatus{TargetPrimary: "c-1", CurrentPrimary: "c-1"}
+	in := RoleInput{Instance: "c-2", Status: st, ReplicatingFrom: "c-1", PrimaryExecuted: setPtr(uP + ":1-9")}
+	if d := DecideRole(in); d.KeepReceiverStopped {
+		t.Errorf("a healthy primary's replica restarts a stopped receiver: %+v", d)
+	}
+	st.PrimaryFailingSince = &metav1.Time{}
+	if d := DecideRole(in); d.Action != ActFollow || !d.KeepReceiverStopped {
+		t.Errorf("while the primary fails, its replica keeps a stopped receiver stopped: %+v", d)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -188,12 +189,28 @@ func (r *RoleReconciler) recordDiverged(ctx context.Context, cluster *v1alpha1.C
 }
 
 // recordPrimary writes status.currentPrimary with an optimistic lock, so that a concurrent change
-// of targetPrimary makes the write fail rather than be overwritten.
+// of targetPrimary makes the write fail rather than be overwritten. On a conflict it reads the
+// Cluster again and writes again while targetPrimary still names this instance: the operator
+// writes the status every few seconds during a primary change, and a pass that took longer (a
+// peer that does not answer) would otherwise never land its write.
 func (r *RoleReconciler) recordPrimary(ctx context.Context, cluster *v1alpha1.Cluster) error {
-	patch := client.MergeFromWithOptions(cluster.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	now := metav1.NewTime(r.Clock.Now())
-	cluster.Status.CurrentPrimary, cluster.Status.CurrentPrimaryTimestamp = r.Instance, &now
-	if err := r.Client.Status().Patch(ctx, cluster, patch); err != nil {
+	first := true
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			if err := r.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster); err != nil {
+				return err
+			}
+			if cluster.Status.TargetPrimary != r.Instance {
+				return fmt.Errorf("targetPrimary moved to %q meanwhile", cluster.Status.TargetPrimary)
+			}
+		}
+		first = false
+		patch := client.MergeFromWithOptions(cluster.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		now := metav1.NewTime(r.Clock.Now())
+		cluster.Status.CurrentPrimary, cluster.Status.CurrentPrimaryTimestamp = r.Instance, &now
+		return r.Client.Status().Patch(ctx, cluster, patch)
+	})
+	if err != nil {
 		return fmt.Errorf("recording %s as the current primary: %w", r.Instance, err)
 	}
 	r.Log.Info("recorded as the current primary")

@@ -87,8 +87,8 @@ func run(m *testing.M) (int, error) {
 	return code, <-done
 }
 
-// fakeReports stands in for the instance managers: every running Pod answers with its role
-// label and the GTID set the test gave it, unless the test made it fail.
+// fakeReports stands in for the instance managers: every running Pod answers with the role the
+// Cluster status gives it and the GTID set the test gave it, unless the test made it fail.
 type fakeReports struct {
 	mu    sync.Mutex
 	errs  map[string]error  // namespace/instance
@@ -108,7 +108,7 @@ func (f *fakeReports) set(ns, instance, gtid string, err error) {
 	f.gtids[ns+"/"+instance], f.errs[ns+"/"+instance] = gtid, err
 }
 
-func (f *fakeReports) InstanceStatuses(_ context.Context, _ *v1.Cluster, pods []corev1.Pod) (map[string]*instanceclient.Status, map[string]error) {
+func (f *fakeReports) InstanceStatuses(_ context.Context, c *v1.Cluster, pods []corev1.Pod) (map[string]*instanceclient.Status, map[string]error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out, errs := map[string]*instanceclient.Status{}, map[string]error{}
@@ -121,16 +121,26 @@ func (f *fakeReports) InstanceStatuses(_ context.Context, _ *v1.Cluster, pods []
 			errs[p.Name] = err
 			continue
 		}
-		st := &instanceclient.Status{Instance: p.Name, Role: p.Labels[v1.RoleLabel], GTIDExecuted: f.gtids[key]}
-		if st.Role == v1.RolePrimary {
+		// As the instances do: only the one recorded as current primary is writable; the others
+		// are read-only replicas of it.
+		st := &instanceclient.Status{Instance: p.Name, Role: v1.RoleReplica, ReadOnly: true, SuperReadOnly: true, GTIDExecuted: f.gtids[key]}
+		if p.Name == c.Status.CurrentPrimary {
+			st.Role, st.ReadOnly, st.SuperReadOnly = v1.RolePrimary, false, false
 			st.SemiSync = &instanceclient.SemiSyncStatus{Active: true, WaitForReplicaCount: 1, Clients: 1}
 		} else {
-			st.Replication = &instanceclient.ReplicationStatus{IORunning: true, SQLRunning: true, LagSeconds: f.lags[key]}
+			st.Replication = &instanceclient.ReplicationStatus{IORunning: true, SQLRunning: true, LagSeconds: f.lags[key],
+				SourceInstance: c.Status.CurrentPrimary}
 		}
 		out[p.Name] = st
 	}
 	return out, errs
 }
+
+// StopReplicaIO and Demote stand in for the instances' control API: the fake instances' roles
+// follow the Cluster status alone, so there is nothing to change.
+func (f *fakeReports) StopReplicaIO(context.Context, *v1.Cluster, corev1.Pod) error { return nil }
+
+func (f *fakeReports) Demote(context.Context, *v1.Cluster, corev1.Pod) error { return nil }
 
 // newCluster creates a Cluster in a new namespace and starts a fake kubelet there.
 func newCluster(t *testing.T, instances int32, mutate func(*v1.Cluster)) *v1.Cluster {

@@ -41,14 +41,14 @@ func TestRoleServicesFollowLabels(t *testing.T) {
 			func() { setPrimary(t, c, "db-2") },
 			map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-1", "db-3"}, "db-r": {"db-1", "db-2", "db-3"}}},
 		{"a fenced instance leaves every Service",
-			func() { updateCluster(t, c, true, func(c *v1.Cluster) { c.Status.FencedInstances = []string{"db-3"} }) },
+			func() { updateCluster(t, c, false, func(c *v1.Cluster) { fence(c, `["db-3"]`) }) },
 			map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-1"}, "db-r": {"db-1", "db-2"}}},
 		{"a fenced primary stops writes: rw has no endpoint",
 			func() {
-				updateCluster(t, c, true, func(c *v1.Cluster) { c.Status.FencedInstances = []string{"db-2"} })
+				updateCluster(t, c, false, func(c *v1.Cluster) { fence(c, `["db-2"]`) })
 			},
 			map[string][]string{"db-rw": {}, "db-ro": {"db-1", "db-3"}, "db-r": {"db-1", "db-3"}}},
-		{"unfencing restores routing", func() { updateCluster(t, c, true, func(c *v1.Cluster) { c.Status.FencedInstances = nil }) },
+		{"unfencing restores routing", func() { updateCluster(t, c, false, func(c *v1.Cluster) { fence(c, "") }) },
 			map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-1", "db-3"}, "db-r": {"db-1", "db-2", "db-3"}}},
 		{"a replica that is not ready serves no reads", func() { notReady.Store(ns+"/db-3", true) },
 			map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-1"}, "db-r": {"db-1", "db-2"}}},
@@ -68,4 +68,16 @@ func TestRoleServicesFollowLabels(t *testing.T) {
 			waitEndpoints(t, ns, s.want)
 		})
 	}
+}
+
+// fence sets the fencing annotation as the plugin's fence verb does; "" removes it.
+func fence(c *v1.Cluster, value string) {
+	if value == "" {
+		delete(c.Annotations, v1.FencedInstancesAnnotation)
+		return
+	}
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[v1.FencedInstancesAnnotation] = value
 }

@@ -207,6 +207,22 @@ func (n *node) exec(t *testing.T, stmts ...string) {
 	}
 }
 
+// errantWrite lifts read-only and inserts row 100 into app.t at once, before the manager's next
+// pass can turn the server read-only again: a transaction no primary ever had.
+func (n *node) errantWrite(t *testing.T) {
+	t.Helper()
+	conn, err := n.db.Conn(t.Context())
+	must(t, err)
+	defer conn.Close()
+	eventually(t, 10*time.Second, "an errant write on "+n.name, func() bool {
+		if _, err := conn.ExecContext(t.Context(), "SET GLOBAL read_only = OFF"); err != nil {
+			return false
+		}
+		_, err := conn.ExecContext(t.Context(), "INSERT INTO app.t VALUES (100)")
+		return err == nil
+	})
+}
+
 // probe returns the HTTP status of a probe path.
 func (n *node) probe(path string) int {
 	resp, err := http.Get("http://" + net.JoinHostPort(n.host, strconv.Itoa(n.probes)) + path)

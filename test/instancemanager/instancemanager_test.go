@@ -57,7 +57,10 @@ func TestInstanceManagers(t *testing.T) {
 	}
 }
 
-func startWorld(t *testing.T) *world {
+func startWorld(t *testing.T) *world { return startWorldWith(t, nil) }
+
+// startWorldWith is startWorld with the Cluster changed by mutate before it is created.
+func startWorldWith(t *testing.T, mutate func(*v1alpha1.Cluster)) *world {
 	env := kubetest.StartT(t, kubetest.Options{})
 	bin := buildManager(t)
 	rootfs, base := rootFS(t)
@@ -69,6 +72,9 @@ func startWorld(t *testing.T) *world {
 			Storage: v1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")},
 			MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
 				Enabled: true, TimeoutMillis: 2000, DataDurability: v1alpha1.DataDurabilityPreferred}}},
+	}
+	if mutate != nil {
+		mutate(cluster)
 	}
 	must(t, env.Client.Create(t.Context(), cluster))
 	w := &world{env: env, key: types.NamespacedName{Namespace: ns, Name: "db"}, nodes: map[string]*node{}}
@@ -266,17 +272,7 @@ func testCrashRestart(t *testing.T, w *world) {
 func testDiverged(t *testing.T, w *world) {
 	n := w.nodes["db-3"]
 	uuid := n.status(t).ServerUUID
-	// An errant write: read-only lifted and a row inserted at once, before the next pass.
-	conn, err := n.db.Conn(t.Context())
-	must(t, err)
-	defer conn.Close()
-	eventually(t, 10*time.Second, "an errant write on db-3", func() bool {
-		if _, err := conn.ExecContext(t.Context(), "SET GLOBAL read_only = OFF"); err != nil {
-			return false
-		}
-		_, err := conn.ExecContext(t.Context(), "INSERT INTO app.t VALUES (100)")
-		return err == nil
-	})
+	n.errantWrite(t)
 	eventually(t, 30*time.Second, "db-3 listed in status.divergedInstances", func() bool {
 		return slices.Contains(w.cluster(t).Status.DivergedInstances, "db-3")
 	})

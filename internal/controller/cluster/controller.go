@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -76,7 +77,7 @@ func NewReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *Reconciler {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("cluster").
-		For(&v1.Cluster{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, routingStatusChanged()))).
+		For(&v1.Cluster{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, routingStatusChanged(), fencingAnnotationChanged()))).
 		Owns(&corev1.Pod{}).
 		Owns(&corev1.PersistentVolumeClaim{}).
 		Owns(&corev1.Service{}).
@@ -84,6 +85,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.ServiceAccount{}).
 		Owns(&rbacv1.Role{}).
 		Owns(&rbacv1.RoleBinding{}).
+		Watches(&coordinationv1.Lease{}, leaseTransitions(r.Recorder)).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("building the Cluster controller: %w", err)
@@ -107,7 +109,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return kit.ConflictOr(err)
 	}
-	return ctrl.Result{RequeueAfter: r.reportInterval()}, nil
+	return ctrl.Result{RequeueAfter: d.requeueAfter(o.Now, r.reportInterval())}, nil
 }
 
 func (r *Reconciler) reportInterval() time.Duration {

@@ -9,6 +9,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
@@ -34,6 +35,8 @@ type Observation struct {
 	// SemiSyncSettable says the operator can set the primary's acknowledgement count (through
 	// the instance manager's control API).
 	SemiSyncSettable bool
+	// Lease is the primary Lease <cluster>-primary (lease.go).
+	Lease failover.Lease
 }
 
 // podRelabel sets the role and routable labels of one Pod.
@@ -82,8 +85,14 @@ type Decision struct {
 	// SemiSync is the acknowledgement count to set on the primary; nil when it is right, unknown
 	// or cannot be set (stepSemiSync).
 	SemiSync *SemiSyncAdjustment
+	// Failover is this reconcile's switchover or failover step (stepFailover, and the status).
+	Failover FailoverWork
+	// FencingInvalid, when not empty, says why the fencing annotation cannot be read.
+	FencingInvalid string
 	// Events record the outcome of each step, emitted once that step is done.
 	Events map[actStep][]kit.Event
+
+	failoverObservation failover.Observation
 }
 
 // actStep names the steps of act, in the order act performs them. A Decision's Events belong to
@@ -97,6 +106,8 @@ const (
 	stepCreate
 	stepDetach
 	stepDeletePods
+	// stepFailover stops replicas' IO threads, demotes or deletes the old primary (failover.go).
+	stepFailover
 	stepRelabel
 	stepServices
 	stepStatus
@@ -111,6 +122,9 @@ func Decide(o Observation) Decision {
 	active, maxSerial := indexInstances(c, o.PVCs, o.Pods)
 	c.Status.LatestGeneratedNode = max(c.Status.LatestGeneratedNode, maxSerial)
 	d := Decision{}
+	d.planFencing(c, active)
+	d.planFailover(c, o, active)
+	d.planLeaseEvents(o)
 
 	created := maxSerial == 0 && c.Status.LatestGeneratedNode == 0
 	active = d.planScaleUp(c, o, active)
@@ -130,6 +144,7 @@ func Decide(o Observation) Decision {
 	d.PDB = specs.BuildPDB(c)
 	d.ServiceAccount, d.Role, d.RoleBinding = specs.BuildServiceAccount(c), specs.BuildRole(c), specs.BuildRoleBinding(c)
 	d.Status = aggregateStatus(c, o, active, &d)
+	d.mergeHAConditions(c, o)
 	for _, e := range conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances) {
 		d.event(stepStatus, e)
 	}
@@ -154,5 +169,5 @@ func (d Decision) pending() bool {
 // again on a live read, so a cache that has not yet seen the last serial or the last switchover
 // never makes the controller reuse a serial or remove the new primary.
 func (d Decision) needsFreshLook() bool {
-	return d.pending()
+	return d.pending() || d.Failover.acts()
 }

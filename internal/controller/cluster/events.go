@@ -62,3 +62,24 @@ func mergeEvents(in []kit.Event) []kit.Event {
 	}
 	return out
 }
+
+// The Events of high availability: fencing, the primary Lease, switchovers and failovers. The
+// steps of a switchover or failover record the Events of internal/failover (EventFor).
+var (
+	evFenced = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "Fenced",
+		Format: "Fenced instance %s: out of every Service, held read-only, never promoted"}
+	evUnfenced = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "Unfenced",
+		Format: "Unfenced instance %s: it rejoins routing and role reconciliation"}
+	evFencingInvalid = kit.EventKind{Type: corev1.EventTypeWarning, Reason: reasonFencingInvalid,
+		Format: "The fenced instances are kept as they were: %s"}
+	evLeaseTaken = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "PrimaryLeaseTaken",
+		Format: "%s holds the primary Lease"}
+	evLeaseReleased = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "PrimaryLeaseReleased",
+		Format: "The primary Lease held by %q was released"}
+	evLeaseExpired = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "PrimaryLeaseExpired",
+		Format: "%s stopped renewing the primary Lease; it expired at %s (the holder turned itself read-only before)"}
+	evSwitchoverCompleted = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "SwitchoverCompleted",
+		Format: "%s is the primary"}
+	evDiverged = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "InstanceDiverged",
+		Format: "Instance %s holds transactions the primary never had: kept read-only, out of every Service, its PVC kept"}
+)

@@ -51,6 +51,11 @@ func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (*Observa
 	o.PVCs = kit.ControlledBy(&c, pvcs.Items)
 	o.Services = kit.ControlledBy(&c, svcs.Items)
 	o.Reports, o.ReportErrors = r.reports(ctx, &c, o.Pods)
+	lease, err := r.readLease(ctx, &c)
+	if err != nil {
+		return nil, err
+	}
+	o.Lease = lease
 	if Decide(*o).needsFreshLook() {
 		if err := r.refresh(ctx, o); err != nil || o.Cluster == nil {
 			return nil, err

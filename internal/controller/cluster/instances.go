@@ -97,7 +97,7 @@ func podsOnDetachedPVCs(pvcs []corev1.PersistentVolumeClaim, pods []corev1.Pod) 
 func (d *Decision) planScaleUp(c *v1.Cluster, o Observation, active []observedInstance) []observedInstance {
 	missing := false
 	for _, in := range active {
-		if in.Pod == nil && in.PVC.DeletionTimestamp == nil {
+		if in.Pod == nil && in.PVC.DeletionTimestamp == nil && in.Name != d.Failover.HoldPod {
 			d.CreatePods = append(d.CreatePods, specs.BuildPod(c, in.Serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
 			d.event(stepCreate, evPodRecreated.With(in.Name))
 			missing = true

@@ -25,8 +25,7 @@ func TestDecideRouting(t *testing.T) {
 			[]podRelabel{{"db-1", "replica", true}, {"db-2", "primary", true}}},
 		{"a switchover target loses its replica role while it promotes", three().primary("db-1", "db-3"),
 			[]podRelabel{{"db-3", "", true}}},
-		{"a fenced instance loses routable", three().primary("db-1", "db-1").
-			status(func(s *v1.ClusterStatus) { s.FencedInstances = []string{"db-2"} }),
+		{"a fenced instance loses routable", three().primary("db-1", "db-1").fence(`["db-2"]`),
 			[]podRelabel{{"db-2", "replica", false}}},
 		{"a diverged instance loses routable", three().primary("db-1", "db-1").
 			status(func(s *v1.ClusterStatus) { s.DivergedInstances = []string{"db-3"} }),

@@ -153,13 +153,16 @@ func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o Observation, d 
 	set(v1.ConditionDegraded, reason != "", orDefault(reason, reasonHealthy), orDefault(msg, "nothing needs attention"))
 }
 
+// divergedMessagePrefix starts the Degraded message that lists the diverged instances.
+const divergedMessagePrefix = "diverged instances kept out of service: "
+
 // degradation names what needs a user's attention, most serious first; empty when nothing does.
 func degradation(st *v1.ClusterStatus, c *v1.Cluster, o Observation, d *Decision) (reason, msg string) {
 	if d.PrimaryUnknown {
 		return reasonPrimaryUnknown, "targetPrimary is empty and not exactly one instance reports itself primary: set status.targetPrimary"
 	}
 	if len(st.DivergedInstances) > 0 {
-		return reasonDivergedInstances, "diverged instances kept out of service: " + strings.Join(st.DivergedInstances, ", ")
+		return reasonDivergedInstances, divergedMessagePrefix + strings.Join(st.DivergedInstances, ", ")
 	}
 	if active, _ := indexInstances(c, o.PVCs, o.Pods); int32(len(active)) > c.Spec.Instances {
 		if _, ok := scaleDownVictim(c, active); !ok {

@@ -70,8 +70,8 @@ func TestDecideStatus(t *testing.T) {
 					t.Fatalf("%+v", c)
 				}
 			}},
-		{"Degraded when an instance does not answer", newWorld(1).instance(1, true).primary("db-1", "db-1").
-			reports(nil, map[string]string{"db-1": "timeout"}),
+		{"Degraded when an instance does not answer", newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").
+			reports(map[string]*instanceclient.Status{"db-1": {Role: v1.RolePrimary}}, map[string]string{"db-2": "timeout"}),
 			func(t *testing.T, d Decision) {
 				if c := condition(d, v1.ConditionDegraded); c.Status != metav1.ConditionTrue || c.Reason != reasonInstanceUnanswered ||
 					!slices.Contains(eventReasons(d), "Degraded") {

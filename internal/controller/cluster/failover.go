@@ -1,0 +1,190 @@
+package cluster
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// FailoverWork is the switchover or failover step of one reconcile: the decision of the failover
+// engine, and what act performs of it outside the status (stepFailover). The status changes of
+// the step (primaryFailingSince, targetPrimary and their timestamps) are in Decision.Status.
+type FailoverWork struct {
+	// Decision is failover.Decide's answer for this reconcile.
+	Decision failover.Decision
+	// StopIO are the Pods whose replication IO thread stops (failover.StepStopIOThreads).
+	StopIO []*corev1.Pod
+	// Demote is the old primary's Pod, turned read-only through its control API
+	// (failover.StepDemote).
+	Demote *corev1.Pod
+	// DeletePod is the old primary's Pod to delete; its PVC stays (failover.StepDeletePod, and
+	// after a failover's demotion).
+	DeletePod string
+	// HoldPod is an instance whose missing Pod is not recreated: the failing primary while a
+	// failover that can proceed replaces it. Recreated, it would promote itself again before
+	// the candidate does.
+	HoldPod string
+}
+
+// observeFailover builds what the failover engine reads: c's spec and status (this reconcile's
+// fenced list included), the primary Lease, and each active instance's Pod and report. An
+// instance that did not answer, or still bootstraps, or whose GTID sets cannot be parsed, is
+// unreachable: nothing is known of it.
+func observeFailover(c *v1.Cluster, o Observation, active []observedInstance) failover.Observation {
+	spec, st := failover.ObserveCluster(c)
+	fo := failover.Observation{Now: o.Now, Spec: spec, Status: st, Lease: o.Lease}
+	for _, in := range active {
+		fi := failover.Instance{Name: in.Name}
+		if p := in.Pod; p != nil {
+			fi.PodExists, fi.PodReady, fi.PodDeleting = true, instances.PodReady(p), p.DeletionTimestamp != nil
+			fi.LabelRole, fi.LabelRoutable = p.Labels[v1.RoleLabel], p.Labels[v1.RoutableLabel] == specs.RoutableTrue
+		}
+		if r := o.Reports[in.Name]; r != nil && r.BootstrapDone() {
+			observeReport(&fi, r)
+		}
+		fo.Instances = append(fo.Instances, fi)
+	}
+	return fo
+}
+
+// observeReport fills the reachable part of fi from the instance's answer.
+func observeReport(fi *failover.Instance, r *instanceclient.Status) {
+	executed, err := gtid.Parse(r.GTIDExecuted)
+	if err != nil {
+		return
+	}
+	fi.Executed = executed
+	if rep := r.Replication; rep != nil {
+		retrieved, err := gtid.Parse(rep.GTIDRetrieved)
+		if err != nil {
+			return
+		}
+		fi.Retrieved = retrieved
+		fi.Replication = &failover.Replication{Source: rep.SourceInstance,
+			IORunning: rep.IORunning, IOLastError: rep.LastIOError,
+			SQLRunning: rep.SQLRunning, SQLLastError: rep.LastSQLError, LagSeconds: rep.LagSeconds}
+	}
+	if s := r.SemiSync; s != nil {
+		fi.SemiSync = &failover.SemiSync{Active: s.Active, WaitForReplicaCount: s.WaitForReplicaCount, Clients: s.Clients}
+	}
+	fi.Reachable, fi.Role, fi.ReadOnly, fi.SuperReadOnly = true, r.Role, r.ReadOnly, r.SuperReadOnly
+}
+
+// planFailover asks the failover engine for this reconcile's step and applies it to c's status
+// (primaryFailingSince, targetPrimary) or plans it for act (stopping IO threads, demoting or
+// deleting the old primary). The steps the instances take themselves (the target promoting, the
+// replicas repointing to status.currentPrimary) get their Event only. It runs before the
+// instances are planned, so a failing primary whose failover proceeds is not recreated.
+func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedInstance) {
+	fo := observeFailover(c, o, active)
+	fd := failover.Decide(fo)
+	if o.Reports == nil && o.ReportErrors == nil {
+		// No instance was asked (no status source): nothing is known of the roles.
+		fd = failover.Decision{Kind: failover.Nothing, Reason: "no instance reports"}
+	}
+	d.Failover = FailoverWork{Decision: fd, HoldPod: holdPod(fo, fd)}
+	d.failoverObservation = fo
+	now := metav1.NewTime(o.Now)
+	st := &c.Status
+	switch fd.Step {
+	case failover.StepRecordFailing:
+		st.PrimaryFailingSince = &now
+	case failover.StepClearFailing:
+		st.PrimaryFailingSince = nil
+	case failover.StepSetTargetPrimary, failover.StepAbortSwitchover:
+		st.TargetPrimary, st.TargetPrimaryTimestamp = fd.Instance, &now
+	case failover.StepStopIOThreads:
+		for _, name := range fd.Instances {
+			if p := podOf(active, name); p != nil {
+				d.Failover.StopIO = append(d.Failover.StopIO, p)
+			}
+		}
+	case failover.StepDemote:
+		d.Failover.Demote = podOf(active, fd.Instance)
+		if fd.Operation == failover.FailoverOperation {
+			// The next step, taken at once once the demotion succeeded: the failing primary's own
+			// role reconciler makes it writable again while targetPrimary still names it.
+			d.Failover.DeletePod = fd.Instance
+		}
+	case failover.StepDeletePod:
+		d.Failover.DeletePod = fd.Instance
+	}
+	if e, ok := failover.EventFor(fo, fd); ok {
+		d.event(failoverEventStep(fd.Step), kit.Event{Kind: kit.EventKind{Type: e.Type, Reason: e.Reason, Format: "%s"}, Message: e.Message})
+	}
+	if switchoverCompleted(c, active) {
+		d.event(stepRelabel, evSwitchoverCompleted.With(st.CurrentPrimary))
+	}
+}
+
+// holdPod names the failing primary while the failover replacing it proceeds (failoverDelay has
+// passed and the failover is not blocked), "" otherwise. During failoverDelay, or when no
+// replica can replace it (a single instance, say), its Pod is recreated and it may recover.
+func holdPod(fo failover.Observation, fd failover.Decision) string {
+	if fd.Operation != failover.FailoverOperation || fd.Kind == failover.Blocked {
+		return ""
+	}
+	since := fo.Status.PrimaryFailingSince
+	if fd.Step == failover.StepRecordFailing {
+		since = fo.Now
+	}
+	if since.IsZero() || fo.Now.Before(failover.FailoverStart(fo, since)) {
+		return ""
+	}
+	return fo.Status.CurrentPrimary
+}
+
+// failoverEventStep is the act step whose success a failover step's Event reports.
+func failoverEventStep(s failover.Step) actStep {
+	switch s {
+	case failover.StepStopIOThreads, failover.StepDemote, failover.StepDeletePod:
+		return stepFailover
+	}
+	return stepStatus
+}
+
+// switchoverCompleted: the instance recorded as current primary is also the target, and another
+// Pod still carries the primary label: the operator sees the promotion for the first time and
+// is about to move the label. A failover's completion is reported when primaryFailingSince is
+// cleared instead.
+func switchoverCompleted(c *v1.Cluster, active []observedInstance) bool {
+	st := c.Status
+	if st.CurrentPrimary == "" || st.CurrentPrimary != st.TargetPrimary || st.PrimaryFailingSince != nil {
+		return false
+	}
+	for _, in := range active {
+		if in.Pod != nil && in.Name != st.CurrentPrimary && in.Pod.Labels[v1.RoleLabel] == v1.RolePrimary {
+			return true
+		}
+	}
+	return false
+}
+
+func podOf(active []observedInstance, name string) *corev1.Pod {
+	for _, in := range active {
+		if in.Name == name && in.Pod != nil {
+			return in.Pod
+		}
+	}
+	return nil
+}
+
+// mergeFailoverConditions lays the failover engine's conditions over the ones the Cluster
+// controller computed: a failing primary, a primary change under way or blocked, and semi-sync
+// not protecting commits take precedence over counts of ready instances.
+func mergeFailoverConditions(st *v1.ClusterStatus, gen int64, now time.Time, conds []metav1.Condition) {
+	for _, cond := range conds {
+		cond.ObservedGeneration, cond.LastTransitionTime = gen, metav1.NewTime(now)
+		meta.SetStatusCondition(&st.Conditions, cond)
+	}
+}

@@ -1,0 +1,125 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
+)
+
+// actFailover performs the failover steps that are not status changes, through the instances'
+// control API (stop IO threads, demote) or the API server (delete the old primary's Pod, never
+// its PVC). Every one is idempotent; a failure is returned and the reconcile decides again.
+func (r *Reconciler) actFailover(ctx context.Context, o *Observation, w FailoverWork) error {
+	c := o.Cluster
+	if len(w.StopIO) > 0 || w.Demote != nil {
+		ctl, ok := r.Instances.(instances.RoleController)
+		if !ok {
+			return fmt.Errorf("%s: the instance status source cannot change roles", w.Decision.Reason)
+		}
+		for _, p := range w.StopIO {
+			if err := ctl.StopReplicaIO(ctx, c, *p); err != nil {
+				return fmt.Errorf("stopping the IO thread of %s: %w", p.Name, err)
+			}
+			log.FromContext(ctx).Info("stopped the replication IO thread", "instance", p.Name)
+		}
+		if p := w.Demote; p != nil {
+			if err := ctl.Demote(ctx, c, *p); err != nil {
+				return fmt.Errorf("demoting %s: %w", p.Name, err)
+			}
+			log.FromContext(ctx).Info("demoted the old primary", "instance", p.Name)
+		}
+	}
+	if w.DeletePod != "" {
+		pod := &corev1.Pod{}
+		pod.Name, pod.Namespace = w.DeletePod, c.Namespace
+		if err := r.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting the Pod of the old primary %s: %w", w.DeletePod, err)
+		}
+		log.FromContext(ctx).Info("deleted the old primary's Pod, kept its PVC", "instance", w.DeletePod)
+	}
+	return nil
+}
+
+// acts reports whether the step changes something (the status, a Pod, an instance's role), so
+// the decision is taken again on a live read first. Repointing is done by the instances.
+func (w FailoverWork) acts() bool {
+	s := w.Decision.Step
+	return s != failover.NoStep && s != failover.StepRepoint && s != failover.StepPromote
+}
+
+// requeueAfter is when to look again: at once after a failover step (the next one follows it),
+// when the failover engine waits for a time, or else after the report interval.
+func (d Decision) requeueAfter(now time.Time, report time.Duration) time.Duration {
+	fd := d.Failover.Decision
+	next := report
+	if fd.Kind == failover.Failover || fd.Kind == failover.Switchover {
+		next = min(next, failover.PollInterval)
+	}
+	if wait := fd.RequeueAfter(now); wait > 0 {
+		next = min(next, wait)
+	} else if fd.Kind == failover.Wait {
+		next = min(next, failover.PollInterval)
+	}
+	return next
+}
+
+// mergeHAConditions lays the conditions of the failover engine and of fencing over the ones the
+// status computed, and records a Warning Event for each instance newly diverged.
+func (d *Decision) mergeHAConditions(c *v1.Cluster, o Observation) {
+	var conds []metav1.Condition
+	if !d.PrimaryUnknown && (o.Reports != nil || o.ReportErrors != nil) {
+		// Without a target primary the Degraded condition already asks a human to name one.
+		conds = failover.Conditions(d.failoverObservation, d.Failover.Decision)
+	}
+	degraded := false
+	for _, cond := range conds {
+		degraded = degraded || cond.Type == v1.ConditionDegraded
+	}
+	if d.FencingInvalid != "" && !degraded {
+		conds = append(conds, metav1.Condition{Type: v1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reasonFencingInvalid,
+			Message: "the fencing annotation cannot be read; the fenced instances are kept as they were: " + d.FencingInvalid})
+	}
+	mergeFailoverConditions(&d.Status, c.Generation, o.Now, conds)
+	keepTransitionTimes(d.Status.Conditions, o.Cluster.Status.Conditions)
+	d.planDivergedEvents(o.Cluster.Status.Conditions)
+}
+
+// keepTransitionTimes gives each condition whose status is what it was at the start of the
+// reconcile its former lastTransitionTime: the status computed and then overridden within one
+// reconcile (Degraded False, then True for a failing primary) is no transition, and must not make
+// every reconcile patch the status.
+func keepTransitionTimes(conds, old []metav1.Condition) {
+	for i := range conds {
+		if prev := meta.FindStatusCondition(old, conds[i].Type); prev != nil && prev.Status == conds[i].Status {
+			conds[i].LastTransitionTime = prev.LastTransitionTime
+		}
+	}
+}
+
+// planDivergedEvents warns once for each instance the Degraded condition newly reports diverged:
+// the instance recorded itself in status.divergedInstances, the labels take it out of service.
+// While a more serious reason holds the condition, the warning waits for it.
+func (d *Decision) planDivergedEvents(old []metav1.Condition) {
+	now := meta.FindStatusCondition(d.Status.Conditions, v1.ConditionDegraded)
+	if now == nil || now.Reason != reasonDivergedInstances {
+		return
+	}
+	before := meta.FindStatusCondition(old, v1.ConditionDegraded)
+	for _, name := range d.Status.DivergedInstances {
+		if before == nil || before.Reason != reasonDivergedInstances || !slices.Contains(strings.Split(strings.TrimPrefix(before.Message, divergedMessagePrefix), ", "), name) {
+			d.event(stepRelabel, evDiverged.With(name))
+		}
+	}
+}

@@ -1,0 +1,405 @@
+package cluster
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+const uuidA = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+
+// fence sets the fencing annotation as the plugin does.
+func (w *world) fence(value string) *world {
+	w.o.Cluster.Annotations = map[string]string{v1.FencedInstancesAnnotation: value}
+	return w
+}
+
+func (w *world) lease(holder string, renewed time.Time) *world {
+	w.o.Lease = failover.Lease{Exists: true, Holder: holder, RenewTime: renewed, TTL: failover.LeaseTTL}
+	return w
+}
+
+// labelled labels the Pods as the status had them: primary the current primary, the others
+// routable replicas.
+func (w *world) labelled() *world {
+	for i := range w.o.Pods {
+		p := &w.o.Pods[i]
+		role := v1.RoleReplica
+		if p.Name == w.o.Cluster.Status.CurrentPrimary {
+			role = v1.RolePrimary
+		}
+		p.Labels = specs.InstanceLabels("db", p.Name, role, true)
+	}
+	return w
+}
+
+func (w *world) failingSince(t time.Time) *world {
+	w.o.Cluster.Status.PrimaryFailingSince = &metav1.Time{Time: t}
+	return w
+}
+
+func primaryReport(gtids string) *instanceclient.Status {
+	return &instanceclient.Status{Role: v1.RolePrimary, GTIDExecuted: gtids}
+}
+
+func replicaReport(source, executed, retrieved string, ioRunning bool) *instanceclient.Status {
+	return &instanceclient.Status{Role: v1.RoleReplica, ReadOnly: true, SuperReadOnly: true, GTIDExecuted: executed,
+		Replication: &instanceclient.ReplicationStatus{SourceInstance: source, IORunning: ioRunning, SQLRunning: true, GTIDRetrieved: retrieved}}
+}
+
+// threeFailing is db-1 primary, its Pod gone, and two healthy replicas, db-3 more advanced.
+func threeFailing() *world {
+	return newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
+		withoutPod("db-1").reports(map[string]*instanceclient.Status{
+		"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", false),
+		"db-3": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", false),
+	}, nil)
+}
+
+func TestDecideFailover(t *testing.T) {
+	runCases(t, []ruleCase{
+		{"a primary that does not answer is failing: Degraded, not merely an unanswered instance",
+			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").labelled().
+				reports(map[string]*instanceclient.Status{"db-2": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true)}, map[string]string{"db-1": "timeout"}),
+			func(t *testing.T, d Decision) {
+				if c := condition(d, v1.ConditionDegraded); c.Reason != failover.ReasonPrimaryFailing {
+					t.Errorf("Degraded = %+v", c)
+				}
+			}},
+		{"without instance reports (no status source) no failover starts",
+			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").labelled().withoutPod("db-1"),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Kind != failover.Nothing || d.Status.PrimaryFailingSince != nil || !slices.Equal(createdPodNames(d), []string{"db-1"}) {
+					t.Errorf("decision %+v, created %v", d.Failover.Decision, createdPodNames(d))
+				}
+			}},
+		{"a missing primary Pod records primaryFailingSince and is not recreated while the failover proceeds", threeFailing(),
+			func(t *testing.T, d Decision) {
+				if d.Status.PrimaryFailingSince == nil || !d.Status.PrimaryFailingSince.Time.Equal(testNow) {
+					t.Errorf("primaryFailingSince = %v, want now", d.Status.PrimaryFailingSince)
+				}
+				if len(d.CreatePods) != 0 || d.Failover.HoldPod != "db-1" {
+					t.Errorf("created %v, held %q; want db-1 held", createdPodNames(d), d.Failover.HoldPod)
+				}
+				if !slices.Contains(eventReasons(d), failover.EventPrimaryFailing) {
+					t.Errorf("events %v, want %s", eventReasons(d), failover.EventPrimaryFailing)
+				}
+				if c := condition(d, v1.ConditionReady); c.Reason != failover.ReasonPrimaryUnavailable {
+					t.Errorf("Ready = %+v", c)
+				}
+				if !d.needsFreshLook() {
+					t.Error("a failover step is decided again on a live read")
+				}
+			}},
+		{"during failoverDelay the primary's Pod is recreated: it may recover",
+			threeFailing().failingSince(testNow.Add(-time.Second)).spec(func(s *v1.ClusterSpec) { s.FailoverDelay = 30 }),
+			func(t *testing.T, d Decision) {
+				if !slices.Equal(createdPodNames(d), []string{"db-1"}) || d.Failover.Decision.Kind != failover.Wait {
+					t.Errorf("created %v, decision %+v", createdPodNames(d), d.Failover.Decision)
+				}
+				if got := d.requeueAfter(testNow, time.Minute); got != 29*time.Second {
+					t.Errorf("requeue after %s, want the end of failoverDelay (29s)", got)
+				}
+			}},
+		{"a single instance cannot fail over: blocked, its Pod is recreated",
+			newWorld(1).instance(1, true).primary("db-1", "db-1").labelled().withoutPod("db-1").failingSince(testNow.Add(-time.Minute)).
+				reports(map[string]*instanceclient.Status{}, nil),
+			func(t *testing.T, d Decision) {
+				if !slices.Equal(createdPodNames(d), []string{"db-1"}) || d.Failover.Decision.Kind != failover.Blocked {
+					t.Errorf("created %v, decision %+v", createdPodNames(d), d.Failover.Decision)
+				}
+				if c := condition(d, v1.ConditionDegraded); c.Reason != failover.ReasonFailoverBlocked {
+					t.Errorf("Degraded = %+v", c)
+				}
+				if !slices.Contains(eventReasons(d), failover.EventFailoverBlocked) {
+					t.Errorf("events %v", eventReasons(d))
+				}
+			}},
+		{"replicas still reading from the failing primary get their IO thread stopped first",
+			threeFailing().failingSince(testNow.Add(-time.Second)).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", true),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-10", true),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				got := namesOf(d.Failover.StopIO, func(p *corev1.Pod) string { return p.Name })
+				if !slices.Equal(got, []string{"db-2", "db-3"}) {
+					t.Errorf("stop IO on %v, want db-2 and db-3", got)
+				}
+				if !slices.Contains(eventReasons(d), failover.EventFailoverStarted) || d.Status.TargetPrimary != "db-1" {
+					t.Errorf("events %v, target %s", eventReasons(d), d.Status.TargetPrimary)
+				}
+			}},
+		{"a failing primary that still accepts writes is demoted through its control API, then its Pod deleted",
+			newWorld(3).instance(1, false).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
+				failingSince(testNow.Add(-time.Second)).reports(map[string]*instanceclient.Status{
+				"db-1": primaryReport(uuidA + ":1-9"),
+				"db-2": replicaReport("db-1", uuidA+":1-9", uuidA+":1-9", false),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-9", false),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Demote == nil || d.Failover.Demote.Name != "db-1" || d.Failover.DeletePod != "db-1" {
+					t.Errorf("failover work %+v: demoted, then its Pod deleted in the same act (its own role reconciler would undo the demotion)", d.Failover)
+				}
+			}},
+		{"a failing primary seen read-only has its Pod deleted, its PVC kept",
+			newWorld(3).instance(1, false).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
+				failingSince(testNow.Add(-time.Second)).reports(map[string]*instanceclient.Status{
+				"db-1": replicaReport("", uuidA+":1-9", "", false),
+				"db-2": replicaReport("db-1", uuidA+":1-9", uuidA+":1-9", false),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-9", false),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Failover.DeletePod != "db-1" || slices.Contains(d.DeletePods, "db-1") || d.Detach != "" {
+					t.Errorf("failover work %+v, delete %v, detach %q", d.Failover, d.DeletePods, d.Detach)
+				}
+				if !slices.Contains(eventReasons(d), failover.EventFailoverDeletingPod) {
+					t.Errorf("events %v", eventReasons(d))
+				}
+			}},
+		{"while the old primary's Lease is live the failover waits for its expiry",
+			threeFailing().failingSince(testNow.Add(-time.Second)).lease("db-1", testNow.Add(-5*time.Second)),
+			func(t *testing.T, d Decision) {
+				if d.Status.TargetPrimary != "db-1" || d.Failover.Decision.Kind != failover.Wait {
+					t.Errorf("target %s, decision %+v", d.Status.TargetPrimary, d.Failover.Decision)
+				}
+				if got := d.requeueAfter(testNow, time.Minute); got != 10*time.Second {
+					t.Errorf("requeue after %s, want the Lease's expiry (10s)", got)
+				}
+				if c := condition(d, v1.ConditionProgressing); c.Reason != failover.ReasonFailoverInProgress {
+					t.Errorf("Progressing = %+v", c)
+				}
+			}},
+		{"once the Lease expired the most advanced replica becomes targetPrimary",
+			threeFailing().failingSince(testNow.Add(-time.Minute)).lease("db-1", testNow.Add(-20*time.Second)),
+			func(t *testing.T, d Decision) {
+				if d.Status.TargetPrimary != "db-3" || d.Status.TargetPrimaryTimestamp == nil || !d.Status.TargetPrimaryTimestamp.Time.Equal(testNow) {
+					t.Errorf("target %s at %v, want db-3 now", d.Status.TargetPrimary, d.Status.TargetPrimaryTimestamp)
+				}
+				reasons := eventReasons(d)
+				if !slices.Contains(reasons, failover.EventFailoverPromoting) || !slices.Contains(reasons, "PrimaryLeaseExpired") {
+					t.Errorf("events %v", reasons)
+				}
+				for _, r := range d.Relabel {
+					if r.Pod == "db-3" && r.Role != "" {
+						t.Errorf("the target keeps no role label while it promotes: %+v", r)
+					}
+				}
+			}},
+		{"diverging replica histories block the failover",
+			threeFailing().failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-1", uuidA+":1-8,aaaaaaaa-71ca-11e1-9e33-c80aa9429562:1", uuidA+":1-8", false),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-10", false),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Status.TargetPrimary != "db-1" || d.Failover.Decision.Kind != failover.Blocked {
+					t.Errorf("target %s, decision %+v", d.Status.TargetPrimary, d.Failover.Decision)
+				}
+				if c := condition(d, v1.ConditionDegraded); c.Reason != failover.ReasonFailoverBlocked {
+					t.Errorf("Degraded = %+v", c)
+				}
+			}},
+		{"a fenced replica is never the candidate",
+			threeFailing().failingSince(testNow.Add(-time.Minute)).fence(`["db-3"]`).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", false),
+				"db-3": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", false),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Status.TargetPrimary != "db-2" {
+					t.Errorf("target %s, want db-2 (db-3 is fenced)", d.Status.TargetPrimary)
+				}
+			}},
+		{"the new primary recorded: primaryFailingSince cleared, FailoverCompleted",
+			newWorld(3).instance(2, true).instance(3, true).primary("db-3", "db-3").failingSince(testNow.Add(-time.Minute)).
+				status(func(s *v1.ClusterStatus) { s.CurrentPrimaryTimestamp = &metav1.Time{Time: testNow.Add(-time.Second)} }).labelled().
+				reports(map[string]*instanceclient.Status{
+					"db-2": replicaReport("db-3", uuidA+":1-10", uuidA+":1-10", true),
+					"db-3": primaryReport(uuidA + ":1-10"),
+				}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Status.PrimaryFailingSince != nil || !slices.Contains(eventReasons(d), failover.EventFailoverCompleted) {
+					t.Errorf("primaryFailingSince %v, events %v", d.Status.PrimaryFailingSince, eventReasons(d))
+				}
+			}},
+		{"the old primary's Pod is recreated once another instance is the primary",
+			newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-3", "db-3").labelled().withoutPod("db-1").
+				failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-3", uuidA+":1-10", uuidA+":1-10", true),
+				"db-3": primaryReport(uuidA + ":1-10"),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if !slices.Equal(createdPodNames(d), []string{"db-1"}) {
+					t.Errorf("created %v, want db-1 back (it rejoins as a replica or is found diverged)", createdPodNames(d))
+				}
+			}},
+	})
+}
+
+func TestDecideSwitchoverWiring(t *testing.T) {
+	three := func() *world { return newWorld(3).instance(1, true).instance(2, true).instance(3, true) }
+	runCases(t, []ruleCase{
+		{"a switchover target that caught up: the old primary is demoted",
+			three().primary("db-1", "db-1").labelled().primary("db-1", "db-2").reports(map[string]*instanceclient.Status{
+				"db-1": primaryReport(uuidA + ":1-10"),
+				"db-2": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", true),
+				"db-3": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", true),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Demote == nil || d.Failover.Demote.Name != "db-1" || d.Failover.DeletePod != "" ||
+					!slices.Contains(eventReasons(d), failover.EventSwitchoverStarted) {
+					t.Errorf("failover work %+v, events %v", d.Failover, eventReasons(d))
+				}
+				if c := condition(d, v1.ConditionProgressing); c.Reason != failover.ReasonSwitchoverInProgress {
+					t.Errorf("Progressing = %+v", c)
+				}
+			}},
+		{"an unreachable old primary holding its Lease: the switchover waits for the Lease",
+			three().primary("db-1", "db-1").labelled().primary("db-1", "db-2").lease("db-1", testNow.Add(-3*time.Second)).
+				status(func(s *v1.ClusterStatus) { s.TargetPrimaryTimestamp = &metav1.Time{Time: testNow.Add(-time.Second)} }).
+				reports(map[string]*instanceclient.Status{
+					"db-2": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", true),
+					"db-3": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", true),
+				}, map[string]string{"db-1": "timeout"}),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Kind != failover.Wait || d.Status.TargetPrimary != "db-2" {
+					t.Errorf("decision %+v, target %s", d.Failover.Decision, d.Status.TargetPrimary)
+				}
+			}},
+		{"a switchover to a fenced instance is aborted: targetPrimary back to the primary",
+			three().primary("db-1", "db-1").labelled().primary("db-1", "db-2").fence(`["db-2"]`).reports(map[string]*instanceclient.Status{
+				"db-1": primaryReport(uuidA + ":1-10"),
+				"db-2": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", true),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Status.TargetPrimary != "db-1" || !slices.Contains(eventReasons(d), failover.EventSwitchoverBlocked) {
+					t.Errorf("target %s, events %v", d.Status.TargetPrimary, eventReasons(d))
+				}
+				if c := condition(d, v1.ConditionDegraded); c.Reason != failover.ReasonSwitchoverBlocked {
+					t.Errorf("Degraded = %+v", c)
+				}
+			}},
+		{"the target recorded itself: SwitchoverCompleted, the labels move",
+			three().primary("db-1", "db-1").labelled().primary("db-2", "db-2").reports(map[string]*instanceclient.Status{
+				"db-2": primaryReport(uuidA + ":1-10"),
+				"db-1": replicaReport("db-2", uuidA+":1-10", uuidA+":1-10", true),
+				"db-3": replicaReport("db-2", uuidA+":1-10", uuidA+":1-10", true),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if !slices.Contains(eventReasons(d), "SwitchoverCompleted") {
+					t.Errorf("events %v", eventReasons(d))
+				}
+				if len(d.Relabel) != 2 || d.Relabel[0].Pod != "db-1" || d.Relabel[1] != (podRelabel{"db-2", v1.RolePrimary, true}) {
+					t.Errorf("relabel %+v", d.Relabel)
+				}
+			}},
+	})
+}
+
+func TestDecideFencing(t *testing.T) {
+	three := func() *world {
+		return newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled()
+	}
+	runCases(t, []ruleCase{
+		{"the annotation is mirrored into status.fencedInstances, with an Event", three().fence(`["db-2"]`),
+			func(t *testing.T, d Decision) {
+				if !slices.Equal(d.Status.FencedInstances, []string{"db-2"}) || !slices.Contains(eventReasons(d), "Fenced") {
+					t.Errorf("fenced %v, events %v", d.Status.FencedInstances, eventReasons(d))
+				}
+				if !slices.Contains(d.Relabel, podRelabel{"db-2", v1.RoleReplica, false}) {
+					t.Errorf("relabel %+v: a fenced instance loses routable", d.Relabel)
+				}
+			}},
+		{"* fences every instance, listed by name", three().fence(`["*"]`),
+			func(t *testing.T, d Decision) {
+				if !slices.Equal(d.Status.FencedInstances, []string{"db-1", "db-2", "db-3"}) {
+					t.Errorf("fenced %v", d.Status.FencedInstances)
+				}
+				if d.Failover.Decision.Kind != failover.Nothing {
+					t.Errorf("a fenced primary starts no failover: %+v", d.Failover.Decision)
+				}
+			}},
+		{"removing the annotation unfences, with an Event",
+			three().status(func(s *v1.ClusterStatus) { s.FencedInstances = []string{"db-3"} }),
+			func(t *testing.T, d Decision) {
+				if d.Status.FencedInstances != nil || !slices.Contains(eventReasons(d), "Unfenced") {
+					t.Errorf("fenced %v, events %v", d.Status.FencedInstances, eventReasons(d))
+				}
+			}},
+		{"a malformed annotation keeps the list, Degraded and a Warning",
+			three().fence(`db-2`).status(func(s *v1.ClusterStatus) { s.FencedInstances = []string{"db-3"} }),
+			func(t *testing.T, d Decision) {
+				if !slices.Equal(d.Status.FencedInstances, []string{"db-3"}) || !slices.Contains(eventReasons(d), reasonFencingInvalid) {
+					t.Errorf("fenced %v, events %v", d.Status.FencedInstances, eventReasons(d))
+				}
+				if c := condition(d, v1.ConditionDegraded); c.Reason != reasonFencingInvalid || c.Status != metav1.ConditionTrue {
+					t.Errorf("Degraded = %+v", c)
+				}
+			}},
+	})
+}
+
+func TestDecideDiverged(t *testing.T) {
+	d := newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-2", "db-2").labelled().
+		status(func(s *v1.ClusterStatus) { s.DivergedInstances = []string{"db-1"} }).
+		reports(map[string]*instanceclient.Status{"db-1": replicaReport("", uuidA+":1-11", "", false), "db-2": primaryReport(uuidA + ":1-10")}, nil).decide()
+	if !slices.Contains(d.Relabel, podRelabel{"db-1", v1.RoleReplica, false}) || !slices.Contains(eventReasons(d), "InstanceDiverged") {
+		t.Errorf("relabel %+v, events %v: a diverged instance leaves every Service, with a Warning", d.Relabel, eventReasons(d))
+	}
+	if d.Status.GTIDExecutedByInstance["db-1"] != uuidA+":1-11" {
+		t.Errorf("gtidExecutedByInstance = %v", d.Status.GTIDExecutedByInstance)
+	}
+	if len(d.CreatePods) != 0 || d.Detach != "" || len(d.DeletePods) != 0 {
+		t.Errorf("a diverged instance keeps its Pod and PVC: %+v", d)
+	}
+}
+
+func TestObserveLease(t *testing.T) {
+	now := metav1.NewMicroTime(testNow)
+	l := &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("db-1"), LeaseDurationSeconds: ptr.To[int32](15), RenewTime: &now}}
+	got := observeLease(l)
+	if !got.Exists || got.Holder != "db-1" || got.TTL != 15*time.Second || !got.RenewTime.Equal(testNow) {
+		t.Errorf("observed %+v", got)
+	}
+}
+
+func (w *world) spec(f func(*v1.ClusterSpec)) *world {
+	f(&w.o.Cluster.Spec)
+	return w
+}
+
+func TestDivergedEventOnce(t *testing.T) {
+	w := newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-2", "db-2").labelled().
+		status(func(s *v1.ClusterStatus) { s.DivergedInstances = []string{"db-1"} }).
+		reports(map[string]*instanceclient.Status{"db-2": primaryReport(uuidA + ":1-10")}, nil)
+	first := w.decide()
+	w.o.Cluster.Status = first.Status
+	if again := w.decide(); slices.Contains(eventReasons(again), "InstanceDiverged") {
+		t.Errorf("InstanceDiverged repeated once the Degraded condition reports db-1: %v", eventReasons(again))
+	}
+	w.o.Cluster.Status.DivergedInstances = []string{"db-1", "db-3"}
+	if next := w.decide(); !slices.Contains(eventReasons(next), "InstanceDiverged") {
+		t.Errorf("no InstanceDiverged for the newly diverged db-3: %v", eventReasons(next))
+	}
+}
+
+func TestFailingPrimaryStatusIsStable(t *testing.T) {
+	w := newWorld(2).instance(1, false).instance(2, true).primary("db-1", "db-1").labelled().
+		failingSince(testNow.Add(-time.Second)).spec(func(s *v1.ClusterSpec) { s.FailoverDelay = 300 }).
+		reports(map[string]*instanceclient.Status{"db-1": primaryReport(uuidA + ":1-3"),
+			"db-2": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true)}, nil)
+	first := w.decide()
+	w.o.Cluster.Status = first.Status
+	w.o.Now = w.o.Now.Add(2 * time.Second)
+	if second := w.decide(); statusChanged(first.Status, second.Status) {
+		t.Errorf("waiting out failoverDelay rewrites the status:\n%+v\n%+v", first.Status.Conditions, second.Status.Conditions)
+	}
+}

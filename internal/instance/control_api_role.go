@@ -1,0 +1,46 @@
+package instance
+
+import (
+	"net/http"
+)
+
+// demote serves POST /demote: the operator demotes a primary it is replacing. The server turns
+// super_read_only and its client sessions end (StopWrites), then the primary Lease is released.
+// The role reconciler, which would make the server writable again while status.targetPrimary
+// names it, is not told: the operator deletes the Pod next, or moves targetPrimary.
+func (c *ControlAPI) demote(w http.ResponseWriter, r *http.Request) {
+	if err := StopWrites(r.Context(), c.Op, c.Log); err != nil {
+		c.Log.Error(err, "demoting on the operator's request")
+		http.Error(w, "turning read-only failed", http.StatusInternalServerError)
+		return
+	}
+	if c.ReleaseLease != nil {
+		if err := c.ReleaseLease(r.Context()); err != nil {
+			// The server is read-only already: the Lease expires on its own.
+			c.Log.Info("releasing the primary Lease after a demotion failed; it will expire", "error", err.Error())
+		}
+	}
+	c.Log.Info("demoted on the operator's request")
+	writeJSON(w, struct{}{})
+}
+
+// stopReplicaIO serves POST /replication/stop-io: a failover stops the receiver of every replica
+// of the failing primary, so the primary can no longer collect semi-sync acknowledgements. The
+// applier keeps applying the relay log. A server without a channel has nothing to stop.
+func (c *ControlAPI) stopReplicaIO(w http.ResponseWriter, r *http.Request) {
+	st, err := c.Op.Status(r.Context())
+	if err != nil {
+		c.Log.Error(err, "reading the local status")
+		http.Error(w, "mysqld status unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	if st.Replication != nil && st.Replication.IORunning != "No" {
+		if err := c.Op.StopReceiver(r.Context()); err != nil {
+			c.Log.Error(err, "stopping the replication IO thread")
+			http.Error(w, "stopping the IO thread failed", http.StatusInternalServerError)
+			return
+		}
+		c.Log.Info("stopped the replication IO thread on the operator's request")
+	}
+	writeJSON(w, struct{}{})
+}
