@@ -25,6 +25,9 @@ func TestCluster(t *testing.T) {
 	ok = ok && t.Run("semi-sync counts acknowledgements, falls back to async and recovers", func(t *testing.T) {
 		testSemiSync(t, primary, r1, r2)
 	})
+	ok = ok && t.Run("status answers while a commit waits for an acknowledgement", func(t *testing.T) {
+		testStatusWhileCommitWaits(t, primary, r1)
+	})
 	ok = ok && t.Run("an errant transaction on a replica is detected", func(t *testing.T) {
 		testErrant(t, primary, r2)
 	})

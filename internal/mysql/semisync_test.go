@@ -69,6 +69,62 @@ func testSemiSync(t *testing.T, primary, r1, r2 *node) {
 	}
 }
 
+// testStatusWhileCommitWaits: the operator takes a primary whose status does not come within
+// seconds for a dead one, so reading it must not wait behind a commit that waits for a missing
+// acknowledgement, nor must changing the acknowledgement count, which releases the commit.
+func testStatusWhileCommitWaits(t *testing.T, primary, r1 *node) {
+	ctx := t.Context()
+	check.Must(t, primary.op.ApplySemiSync(ctx, mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 2, Timeout: time.Minute}))
+	check.Must(t, r1.op.StopReplication(ctx))
+	committed := make(chan error, 1)
+	go func() {
+		_, err := primary.db.ExecContext(ctx, "INSERT INTO app.t VALUES (14, 'row')")
+		committed <- err
+	}()
+	check.Eventually(t, 10*time.Second, "a commit waiting for an acknowledgement", check.True(func() bool {
+		var n int
+		check.Must(t, primary.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.processlist WHERE state LIKE 'Waiting for semi-sync ACK%'").Scan(&n))
+		return n == 1
+	}))
+	for range 3 {
+		begin := time.Now()
+		st := primary.status(t)
+		if took := time.Since(begin); took > time.Second {
+			t.Errorf("status took %s while a commit waits", took)
+		}
+		if !st.Writable() || !st.SemiSync.SourceActive || st.SemiSync.Clients != 1 || st.SemiSync.WaitForReplicaCount != 2 {
+			t.Errorf("status while a commit waits: writable %v, %+v; want writable, semi-sync active with one client of two", st.Writable(), st.SemiSync)
+		}
+	}
+	select {
+	case err := <-committed:
+		t.Fatalf("the commit returned (%v) without its second acknowledgement", err)
+	default:
+	}
+	begin := time.Now()
+	check.Must(t, primary.op.ApplySemiSync(ctx, mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 1, Timeout: time.Minute}))
+	if took := time.Since(begin); took > time.Second {
+		t.Errorf("lowering the acknowledgement count took %s while a commit waits", took)
+	}
+	select {
+	case err := <-committed:
+		check.Must(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the commit still waits with one acknowledgement required")
+	}
+	if st := primary.status(t).SemiSync; !st.SourceActive || st.WaitForReplicaCount != 1 {
+		t.Errorf("after lowering the count: %+v, want semi-sync active, one acknowledgement", st)
+	}
+
+	check.Must(t, r1.op.StartReplication(ctx))
+	check.Must(t, primary.op.ApplySemiSync(ctx, mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 2, Timeout: semiSyncTimeout}))
+	check.Eventually(t, 15*time.Second, "two semi-sync clients again", check.True(func() bool {
+		timedInsert(t, primary, 0)
+		st := primary.status(t).SemiSync
+		return st.Clients == 2 && st.SourceActive
+	}))
+}
+
 // timedInsert commits one row (id 0 means an upsert of a heartbeat row) and returns how long it took.
 func timedInsert(t *testing.T, n *node, id int) time.Duration {
 	t.Helper()

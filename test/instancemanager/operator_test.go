@@ -274,8 +274,11 @@ func testAutomaticFailover(t *testing.T, o *operatorWorld) {
 		st := o.nodes["db-3"].status(t)
 		return st != nil && st.GTIDExecuted.Contains(last)
 	})
+	// The primary is failing from the SIGTERM on: its manager closes its control API at once,
+	// while mysqld's shutdown, which stopNode waits for, may take seconds more.
+	stopping := time.Now()
 	o.stopNode(t, "db-1")
-	stopped := time.Now()
+	t.Logf("db-1's manager and mysqld stopped %s after SIGTERM", time.Since(stopping).Round(time.Millisecond))
 	o.startNode(t, "db-2")
 	var db2Seen time.Time
 	eventually(t, failoverDelay*time.Second, "db-2 answering its control API, behind db-3", func() bool {
@@ -286,7 +289,7 @@ func testAutomaticFailover(t *testing.T, o *operatorWorld) {
 		db2Seen = time.Now()
 		return !gtid.MustParse(st.GTIDExecuted).Contains(last)
 	})
-	t.Logf("db-2 answered %s after db-1 stopped", db2Seen.Sub(stopped).Round(time.Millisecond))
+	t.Logf("db-2 answered %s after db-1's SIGTERM", db2Seen.Sub(stopping).Round(time.Millisecond))
 	var failingSince time.Time
 	eventually(t, 120*time.Second, "db-3 promoted and recorded as current primary", func() bool {
 		c := o.cluster(t)
@@ -300,8 +303,12 @@ func testAutomaticFailover(t *testing.T, o *operatorWorld) {
 		t.Fatalf("targetPrimary %q at %v", c.Status.TargetPrimary, c.Status.TargetPrimaryTimestamp)
 	}
 	promoted := c.Status.TargetPrimaryTimestamp.Time
-	t.Logf("primaryFailingSince %s after db-1 stopped; targetPrimary set %s after that", failingSince.Sub(stopped).Round(time.Second),
+	t.Logf("primaryFailingSince %s after db-1's SIGTERM; targetPrimary set %s after that", failingSince.Sub(stopping).Round(time.Second),
 		promoted.Sub(failingSince).Round(time.Second))
+	// primaryFailingSince has a precision of one second.
+	if failingSince.Before(stopping.Truncate(time.Second)) {
+		t.Errorf("primaryFailingSince %s, before db-1 was stopped at %s: a healthy primary was recorded failing", failingSince, stopping)
+	}
 	if failingSince.IsZero() || promoted.Sub(failingSince) < failoverDelay*time.Second-time.Second {
 		t.Errorf("targetPrimary set at %s, primaryFailingSince %s: want failoverDelay (%ds) between", promoted, failingSince, failoverDelay)
 	}
