@@ -1,0 +1,203 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Config of a run.
+type Config struct {
+	Target Target
+	// Faults is how many faults to inject; kind i is Kinds[i % len(Kinds)].
+	Faults int
+	Kinds  []Kind
+	// Hold is how long a network cut lasts (longer than the Lease TTL of 15 s).
+	Hold time.Duration
+	// WriteInterval between inserts; PollInterval of the read-only poller and the -ro reader.
+	WriteInterval, PollInterval time.Duration
+	// ReadyTimeout bounds the wait for the Cluster to be Ready after a fault; WriteTimeout the
+	// wait for the first acknowledged write after it; CatchUp a replica's catch-up in Verify.
+	ReadyTimeout, WriteTimeout, CatchUp time.Duration
+	// Settle is how long writes must flow before the next fault.
+	Settle time.Duration
+}
+
+// Defaults fills zero fields.
+func (c *Config) Defaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.Hold, 20*time.Second)
+	def(&c.WriteInterval, 20*time.Millisecond)
+	def(&c.PollInterval, 100*time.Millisecond)
+	def(&c.ReadyTimeout, 5*time.Minute)
+	def(&c.WriteTimeout, 2*time.Minute)
+	def(&c.CatchUp, time.Minute)
+	def(&c.Settle, 3*time.Second)
+	if c.Faults == 0 {
+		c.Faults = 1
+	}
+	if len(c.Kinds) == 0 {
+		c.Kinds = Kinds
+	}
+}
+
+// Run prepares the Cluster, starts the writer, the poller and the reader, injects the faults one
+// after the other (each once the Cluster is Ready and writes flow), verifies after each, and
+// returns the report. An error means the run could not go on (a fault could not be injected, the
+// Cluster never came back); the report then holds what was measured until then.
+func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
+	cfg.Defaults()
+	t := cfg.Target
+	rep := &Report{Started: time.Now(), Kinds: cfg.Kinds}
+	c, _, err := e.WaitReady(ctx, t, cfg.ReadyTimeout)
+	if err != nil {
+		return rep, err
+	}
+	if c.Spec.MySQL.SemiSync != nil {
+		rep.Durability = string(c.Spec.MySQL.SemiSync.DataDurability)
+		rep.SemiSync = c.Spec.MySQL.SemiSync.Enabled
+	}
+	prep, err := e.Prepare(ctx, t, c.Status.CurrentPrimary)
+	if err != nil {
+		return rep, err
+	}
+	rep.Account = prep.Note
+	e.logf("%s", prep.Note)
+	rw, err := e.ServiceAddr(ctx, t.Namespace, t.Name+"-rw")
+	if err != nil {
+		return rep, err
+	}
+	ro, err := e.ServiceAddr(ctx, t.Namespace, t.Name+"-ro")
+	if err != nil {
+		return rep, err
+	}
+	pods, err := e.Pods(ctx, t)
+	if err != nil {
+		return rep, err
+	}
+	var instances []string
+	for _, p := range pods {
+		instances = append(instances, p.Name)
+	}
+
+	lctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	addrs := &Addresses{Env: e, Target: t, Refresh: 500 * time.Millisecond}
+	w := &Writer{Env: e, Account: prep.Account, Addr: rw, Interval: cfg.WriteInterval, Timeout: 5 * time.Second,
+		FirstID: time.Now().UnixMilli() * 1000}
+	p := &Poller{Env: e, Account: prep.Account, Addrs: addrs, Instances: instances, Interval: cfg.PollInterval}
+	r := &Reader{Env: e, Account: prep.Account, Addr: ro, Interval: cfg.PollInterval}
+	for _, f := range []func(context.Context){addrs.Run, p.Run, r.Run, func(ctx context.Context) { _ = w.Run(ctx) }} {
+		wg.Add(1)
+		go func() { defer wg.Done(); f(lctx) }()
+	}
+	finish := func(runErr error) (*Report, error) {
+		stop()
+		wg.Wait()
+		rep.finish(w.Stats(), p.Observations(), r.Reads())
+		return rep, runErr
+	}
+
+	if err := waitWrites(ctx, w, time.Now(), cfg.WriteTimeout); err != nil {
+		return finish(fmt.Errorf("writes through %s-rw never flowed: %w", t.Name, err))
+	}
+	for i := 0; i < cfg.Faults; i++ {
+		kind := cfg.Kinds[i%len(cfg.Kinds)]
+		res, err := runFault(ctx, e, cfg, w, prep.Account, kind)
+		rep.Faults = append(rep.Faults, res)
+		e.logf("fault %d/%d %s", i+1, cfg.Faults, res.Line())
+		if err != nil {
+			return finish(fmt.Errorf("fault %d (%s): %w", i+1, kind, err))
+		}
+	}
+	return finish(nil)
+}
+
+// runFault waits for a Ready Cluster with writes flowing, injects one fault on the primary, waits
+// for Ready and the first acknowledged write again, and verifies.
+func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, a Account, kind Kind) (FaultResult, error) {
+	t := cfg.Target
+	res := FaultResult{Fault: Fault{Kind: kind}}
+	c, pods, err := e.WaitReady(ctx, t, cfg.ReadyTimeout)
+	if err != nil {
+		return res, err
+	}
+	if err := waitWrites(ctx, w, time.Now(), cfg.WriteTimeout); err != nil {
+		return res, fmt.Errorf("no writes before the fault: %w", err)
+	}
+	select {
+	case <-ctx.Done():
+		return res, ctx.Err()
+	case <-time.After(cfg.Settle):
+	}
+	primary := c.Status.CurrentPrimary
+	replica := switchoverTarget(primary, pods)
+	f, err := e.Inject(ctx, t, kind, primary, replica, cfg.Hold)
+	res.Fault = f
+	if err != nil {
+		return res, fmt.Errorf("injecting: %w", err)
+	}
+	// Recovered: an acknowledged write after the fault, then the Cluster Ready (its status lags
+	// behind a fault the instances recover from by themselves, so Ready alone proves nothing),
+	// then every instance verified.
+	if err := waitWrites(ctx, w, f.At, cfg.WriteTimeout); err != nil {
+		res.Error = "no acknowledged write after the fault: " + err.Error()
+	}
+	c, pods, err = e.WaitReady(ctx, t, cfg.ReadyTimeout)
+	if err != nil {
+		res.Error = err.Error()
+		res.Events, _ = e.ClusterEvents(ctx, t, f.At, false)
+		return res, err
+	}
+	res.ReadyAt = time.Now()
+	res.NewPrimary = c.Status.CurrentPrimary
+	acks := w.Stats().Acks
+	res.Writes = MeasureWrites(acks, f.At, res.ReadyAt.Add(time.Hour))
+	res.Checks = e.Verify(ctx, a, res.NewPrimary, pods, acks, cfg.CatchUp)
+	res.Events, _ = e.ClusterEvents(ctx, t, f.At, false)
+	return res, nil
+}
+
+// waitWrites waits for an acknowledged write after since.
+func waitWrites(ctx context.Context, w *Writer, since time.Time, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		st := w.Stats()
+		if n := len(st.Acks); n > 0 && st.Acks[n-1].At.After(since) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("none within " + timeout.String() + "; last error: " + st.LastError)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// switchoverTarget is the instance after the primary in name order, wrapping around.
+func switchoverTarget(primary string, pods []corev1.Pod) string {
+	first := ""
+	for _, p := range pods {
+		if p.Name == primary {
+			continue
+		}
+		if first == "" {
+			first = p.Name
+		}
+		if p.Name > primary {
+			return p.Name
+		}
+	}
+	return first
+}
