@@ -115,15 +115,18 @@ func earlier(a, b time.Time) time.Time {
 
 // WriteTimes measures, around a fault at t, the acknowledged writes (in commit order).
 type WriteTimes struct {
-	// RTO: from the fault to the first acknowledged write after it.
+	// RTO: from the fault to the first acknowledged write after the outage, the longest gap
+	// between two acknowledged writes in the fault's window (a deleted Pod's primary, say, keeps
+	// acknowledging until its shutdown handler stops it; the outage comes after).
 	RTO *time.Duration `json:"rto,omitempty"`
-	// Gap: from the last acknowledged write before the fault to the first one after it.
+	// Gap: the outage, the longest time without an acknowledged write around the fault (from the
+	// last write before the fault, or a later one, to the next).
 	Gap *time.Duration `json:"gap,omitempty"`
 	// Handover: from the last write the old server acknowledged to the first one another server
 	// acknowledged after the fault (a switchover's write unavailability); nil when the same
 	// server answered again.
 	Handover *time.Duration `json:"handover,omitempty"`
-	// NewServer answered the first write after the fault.
+	// NewServer answered the first write after the outage.
 	NewServer string `json:"newServer,omitempty"`
 	// LateOld counts writes the old server acknowledged after another server's first
 	// acknowledged write after the fault: two servers took writes in turn.
@@ -134,33 +137,40 @@ type WriteTimes struct {
 // acknowledged (the writer is sequential). until bounds the fault's window (the next fault).
 func MeasureWrites(acks []Ack, t, until time.Time) WriteTimes {
 	var w WriteTimes
-	var before *Ack
-	first := -1
+	prev, first := -1, -1
 	for i := range acks {
-		a := &acks[i]
-		if !a.At.After(t) {
-			before = a
+		if !acks[i].At.After(t) {
+			prev = i
 			continue
 		}
-		if !a.At.Before(until) {
-			break
-		}
-		if first < 0 {
+		if acks[i].At.Before(until) && first < 0 {
 			first = i
 		}
+		break
 	}
 	if first < 0 {
 		return w
 	}
-	fa := acks[first]
-	rto := fa.At.Sub(t)
-	w.RTO, w.NewServer = &rto, fa.Server
-	if before == nil {
+	// The outage: the longest gap ending at an acknowledged write in (t, until).
+	end, gap := first, time.Duration(-1)
+	for i := first; i < len(acks) && acks[i].At.Before(until); i++ {
+		from := t
+		if i > 0 {
+			from = acks[i-1].At
+		}
+		if d := acks[i].At.Sub(from); d > gap {
+			end, gap = i, d
+		}
+	}
+	rto := acks[end].At.Sub(t)
+	w.RTO, w.NewServer = &rto, acks[end].Server
+	if prev >= 0 || end > first {
+		w.Gap = &gap
+	}
+	if prev < 0 {
 		return w
 	}
-	gap := fa.At.Sub(before.At)
-	w.Gap = &gap
-	old := before.Server
+	old := acks[prev].Server
 	var newFirst *Ack
 	for i := first; i < len(acks) && acks[i].At.Before(until); i++ {
 		a := &acks[i]

@@ -96,12 +96,17 @@ func TestMeasureWrites(t *testing.T) {
 		{
 			name: "a switchover: handover from the old primary's last write to the new one's first",
 			acks: []Ack{ack(1, 900, "A"), ack(2, 1200, "A"), ack(3, 2500, "B"), ack(4, 2600, "B")}, fault: 1000, until: 9000,
-			rto: ms(200), gap: ms(300), handover: ms(1300),
+			rto: ms(1500), gap: ms(1300), handover: ms(1300),
 		},
 		{
 			name: "the old primary acknowledging after the new one's first write is counted",
 			acks: []Ack{ack(1, 900, "A"), ack(2, 2000, "B"), ack(3, 2100, "A"), ack(4, 2200, "B")}, fault: 1000, until: 9000,
 			rto: ms(1000), gap: ms(1100), handover: ms(1100), lateOld: 1,
+		},
+		{
+			name: "the primary acknowledges until its shutdown, then the outage: the RTO ends with it",
+			acks: []Ack{ack(1, 900, "A"), ack(2, 1100, "A"), ack(3, 1200, "A"), ack(4, 6200, "A"), ack(5, 6300, "A")}, fault: 1000, until: 9000,
+			rto: ms(5200), gap: ms(5000),
 		},
 		{
 			name: "no write after the fault within its window",

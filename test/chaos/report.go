@@ -113,15 +113,17 @@ type KindSummary struct {
 
 // Report is the outcome of a run.
 type Report struct {
-	Started, Ended time.Time
-	Machine        string
-	Durability     string
-	SemiSync       bool
-	Account        string
-	Kinds          []Kind
-	Acked          int
-	Unknown        int
-	Failed         int
+	Started, Ended  time.Time
+	Machine         string
+	Durability      string
+	SemiSync        bool
+	SemiSyncTimeout time.Duration
+	SemiSyncStatus  string
+	Account         string
+	Kinds           []Kind
+	Acked           int
+	Unknown         int
+	Failed          int
 	// Lost: acknowledged ids missing on the final primary at the last verification.
 	Lost           int
 	DoubleWritable []DoubleWritable
@@ -202,7 +204,8 @@ func (r *Report) OK() bool {
 func (r *Report) Print(out io.Writer) {
 	fmt.Fprintf(out, "run %s -> %s (%s) on %s\n", r.Started.UTC().Format(time.RFC3339), r.Ended.UTC().Format(time.RFC3339),
 		r.Ended.Sub(r.Started).Round(time.Second), r.Machine)
-	fmt.Fprintf(out, "semi-sync %v, dataDurability %q; %s\n", r.SemiSync, r.Durability, r.Account)
+	fmt.Fprintf(out, "semi-sync %v, dataDurability %q, timeout %s; %s\n", r.SemiSync, r.Durability, r.SemiSyncTimeout, r.SemiSyncStatus)
+	fmt.Fprintf(out, "account: %s\n", r.Account)
 	fmt.Fprintf(out, "faults %d; acknowledged writes %d; unknown outcome %d; failed attempts %d\n",
 		len(r.Faults), r.Acked, r.Unknown, r.Failed)
 	lost := 0

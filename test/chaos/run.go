@@ -61,9 +61,12 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	if c.Spec.MySQL.SemiSync != nil {
-		rep.Durability = string(c.Spec.MySQL.SemiSync.DataDurability)
-		rep.SemiSync = c.Spec.MySQL.SemiSync.Enabled
+	if ss := c.Spec.MySQL.SemiSync; ss != nil {
+		rep.Durability, rep.SemiSync = string(ss.DataDurability), ss.Enabled
+		rep.SemiSyncTimeout = time.Duration(ss.TimeoutMillis) * time.Millisecond
+	}
+	if ss := c.Status.SemiSync; ss != nil {
+		rep.SemiSyncStatus = fmt.Sprintf("status.semiSync at the start: active %v, waitForReplicaCount %d", ss.Active, ss.WaitForReplicaCount)
 	}
 	prep, err := e.Prepare(ctx, t, c.Status.CurrentPrimary)
 	if err != nil {
@@ -111,7 +114,7 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 	}
 	for i := 0; i < cfg.Faults; i++ {
 		kind := cfg.Kinds[i%len(cfg.Kinds)]
-		res, err := runFault(ctx, e, cfg, w, prep.Account, kind)
+		res, err := runFault(ctx, e, cfg, w, r, prep.Account, kind)
 		rep.Faults = append(rep.Faults, res)
 		e.logf("fault %d/%d %s", i+1, cfg.Faults, res.Line())
 		if err != nil {
@@ -123,7 +126,7 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 
 // runFault waits for a Ready Cluster with writes flowing, injects one fault on the primary, waits
 // for Ready and the first acknowledged write again, and verifies.
-func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, a Account, kind Kind) (FaultResult, error) {
+func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, a Account, kind Kind) (FaultResult, error) {
 	t := cfg.Target
 	res := FaultResult{Fault: Fault{Kind: kind}}
 	c, pods, err := e.WaitReady(ctx, t, cfg.ReadyTimeout)
@@ -161,6 +164,7 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, a Account, kin
 	res.NewPrimary = c.Status.CurrentPrimary
 	acks := w.Stats().Acks
 	res.Writes = MeasureWrites(acks, f.At, res.ReadyAt.Add(time.Hour))
+	res.Reads = MeasureReads(r.Reads(), f.At, res.ReadyAt)
 	res.Checks = e.Verify(ctx, a, res.NewPrimary, pods, acks, cfg.CatchUp)
 	res.Events, _ = e.ClusterEvents(ctx, t, f.At, false)
 	return res, nil
