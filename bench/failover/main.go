@@ -33,6 +33,7 @@ func main() {
 		install    = flag.Bool("install", true, "install the operator from config/default first")
 		keep       = flag.Bool("keep", false, "keep the namespace at the end")
 		out        = flag.String("out", "", "write the report as JSON to this file")
+		ready      = flag.Duration("ready-timeout", 5*time.Minute, "how long the Cluster may take to be Ready again after a fault before the run stops")
 	)
 	flag.Parse()
 	ks, err := chaos.ParseKinds(*kinds)
@@ -68,7 +69,8 @@ func main() {
 			_ = env.Client.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: t.Namespace}})
 		}()
 	}
-	rep, runErr := chaos.Run(ctx, env, chaos.Config{Target: t, Faults: *faults, Kinds: ks, Hold: *hold, WriteInterval: *rate})
+	rep, runErr := chaos.Run(ctx, env, chaos.Config{Target: t, Faults: *faults, Kinds: ks, Hold: *hold, WriteInterval: *rate,
+		ReadyTimeout: *ready})
 	rep.Print(os.Stdout)
 	if *out != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")

@@ -160,8 +160,13 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, a A
 		res.Events, _ = e.ClusterEvents(ctx, t, f.At, false)
 		return res, err
 	}
-	res.ReadyAt = time.Now()
 	res.NewPrimary = c.Status.CurrentPrimary
+	// The writes must come from the primary the Cluster names: after a switchover the old primary
+	// acknowledges until it is demoted, and Ready may come before the writer has reconnected.
+	if err := waitWritesBy(ctx, w, f.At, res.NewPrimary, cfg.WriteTimeout); err != nil {
+		res.Error = "no acknowledged write by " + res.NewPrimary + " after the fault: " + err.Error()
+	}
+	res.ReadyAt = time.Now()
 	acks := w.Stats().Acks
 	res.Writes = MeasureWrites(acks, f.At, res.ReadyAt.Add(time.Hour))
 	res.Reads = MeasureReads(r.Reads(), f.At, res.ReadyAt)
@@ -172,10 +177,16 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, a A
 
 // waitWrites waits for an acknowledged write after since.
 func waitWrites(ctx context.Context, w *Writer, since time.Time, timeout time.Duration) error {
+	return waitWritesBy(ctx, w, since, "", timeout)
+}
+
+// waitWritesBy waits for a write acknowledged after since by the server whose hostname (its Pod's
+// name) is host, or by any server when host is "".
+func waitWritesBy(ctx context.Context, w *Writer, since time.Time, host string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		st := w.Stats()
-		if n := len(st.Acks); n > 0 && st.Acks[n-1].At.After(since) {
+		if n := len(st.Acks); n > 0 && st.Acks[n-1].At.After(since) && (host == "" || st.Acks[n-1].Host == host) {
 			return nil
 		}
 		if time.Now().After(deadline) {

@@ -29,7 +29,7 @@ func TestFailoverCheckerShortRun(t *testing.T) {
 	if err := ce.CreateCluster(ctx, chaos.ClusterSpec(target, mysqlImage, mysqlv1.DataDurabilityRequired, 600000)); err != nil {
 		t.Fatal(err)
 	}
-	kinds := []chaos.Kind{chaos.MysqldKill, chaos.ContainerKill, chaos.Switchover}
+	kinds := []chaos.Kind{chaos.MysqldKill, chaos.ContainerKill, chaos.PodDelete}
 	rep, err := chaos.Run(ctx, ce, chaos.Config{Target: target, Faults: len(kinds), Kinds: kinds,
 		ReadyTimeout: 3 * time.Minute, WriteTimeout: 90 * time.Second, CatchUp: 30 * time.Second})
 	var out strings.Builder
