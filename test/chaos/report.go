@@ -18,9 +18,11 @@ type FaultResult struct {
 	Writes     WriteTimes       `json:"writes"`
 	Reads      ReadAvailability `json:"reads"`
 	Checks     []InstanceCheck  `json:"checks,omitempty"`
-	// Events of the Cluster from the fault until the verification.
-	Events []string `json:"events,omitempty"`
-	Error  string   `json:"error,omitempty"`
+	// Events of the Cluster from the fault until the verification; Conditions other than Ready
+	// that were True when it was Ready again (Degraded=FailoverBlocked, say).
+	Events     []string `json:"events,omitempty"`
+	Conditions []string `json:"conditions,omitempty"`
+	Error      string   `json:"error,omitempty"`
 }
 
 // Lost counts acknowledged ids missing on the primary after the fault.
@@ -33,10 +35,10 @@ func (f FaultResult) Lost() int {
 	return 0
 }
 
-// Blocked returns the Events that say a failover or switchover was blocked.
+// Blocked returns the Events and conditions that say a failover or switchover was blocked.
 func (f FaultResult) Blocked() []string {
 	var out []string
-	for _, ev := range f.Events {
+	for _, ev := range append(append([]string(nil), f.Events...), f.Conditions...) {
 		if strings.Contains(ev, "Blocked") || strings.Contains(ev, "SeveralWritable") {
 			out = append(out, ev)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Config of a run.
@@ -161,6 +162,11 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, a A
 		return res, err
 	}
 	res.NewPrimary = c.Status.CurrentPrimary
+	for _, cond := range c.Status.Conditions {
+		if cond.Type != "Ready" && cond.Status == metav1.ConditionTrue {
+			res.Conditions = append(res.Conditions, cond.Type+"="+cond.Reason+": "+cond.Message)
+		}
+	}
 	// The writes must come from the primary the Cluster names: after a switchover the old primary
 	// acknowledges until it is demoted, and Ready may come before the writer has reconnected.
 	if err := waitWritesBy(ctx, w, f.At, res.NewPrimary, cfg.WriteTimeout); err != nil {
