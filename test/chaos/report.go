@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -134,6 +135,8 @@ type Report struct {
 	HandoverGaps []time.Duration
 	Faults       []FaultResult
 	Summary      []KindSummary
+	// Servers maps each server_uuid that acknowledged a write to its hostname (its Pod's name).
+	Servers map[string]string
 }
 
 func (r *Report) finish(ws WriterStats, obs []Observation, reads []Read) {
@@ -141,6 +144,10 @@ func (r *Report) finish(ws WriterStats, obs []Observation, reads []Read) {
 	host, _ := os.Hostname()
 	r.Machine = fmt.Sprintf("%s, %d CPUs, %s/%s", host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	r.Acked, r.Unknown, r.Failed = len(ws.Acks), len(ws.Unknown), ws.Failed
+	r.Servers = map[string]string{}
+	for _, a := range ws.Acks {
+		r.Servers[a.Server] = a.Host
+	}
 	r.DoubleWritable = DoubleWritables(obs)
 	r.HandoverGaps = HandoverGaps(obs)
 	for i := range r.Faults {
@@ -208,6 +215,14 @@ func (r *Report) Print(out io.Writer) {
 		r.Ended.Sub(r.Started).Round(time.Second), r.Machine)
 	fmt.Fprintf(out, "semi-sync %v, dataDurability %q, timeout %s; %s\n", r.SemiSync, r.Durability, r.SemiSyncTimeout, r.SemiSyncStatus)
 	fmt.Fprintf(out, "account: %s\n", r.Account)
+	uuids := make([]string, 0, len(r.Servers))
+	for uuid := range r.Servers {
+		uuids = append(uuids, uuid)
+	}
+	sort.Strings(uuids)
+	for _, uuid := range uuids {
+		fmt.Fprintf(out, "server %s is %s\n", uuid, r.Servers[uuid])
+	}
 	fmt.Fprintf(out, "faults %d; acknowledged writes %d; unknown outcome %d; failed attempts %d\n",
 		len(r.Faults), r.Acked, r.Unknown, r.Failed)
 	lost := 0

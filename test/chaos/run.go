@@ -26,6 +26,9 @@ type Config struct {
 	ReadyTimeout, WriteTimeout, CatchUp time.Duration
 	// Settle is how long writes must flow before the next fault.
 	Settle time.Duration
+	// EffectTimeout bounds the wait for a fault to show (a failed write, the primary not
+	// answering or read-only) before its recovery is awaited.
+	EffectTimeout time.Duration
 }
 
 // Defaults fills zero fields.
@@ -42,6 +45,7 @@ func (c *Config) Defaults() {
 	def(&c.WriteTimeout, 2*time.Minute)
 	def(&c.CatchUp, time.Minute)
 	def(&c.Settle, 3*time.Second)
+	def(&c.EffectTimeout, 30*time.Second)
 	if c.Faults == 0 {
 		c.Faults = 1
 	}
@@ -115,7 +119,7 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 	}
 	for i := 0; i < cfg.Faults; i++ {
 		kind := cfg.Kinds[i%len(cfg.Kinds)]
-		res, err := runFault(ctx, e, cfg, w, r, prep.Account, kind)
+		res, err := runFault(ctx, e, cfg, w, r, p, prep.Account, kind)
 		rep.Faults = append(rep.Faults, res)
 		e.logf("fault %d/%d %s", i+1, cfg.Faults, res.Line())
 		if err != nil {
@@ -127,7 +131,7 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 
 // runFault waits for a Ready Cluster with writes flowing, injects one fault on the primary, waits
 // for Ready and the first acknowledged write again, and verifies.
-func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, a Account, kind Kind) (FaultResult, error) {
+func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *Poller, a Account, kind Kind) (FaultResult, error) {
 	t := cfg.Target
 	res := FaultResult{Fault: Fault{Kind: kind}}
 	c, pods, err := e.WaitReady(ctx, t, cfg.ReadyTimeout)
@@ -144,11 +148,16 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, a A
 	}
 	primary := c.Status.CurrentPrimary
 	replica := switchoverTarget(primary, pods)
+	before := w.Stats()
 	f, err := e.Inject(ctx, t, kind, primary, replica, cfg.Hold)
 	res.Fault = f
 	if err != nil {
 		return res, fmt.Errorf("injecting: %w", err)
 	}
+	// A write may be acknowledged just after the fault (in flight when a process was killed, or
+	// before a deleted Pod's shutdown): wait until the fault shows, so that what follows measures
+	// the recovery and not the last breath.
+	waitEffect(ctx, w, p, before, primary, f.At, cfg.EffectTimeout)
 	// Recovered: an acknowledged write after the fault, then the Cluster Ready (its status lags
 	// behind a fault the instances recover from by themselves, so Ready alone proves nothing),
 	// then every instance verified.
@@ -179,6 +188,26 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, a A
 	res.Checks = e.Verify(ctx, a, res.NewPrimary, pods, acks, cfg.CatchUp)
 	res.Events, _ = e.ClusterEvents(ctx, t, f.At, false)
 	return res, nil
+}
+
+// waitEffect waits until a fault on primary shows after at: an attempted write failed or its
+// outcome is unknown, or the poller saw primary not answering or read-only; at most timeout (a
+// fault that does not show at all is then measured as it is).
+func waitEffect(ctx context.Context, w *Writer, p *Poller, before WriterStats, primary string, at time.Time, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		st := w.Stats()
+		if st.Failed > before.Failed || len(st.Unknown) > len(before.Unknown) {
+			return
+		}
+		obs := p.Observations()
+		for i := len(obs) - 1; i >= 0 && obs[i].At.After(at); i-- {
+			if obs[i].Instance == primary && !obs[i].Writable() {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // waitWrites waits for an acknowledged write after since.
