@@ -120,8 +120,10 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 	for i := 0; i < cfg.Faults; i++ {
 		kind := cfg.Kinds[i%len(cfg.Kinds)]
 		res, err := runFault(ctx, e, cfg, w, r, p, prep.Account, kind)
-		rep.Faults = append(rep.Faults, res)
-		e.logf("fault %d/%d %s", i+1, cfg.Faults, res.Line())
+		if !res.At.IsZero() { // injected
+			rep.Faults = append(rep.Faults, res)
+			e.logf("fault %d/%d %s", i+1, cfg.Faults, res.Line())
+		}
 		if err != nil {
 			return finish(fmt.Errorf("fault %d (%s): %w", i+1, kind, err))
 		}
