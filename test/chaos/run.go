@@ -159,11 +159,11 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *
 	// A write may be acknowledged just after the fault (in flight when a process was killed, or
 	// before a deleted Pod's shutdown): wait until the fault shows, so that what follows measures
 	// the recovery and not the last breath.
-	waitEffect(ctx, w, p, before, primary, f.At, cfg.EffectTimeout)
+	shown := waitEffect(ctx, w, p, before, primary, f.At, cfg.EffectTimeout)
 	// Recovered: an acknowledged write after the fault, then the Cluster Ready (its status lags
 	// behind a fault the instances recover from by themselves, so Ready alone proves nothing),
 	// then every instance verified.
-	if err := waitWrites(ctx, w, f.At, cfg.WriteTimeout); err != nil {
+	if err := waitWrites(ctx, w, shown, cfg.WriteTimeout); err != nil {
 		res.Error = "no acknowledged write after the fault: " + err.Error()
 	}
 	c, pods, err = e.WaitReady(ctx, t, cfg.ReadyTimeout)
@@ -180,7 +180,7 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *
 	}
 	// The writes must come from the primary the Cluster names: after a switchover the old primary
 	// acknowledges until it is demoted, and Ready may come before the writer has reconnected.
-	if err := waitWritesBy(ctx, w, f.At, res.NewPrimary, cfg.WriteTimeout); err != nil {
+	if err := waitWritesBy(ctx, w, shown, res.NewPrimary, cfg.WriteTimeout); err != nil {
 		res.Error = "no acknowledged write by " + res.NewPrimary + " after the fault: " + err.Error()
 	}
 	res.ReadyAt = time.Now()
@@ -194,22 +194,24 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *
 
 // waitEffect waits until a fault on primary shows after at: an attempted write failed or its
 // outcome is unknown, or the poller saw primary not answering or read-only; at most timeout (a
-// fault that does not show at all is then measured as it is).
-func waitEffect(ctx context.Context, w *Writer, p *Poller, before WriterStats, primary string, at time.Time, timeout time.Duration) {
+// fault that does not show at all is then measured as it is). It returns when the fault showed
+// (at when it did not): recovery is a write acknowledged after that.
+func waitEffect(ctx context.Context, w *Writer, p *Poller, before WriterStats, primary string, at time.Time, timeout time.Duration) time.Time {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		st := w.Stats()
 		if st.Failed > before.Failed || len(st.Unknown) > len(before.Unknown) {
-			return
+			return time.Now()
 		}
 		obs := p.Observations()
 		for i := len(obs) - 1; i >= 0 && obs[i].At.After(at); i-- {
 			if obs[i].Instance == primary && !obs[i].Writable() {
-				return
+				return time.Now()
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	return at
 }
 
 // waitWrites waits for an acknowledged write after since.
