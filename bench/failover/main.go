@@ -19,7 +19,10 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/test/chaos"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run returns the exit status, so that the namespace is deleted on every path.
+func run() int {
 	var (
 		faults     = flag.Int("faults", 10, "faults to inject, one after the other")
 		kinds      = flag.String("kinds", kindList(chaos.Kinds), "fault kinds, used in turn")
@@ -38,29 +41,34 @@ func main() {
 	flag.Parse()
 	ks, err := chaos.ParseKinds(*kinds)
 	if err != nil {
-		log.Fatal(err)
+		log.Print(err)
+		return 2
 	}
 	d := mysqlv1.DataDurability(*durability)
 	if d != mysqlv1.DataDurabilityRequired && d != mysqlv1.DataDurabilityPreferred {
-		log.Fatalf("-durability %q: want required or preferred", *durability)
+		log.Printf("-durability %q: want required or preferred", *durability)
+		return 2
 	}
 	if *namespace == "" {
 		*namespace = fmt.Sprintf("failover-%s-%s", d, time.Now().UTC().Format("150405"))
 	}
 	env, err := chaos.LocalEnv("", "", "")
 	if err != nil {
-		log.Fatal(err)
+		log.Print(err)
+		return 1
 	}
 	env.Logf = log.Printf
 	ctx := context.Background()
 	if *install {
 		if err := installOperator(env); err != nil {
-			log.Fatal(err)
+			log.Print(err)
+			return 1
 		}
 	}
 	t := chaos.Target{Namespace: *namespace, Name: *name}
 	if err := env.CreateCluster(ctx, chaos.ClusterSpec(t, *image, d, *timeoutMs)); err != nil {
-		log.Fatal(err)
+		log.Print(err)
+		return 1
 	}
 	log.Printf("cluster %s/%s created (dataDurability %s, semi-sync timeout %d ms); %d faults of %v",
 		t.Namespace, t.Name, d, *timeoutMs, *faults, ks)
@@ -80,11 +88,12 @@ func main() {
 	}
 	if runErr != nil {
 		log.Printf("run stopped: %v", runErr)
-		os.Exit(1)
+		return 1
 	}
 	if !rep.OK() {
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 func kindList(ks []chaos.Kind) string {
