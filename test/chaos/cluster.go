@@ -1,0 +1,45 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// ClusterSpec is the Cluster the checker attacks: three instances, semi-sync with one
+// acknowledging replica, the given dataDurability and a timeout longer than any outage the run
+// causes, so `required` keeps every acknowledged write on a replica.
+func ClusterSpec(t Target, image string, durability mysqlv1.DataDurability, timeoutMillis int64) *mysqlv1.Cluster {
+	return &mysqlv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: t.Name},
+		Spec: mysqlv1.ClusterSpec{
+			Instances:       3,
+			ImageName:       image,
+			MinSyncReplicas: 1,
+			MaxSyncReplicas: 1,
+			MySQL: mysqlv1.MySQLConfiguration{SemiSync: &mysqlv1.SemiSyncConfiguration{
+				Enabled: true, TimeoutMillis: timeoutMillis, DataDurability: durability,
+			}},
+			MaxSwitchoverDelay: 3600,
+			Storage:            mysqlv1.StorageConfiguration{Size: resource.MustParse("1Gi")},
+		},
+	}
+}
+
+// CreateCluster creates the namespace (if missing) and the Cluster.
+func (e *Env) CreateCluster(ctx context.Context, c *mysqlv1.Cluster) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Namespace}}
+	if err := e.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("namespace %s: %w", c.Namespace, err)
+	}
+	if err := e.Client.Create(ctx, c); err != nil {
+		return fmt.Errorf("cluster %s/%s: %w", c.Namespace, c.Name, err)
+	}
+	return nil
+}

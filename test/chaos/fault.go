@@ -1,0 +1,201 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/plugin"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// Kind is a kind of fault on the primary.
+type Kind string
+
+const (
+	// PodDelete deletes the primary's Pod with its default grace period (the instance manager's
+	// shutdown handler runs).
+	PodDelete Kind = "pod-delete"
+	// ContainerKill kills every process of the primary's mysql container with SIGKILL through the
+	// node's containerd (CRI), as the OOM killer or a crash would.
+	ContainerKill Kind = "container-kill"
+	// MysqldKill sends SIGKILL to mysqld alone; the instance manager stays.
+	MysqldKill Kind = "mysqld-kill"
+	// ManagerKill sends SIGKILL to the instance manager, the container's first process (the kernel
+	// then ends mysqld, the rest of its PID namespace).
+	ManagerKill Kind = "manager-kill"
+	// NetworkCut drops every packet in and out of the primary Pod's network namespace except
+	// loopback (the API server, the peers, the clients, the kubelet's probes), for the hold time,
+	// then heals.
+	NetworkCut Kind = "network-cut"
+	// Switchover is the planned one: status.targetPrimary set to a replica (the plugin's promote).
+	Switchover Kind = "switchover"
+)
+
+// Kinds lists every kind, in the order the program uses them by default.
+var Kinds = []Kind{PodDelete, ContainerKill, MysqldKill, NetworkCut, ManagerKill, Switchover}
+
+// ParseKinds reads a comma-separated list of kinds.
+func ParseKinds(s string) ([]Kind, error) {
+	var out []Kind
+	for _, f := range strings.Split(s, ",") {
+		k := Kind(strings.TrimSpace(f))
+		ok := false
+		for _, known := range Kinds {
+			ok = ok || k == known
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown fault %q (known: %v)", k, Kinds)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// Fault is one fault as injected.
+type Fault struct {
+	Kind Kind `json:"kind"`
+	// Primary is the instance hit (the primary when the fault began); To the switchover target.
+	Primary string `json:"primary"`
+	To      string `json:"to,omitempty"`
+	// At is when the fault took effect (the kill, the delete request, the first DROP rule, the
+	// status patch); Healed when a network cut ended.
+	At     time.Time  `json:"at"`
+	Healed *time.Time `json:"healed,omitempty"`
+	Detail string     `json:"detail,omitempty"`
+}
+
+// Inject hits the primary of t with a fault of kind k. A network cut is held for hold, then
+// healed, before Inject returns. replica names the switchover target.
+func (e *Env) Inject(ctx context.Context, t Target, k Kind, primary, replica string, hold time.Duration) (Fault, error) {
+	f := Fault{Kind: k, Primary: primary}
+	switch k {
+	case PodDelete:
+		p, err := e.Pod(ctx, t.Namespace, primary)
+		if err != nil {
+			return f, err
+		}
+		err = e.Client.Delete(ctx, p)
+		f.At = time.Now() // once the API server has accepted it: the termination starts then
+		return f, err
+	case ContainerKill:
+		id, err := e.containerID(ctx, t.Namespace, primary)
+		if err != nil {
+			return f, err
+		}
+		f.Detail = "container " + id[:12]
+		out, err := exec.CommandContext(ctx, "ctr", "--address", e.CtrSocket, "-n", "k8s.io",
+			"tasks", "kill", "-a", "-s", "SIGKILL", id).CombinedOutput()
+		// Once ctr has returned, the signal has been sent: a write acknowledged between the two
+		// is not counted as a recovery.
+		f.At = time.Now()
+		if err != nil {
+			return f, fmt.Errorf("ctr tasks kill: %w: %s", err, out)
+		}
+		return f, nil
+	case MysqldKill, ManagerKill:
+		comm := "mysqld"
+		if k == ManagerKill {
+			comm = "manager"
+		}
+		pid, err := e.containerProcess(ctx, t.Namespace, primary, comm)
+		if err != nil {
+			return f, err
+		}
+		f.At, f.Detail = time.Now(), fmt.Sprintf("kill -9 %d (%s)", pid, comm)
+		return f, syscall.Kill(pid, syscall.SIGKILL)
+	case NetworkCut:
+		pid, err := e.containerProcess(ctx, t.Namespace, primary, "manager")
+		if err != nil {
+			return f, err
+		}
+		netns := fmt.Sprintf("/proc/%d/ns/net", pid)
+		rules := [][]string{{"INPUT", "!", "-i", "lo", "-j", "DROP"}, {"OUTPUT", "!", "-o", "lo", "-j", "DROP"}}
+		for _, r := range rules {
+			if err := iptables(ctx, netns, append([]string{"-I"}, r...)); err != nil {
+				return f, err
+			}
+			if f.At.IsZero() {
+				f.At = time.Now()
+			}
+		}
+		f.Detail = fmt.Sprintf("DROP in %s for %s", netns, hold)
+		select {
+		case <-ctx.Done():
+		case <-time.After(hold):
+		}
+		var heal error
+		for _, r := range rules {
+			if err := iptables(context.Background(), netns, append([]string{"-D"}, r...)); err != nil {
+				heal = err
+			}
+		}
+		now := time.Now()
+		f.Healed = &now
+		return f, heal
+	case Switchover:
+		f.To = replica
+		err := plugin.Promote(ctx, e.Client, clock.RealClock{}, t.Namespace, t.Name, replica)
+		f.At = time.Now()
+		return f, err
+	}
+	return f, fmt.Errorf("unknown fault %q", k)
+}
+
+func iptables(ctx context.Context, netns string, args []string) error {
+	cmd := exec.CommandContext(ctx, "nsenter", append([]string{"--net=" + netns, "--", "iptables", "-w"}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("iptables %v in %s: %w: %s", args, netns, err, out)
+	}
+	return nil
+}
+
+// containerID is the runtime ID of the instance's mysql container.
+func (e *Env) containerID(ctx context.Context, ns, pod string) (string, error) {
+	p, err := e.Pod(ctx, ns, pod)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range p.Status.ContainerStatuses {
+		if s.Name == specs.MySQLContainerName && s.ContainerID != "" && s.State.Running != nil {
+			_, id, _ := strings.Cut(s.ContainerID, "://")
+			return id, nil
+		}
+	}
+	return "", fmt.Errorf("pod %s/%s has no running %s container", ns, pod, specs.MySQLContainerName)
+}
+
+// containerProcess finds the node PID of the process named comm in the instance's mysql
+// container: containerd lists the container's PIDs (its cgroup), /proc names them.
+func (e *Env) containerProcess(ctx context.Context, ns, pod, comm string) (int, error) {
+	id, err := e.containerID(ctx, ns, pod)
+	if err != nil {
+		return 0, err
+	}
+	out, err := exec.CommandContext(ctx, "ctr", "--address", e.CtrSocket, "-n", "k8s.io", "tasks", "ps", id).Output()
+	if err != nil {
+		return 0, fmt.Errorf("ctr tasks ps %s: %w", id, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		pid, err := strconv.Atoi(fields[0])
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if err == nil && strings.TrimSpace(string(b)) == comm {
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("no %s process in container %s of %s/%s", comm, id[:12], ns, pod)
+}

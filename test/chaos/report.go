@@ -1,0 +1,281 @@
+package chaos
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// FaultResult is one fault and what followed it.
+type FaultResult struct {
+	Fault
+	ReadyAt    time.Time        `json:"readyAt"`
+	NewPrimary string           `json:"newPrimary,omitempty"`
+	Writes     WriteTimes       `json:"writes"`
+	Reads      ReadAvailability `json:"reads"`
+	Checks     []InstanceCheck  `json:"checks,omitempty"`
+	// Events of the Cluster from the fault until the verification; Conditions other than Ready
+	// that were True when it was Ready again (Degraded=FailoverBlocked, say).
+	Events     []string `json:"events,omitempty"`
+	Conditions []string `json:"conditions,omitempty"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// Lost counts acknowledged ids missing on the primary after the fault.
+func (f FaultResult) Lost() int {
+	for _, c := range f.Checks {
+		if c.Role == "primary" {
+			return len(c.Missing)
+		}
+	}
+	return 0
+}
+
+// Blocked returns the Events and conditions that say a failover or switchover was blocked.
+func (f FaultResult) Blocked() []string {
+	var out []string
+	for _, ev := range append(append([]string(nil), f.Events...), f.Conditions...) {
+		if strings.Contains(ev, "Blocked") || strings.Contains(ev, "SeveralWritable") {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// Problems lists what went wrong in this fault's checks.
+func (f FaultResult) Problems() []string {
+	var out []string
+	if f.Error != "" {
+		out = append(out, f.Error)
+	}
+	for _, c := range f.Checks {
+		if len(c.Missing) > 0 {
+			out = append(out, fmt.Sprintf("%s (%s) lacks %d acknowledged writes, first %d", c.Instance, c.Role, len(c.Missing), c.Missing[0]))
+		}
+		if c.Errant != "" {
+			out = append(out, fmt.Sprintf("%s has transactions the primary lacks: %s", c.Instance, c.Errant))
+		}
+		if c.Error != "" {
+			out = append(out, fmt.Sprintf("%s: %s", c.Instance, c.Error))
+		}
+		if c.Role == "replica" && !c.CaughtUp && c.Error == "" {
+			out = append(out, c.Instance+" did not catch up with the primary")
+		}
+	}
+	if f.Writes.LateOld > 0 {
+		out = append(out, fmt.Sprintf("the old primary acknowledged %d writes after the new one's first", f.Writes.LateOld))
+	}
+	return out
+}
+
+// Line is a one-line summary.
+func (f FaultResult) Line() string {
+	s := fmt.Sprintf("%-14s on %s -> %s: rto %s, gap %s, ready after %s, -ro %.0f%% (gap %s), lost %d",
+		f.Kind, f.Primary, f.NewPrimary, dur(f.Writes.RTO), dur(f.Writes.Gap),
+		sinceOrDash(f.At, f.ReadyAt), 100*f.Reads.Fraction(), f.Reads.LongestGap.Round(time.Millisecond), f.Lost())
+	if f.Writes.Handover != nil {
+		s += ", handover " + dur(f.Writes.Handover)
+	}
+	if p := f.Problems(); len(p) > 0 {
+		s += "; PROBLEMS: " + strings.Join(p, "; ")
+	}
+	return s
+}
+
+func dur(d *time.Duration) string {
+	if d == nil {
+		return "-"
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+func sinceOrDash(from, to time.Time) string {
+	if to.IsZero() || from.IsZero() {
+		return "-"
+	}
+	return to.Sub(from).Round(time.Millisecond).String()
+}
+
+// KindSummary aggregates the faults of one kind.
+type KindSummary struct {
+	Kind Kind `json:"kind"`
+	// RTO: fault -> first acknowledged write; Handover: last write on the old primary -> first
+	// on the new (faults that moved the primary); Ready: fault -> Cluster Ready.
+	RTO, Handover, Ready Quantiles
+	// ROMin is the lowest -ro availability of a fault of this kind; ROLongestGap the longest time
+	// without a successful -ro read.
+	ROMin        float64       `json:"roMin"`
+	ROLongestGap time.Duration `json:"roLongestGap"`
+	Lost         int           `json:"lost"`
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Started, Ended  time.Time
+	Machine         string
+	Durability      string
+	SemiSync        bool
+	SemiSyncTimeout time.Duration
+	SemiSyncStatus  string
+	Account         string
+	Kinds           []Kind
+	Acked           int
+	Unknown         int
+	Failed          int
+	// Lost: acknowledged ids missing on the final primary at the last verification.
+	Lost           int
+	DoubleWritable []DoubleWritable
+	// HandoverGaps: for each change of the writable instance seen by the poller, the time between
+	// the old one's last writable sample and the new one's first.
+	HandoverGaps []time.Duration
+	Faults       []FaultResult
+	Summary      []KindSummary
+	// Servers maps each server_uuid that acknowledged a write to its hostname (its Pod's name).
+	Servers map[string]string
+}
+
+func (r *Report) finish(ws WriterStats, obs []Observation, reads []Read) {
+	r.Ended = time.Now()
+	host, _ := os.Hostname()
+	r.Machine = fmt.Sprintf("%s, %d CPUs, %s/%s", host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	r.Acked, r.Unknown, r.Failed = len(ws.Acks), len(ws.Unknown), ws.Failed
+	r.Servers = map[string]string{}
+	for _, a := range ws.Acks {
+		r.Servers[a.Server] = a.Host
+	}
+	r.DoubleWritable = DoubleWritables(obs)
+	r.HandoverGaps = HandoverGaps(obs)
+	for i := range r.Faults {
+		f := &r.Faults[i]
+		until := r.Ended
+		if i+1 < len(r.Faults) {
+			until = r.Faults[i+1].At
+		}
+		f.Writes = MeasureWrites(ws.Acks, f.At, until)
+		end := f.ReadyAt
+		if end.IsZero() {
+			end = until
+		}
+		f.Reads = MeasureReads(reads, f.At, end)
+	}
+	if n := len(r.Faults); n > 0 {
+		r.Lost = r.Faults[n-1].Lost()
+	}
+	for _, k := range r.Kinds {
+		s := KindSummary{Kind: k, ROMin: 1}
+		var rto, hand, ready []time.Duration
+		seen := false
+		for _, f := range r.Faults {
+			if f.Kind != k {
+				continue
+			}
+			seen = true
+			if f.Writes.RTO != nil {
+				rto = append(rto, *f.Writes.RTO)
+			}
+			if f.Writes.Handover != nil {
+				hand = append(hand, *f.Writes.Handover)
+			}
+			if !f.ReadyAt.IsZero() {
+				ready = append(ready, f.ReadyAt.Sub(f.At))
+			}
+			s.ROMin = min(s.ROMin, f.Reads.Fraction())
+			s.ROLongestGap = max(s.ROLongestGap, f.Reads.LongestGap)
+			s.Lost += f.Lost()
+		}
+		if seen {
+			s.RTO, s.Handover, s.Ready = Quantile(rto), Quantile(hand), Quantile(ready)
+			r.Summary = append(r.Summary, s)
+		}
+	}
+}
+
+// OK says whether the run kept both promises: no acknowledged write lost, never two writable
+// instances, and every check of every fault passed.
+func (r *Report) OK() bool {
+	if r.Lost > 0 || len(r.DoubleWritable) > 0 {
+		return false
+	}
+	for _, f := range r.Faults {
+		if len(f.Problems()) > 0 || f.Lost() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Print writes the report for people.
+func (r *Report) Print(out io.Writer) {
+	fmt.Fprintf(out, "run %s -> %s (%s) on %s\n", r.Started.UTC().Format(time.RFC3339), r.Ended.UTC().Format(time.RFC3339),
+		r.Ended.Sub(r.Started).Round(time.Second), r.Machine)
+	fmt.Fprintf(out, "semi-sync %v, dataDurability %q, timeout %s; %s\n", r.SemiSync, r.Durability, r.SemiSyncTimeout, r.SemiSyncStatus)
+	fmt.Fprintf(out, "account: %s\n", r.Account)
+	uuids := make([]string, 0, len(r.Servers))
+	for uuid := range r.Servers {
+		uuids = append(uuids, uuid)
+	}
+	sort.Strings(uuids)
+	for _, uuid := range uuids {
+		fmt.Fprintf(out, "server %s is %s\n", uuid, r.Servers[uuid])
+	}
+	fmt.Fprintf(out, "faults %d; acknowledged writes %d; unknown outcome %d; failed attempts %d\n",
+		len(r.Faults), r.Acked, r.Unknown, r.Failed)
+	lost := 0
+	for _, f := range r.Faults {
+		lost += f.Lost()
+	}
+	fmt.Fprintf(out, "LOST acknowledged writes: %d (final primary), %d (summed over the faults' checks)\n", r.Lost, lost)
+	fmt.Fprintf(out, "moments with two writable instances: %d\n", len(r.DoubleWritable))
+	for _, d := range r.DoubleWritable {
+		fmt.Fprintf(out, "  %s .. %s: %v\n", d.From.UTC().Format("15:04:05.000"), d.To.UTC().Format("15:04:05.000"), d.Instances)
+	}
+	if q := Quantile(r.HandoverGaps); q.N > 0 {
+		fmt.Fprintf(out, "writable-instance changes seen by the poller: %d, gap between the old one's last and the new one's first writable sample: min %s\n",
+			q.N, minDur(r.HandoverGaps).Round(time.Millisecond))
+	}
+	for _, f := range r.Faults {
+		if b := f.Blocked(); len(b) > 0 {
+			fmt.Fprintf(out, "blocked at fault %s on %s: %s\n", f.Kind, f.Primary, strings.Join(b, "; "))
+		}
+	}
+	fmt.Fprintln(out, "\nper fault:")
+	for i, f := range r.Faults {
+		fmt.Fprintf(out, "%3d %s %s\n", i+1, f.At.UTC().Format("15:04:05"), f.Line())
+	}
+	fmt.Fprintln(out, "\nper fault type (RTO: fault -> first acknowledged write through -rw):")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "fault\tn\tRTO p50\tp99\tmax\thandover p50\tp99\tmax\tready p50\tmax\t-ro min\t-ro longest gap\tlost")
+	for _, s := range r.Summary {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%%\t%s\t%d\n", s.Kind, s.RTO.N,
+			r3(s.RTO.P50), r3(s.RTO.P99), r3(s.RTO.Max), qd(s.Handover, s.Handover.P50), qd(s.Handover, s.Handover.P99),
+			qd(s.Handover, s.Handover.Max), r3(s.Ready.P50), r3(s.Ready.Max), 100*s.ROMin, r3(s.ROLongestGap), s.Lost)
+	}
+	tw.Flush()
+	if r.OK() {
+		fmt.Fprintln(out, "\nRESULT: OK (0 lost acknowledged writes, 0 moments with two writable instances, every check passed)")
+	} else {
+		fmt.Fprintln(out, "\nRESULT: FAILED")
+	}
+}
+
+func r3(d time.Duration) string { return d.Round(10 * time.Millisecond).String() }
+
+func qd(q Quantiles, d time.Duration) string {
+	if q.N == 0 {
+		return "-"
+	}
+	return r3(d)
+}
+
+func minDur(ds []time.Duration) time.Duration {
+	m := ds[0]
+	for _, d := range ds {
+		m = min(m, d)
+	}
+	return m
+}

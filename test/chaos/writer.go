@@ -1,0 +1,119 @@
+package chaos
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"time"
+)
+
+// Ack is one acknowledged insert: its id, when the client saw the COMMIT succeed, and the server
+// that committed it (@@server_uuid and @@hostname read in the same transaction).
+type Ack struct {
+	ID     int64     `json:"id"`
+	At     time.Time `json:"at"`
+	Server string    `json:"server"`
+	Host   string    `json:"host"`
+}
+
+// Writer inserts one row per Interval through Addr (the -rw Service) and records every
+// acknowledged insert. A failed attempt drops the connection; the next attempt dials afresh. An
+// attempt whose COMMIT got no answer has an unknown outcome: it is counted, never as acknowledged.
+type Writer struct {
+	Env      *Env
+	Account  Account
+	Addr     string
+	Interval time.Duration
+	// Timeout bounds one attempt (dial, insert, commit).
+	Timeout time.Duration
+	// FirstID is the id of the first insert; ids grow by one per attempt and are never reused.
+	FirstID int64
+
+	mu      sync.Mutex
+	acks    []Ack
+	unknown []int64
+	failed  int
+	last    string // last error
+}
+
+// Run writes until ctx ends.
+func (w *Writer) Run(ctx context.Context) error {
+	c, err := w.Env.newConn(w.Account, w.Addr, w.Timeout)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	tick := time.NewTicker(w.Interval)
+	defer tick.Stop()
+	for id := w.FirstID; ; id++ {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		actx, cancel := context.WithTimeout(ctx, w.Timeout)
+		ack, committed, err := w.insert(actx, c, id)
+		cancel()
+		w.mu.Lock()
+		switch {
+		case err == nil:
+			w.acks = append(w.acks, ack)
+		case committed:
+			w.unknown = append(w.unknown, id)
+		default:
+			w.failed++
+		}
+		if err != nil {
+			w.last = err.Error()
+		}
+		w.mu.Unlock()
+		if err != nil {
+			c.drop()
+		}
+	}
+}
+
+// insert runs one transaction; committed says the COMMIT was sent (its outcome unknown on error).
+func (w *Writer) insert(ctx context.Context, c *conn, id int64) (Ack, bool, error) {
+	sc, err := c.get(ctx)
+	if err != nil {
+		return Ack{}, false, err
+	}
+	tx, err := sc.BeginTx(ctx, nil)
+	if err != nil {
+		return Ack{}, false, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx,
+		"INSERT INTO chaos.writes (id, server_uuid, at) VALUES (?, @@server_uuid, NOW(6))", id); err != nil {
+		return Ack{}, false, err
+	}
+	ack := Ack{ID: id}
+	if err := tx.QueryRowContext(ctx, "SELECT @@server_uuid, @@hostname").Scan(&ack.Server, &ack.Host); err != nil {
+		return Ack{}, false, err
+	}
+	if err := tx.Commit(); err != nil {
+		if err == sql.ErrTxDone {
+			return Ack{}, false, err
+		}
+		return Ack{}, true, err
+	}
+	ack.At = time.Now()
+	return ack, false, nil
+}
+
+// WriterStats is a copy of what the Writer recorded so far.
+type WriterStats struct {
+	Acks      []Ack
+	Unknown   []int64
+	Failed    int
+	LastError string
+}
+
+// Stats copies the records.
+func (w *Writer) Stats() WriterStats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return WriterStats{Acks: append([]Ack(nil), w.acks...), Unknown: append([]int64(nil), w.unknown...),
+		Failed: w.failed, LastError: w.last}
+}
