@@ -1,0 +1,125 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/test/chaos"
+)
+
+// Automatic failover by deleting the primary's Pod (seed 003, Verification coverage), under
+// the failover checker's write load and dataDurability: required: a replica is promoted (not the
+// deleted Pod coming back), writes are accepted through -rw by the new primary, -rw routes to it
+// and -ro to the two others, the former primary rejoins as a replica holding every acknowledged
+// write, no acknowledged write is lost and no two instances are ever writable together.
+func TestAutomaticFailoverByPodDeletion(t *testing.T) {
+	rep, cl := runFaults(t, chaos.PodDelete)
+	f := rep.Faults[0]
+	if f.NewPrimary == "" || f.NewPrimary == f.Primary {
+		t.Errorf("after deleting %s's Pod the primary is %q: no replica was promoted", f.Primary, f.NewPrimary)
+	}
+	if !hasEvent(f.Events, "FailoverCompleted") {
+		t.Errorf("no FailoverCompleted Event; Events: %v", f.Events)
+	}
+	for _, c := range f.Checks {
+		if c.Instance == f.Primary && c.Role != "replica" {
+			t.Errorf("the former primary %s rejoined as %q, want replica", f.Primary, c.Role)
+		}
+	}
+	if f.Reads.OK == 0 {
+		t.Errorf("no read through -ro succeeded while the primary was down (%d tried)", f.Reads.Reads)
+	}
+	t.Logf("-ro answered %d of %d reads during the failover, longest gap %s", f.Reads.OK, f.Reads.Reads, f.Reads.LongestGap)
+	checkRouting(t, cl)
+}
+
+// A planned switchover (status.targetPrimary set to a replica, as the plugin's promote does)
+// under the same load: the target becomes the primary, the old primary follows it, nothing is
+// lost and there are never two writers.
+func TestPlannedSwitchover(t *testing.T) {
+	rep, cl := runFaults(t, chaos.Switchover)
+	f := rep.Faults[0]
+	if f.NewPrimary != f.To {
+		t.Errorf("switchover to %s: the primary is %s", f.To, f.NewPrimary)
+	}
+	if f.Writes.Handover == nil {
+		t.Errorf("switchover to %s: no write acknowledged by the new primary after the old one's last", f.To)
+	}
+	checkRouting(t, cl)
+}
+
+// runFaults creates a three-instance Cluster under dataDurability: required, runs the failover
+// checker with one fault of each kind given, and fails the test on a lost write, two writers, a
+// failed check or no write after a fault. It returns the report and the Cluster as it ended.
+func runFaults(t *testing.T, kinds ...chaos.Kind) (*chaos.Report, *mysqlv1.Cluster) {
+	t.Helper()
+	ns := Namespace(t)
+	ctx := context.Background()
+	ce := &chaos.Env{Client: env.c, Kubectl: env.kubectl, Kubeconfig: env.kubeconfig, CtrSocket: env.ctrSocket,
+		Dialer: &chaos.NetnsDialer{Path: chaos.NodeNetns}, Logf: t.Logf}
+	target := chaos.Target{Namespace: ns, Name: "db"}
+	if err := ce.CreateCluster(ctx, chaos.ClusterSpec(target, mysqlImage, mysqlv1.DataDurabilityRequired, 600000)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := chaos.Run(ctx, ce, chaos.Config{Target: target, Faults: len(kinds), Kinds: kinds,
+		ReadyTimeout: 3 * time.Minute, WriteTimeout: 90 * time.Second, CatchUp: 30 * time.Second})
+	var out strings.Builder
+	rep.Print(&out)
+	t.Logf("report:\n%s", out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lost != 0 {
+		t.Errorf("%d acknowledged writes lost", rep.Lost)
+	}
+	if len(rep.DoubleWritable) != 0 {
+		t.Errorf("two instances writable at once: %v", rep.DoubleWritable)
+	}
+	if len(rep.Faults) != len(kinds) {
+		t.Fatalf("%d faults injected, want %d", len(rep.Faults), len(kinds))
+	}
+	for _, f := range rep.Faults {
+		if p := f.Problems(); len(p) > 0 {
+			t.Errorf("%s on %s: %v", f.Kind, f.Primary, p)
+		}
+		if f.Writes.RTO == nil {
+			t.Errorf("%s on %s: no acknowledged write after it", f.Kind, f.Primary)
+		}
+		if len(f.Checks) != 3 {
+			t.Errorf("%s on %s: %d instances verified, want 3", f.Kind, f.Primary, len(f.Checks))
+		}
+	}
+	cl, err := ce.Cluster(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, cl
+}
+
+// checkRouting waits for -rw to route to the Cluster's current primary only and -ro to the two
+// other instances.
+func checkRouting(t *testing.T, cl *mysqlv1.Cluster) {
+	t.Helper()
+	primary := cl.Status.CurrentPrimary
+	WaitFor(t, time.Minute, "-rw on "+primary+" and -ro on the two others", func() (bool, error) {
+		rw, ro := servicePods(t, cl.Namespace, cl.Name+"-rw"), servicePods(t, cl.Namespace, cl.Name+"-ro")
+		ok := len(rw) == 1 && rw[0] == primary && len(ro) == 2 && !slices.Contains(ro, primary)
+		return ok, fmt.Errorf("-rw routes to %v, -ro to %v, the primary is %s", rw, ro, primary)
+	})
+}
+
+func hasEvent(events []string, reason string) bool {
+	for _, e := range events {
+		if strings.Contains(e, reason) {
+			return true
+		}
+	}
+	return false
+}
