@@ -125,9 +125,15 @@ func FailoverStart(o Observation, since time.Time) time.Time {
 }
 
 // decideHealthy repoints replicas that do not follow the healthy primary, then clears
-// primaryFailingSince.
+// primaryFailingSince. A primary that recovers before its failover replaced it has
+// primaryFailingSince cleared first: its replicas keep a receiver the failover stopped stopped
+// only while primaryFailingSince is set, so repointing them first would wait for ever.
 func decideHealthy(o Observation) Decision {
 	st := o.Status
+	if !st.PrimaryFailingSince.IsZero() && !st.CurrentPrimaryTimestamp.After(st.PrimaryFailingSince) {
+		return Decision{Kind: Failover, Operation: FailoverOperation, Step: StepClearFailing,
+			Instance: st.CurrentPrimary, Reason: "the primary " + st.CurrentPrimary + " is healthy again"}
+	}
 	op, kind := SwitchoverOperation, Switchover
 	if !st.PrimaryFailingSince.IsZero() {
 		op, kind = FailoverOperation, Failover

@@ -13,6 +13,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
 // fakeOp answers Status with a canned value and records ApplySemiSync; other methods panic.
@@ -68,11 +69,10 @@ func serveControlAPI(t *testing.T, api *ControlAPI) controlAPIFixture {
 	}
 }
 
+// must is check.Must, the one way a test stops on an error it does not expect.
 func must(t *testing.T, err error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, err)
 }
 
 func TestControlAPIAuthorization(t *testing.T) {

@@ -99,9 +99,11 @@ func DecideRole(in RoleInput) RoleDecision {
 		return RoleDecision{Action: ActHold, Reason: "waiting for " + st.TargetPrimary + " to become primary"}
 	}
 	d := decideReplica(in)
-	if d.Action == ActFollow && st.PrimaryFailingSince != nil && in.ReplicatingFrom == st.CurrentPrimary {
+	if d.Action == ActFollow && st.PrimaryFailingSince != nil && in.ReplicatingFrom == st.CurrentPrimary &&
+		(st.CurrentPrimaryTimestamp == nil || !st.CurrentPrimaryTimestamp.After(st.PrimaryFailingSince.Time)) {
 		// A failover may have stopped this replica's IO thread so the failing primary collects no
-		// more semi-sync acknowledgements: the receiver stays stopped, the applier runs.
+		// more semi-sync acknowledgements: the receiver stays stopped, the applier runs. A primary
+		// promoted after it started failing is the failover's new primary, not the failing one.
 		d.KeepReceiverStopped = true
 		d.Reason = "following the failing primary; a stopped receiver stays stopped"
 	}

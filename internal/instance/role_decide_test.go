@@ -1,6 +1,8 @@
 package instance
 
 import (
+	"time"
+
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -149,5 +151,11 @@ func TestDecideRoleKeepsReceiverStoppedDuringFailover(t *testing.T) {
 	st.PrimaryFailingSince = &metav1.Time{}
 	if d := DecideRole(in); d.Action != ActFollow || !d.KeepReceiverStopped {
 		t.Errorf("while the primary fails, its replica keeps a stopped receiver stopped: %+v", d)
+	}
+	failing := metav1.NewTime(time.Date(2026, 11, 25, 1, 0, 0, 0, time.UTC))
+	promoted := metav1.NewTime(failing.Add(20 * time.Second))
+	st.PrimaryFailingSince, st.CurrentPrimaryTimestamp = &failing, &promoted
+	if d := DecideRole(in); d.Action != ActFollow || d.KeepReceiverStopped {
+		t.Errorf("a replica of the primary a failover promoted (after primaryFailingSince) restarts a stopped receiver: %+v", d)
 	}
 }

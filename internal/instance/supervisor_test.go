@@ -3,6 +3,7 @@ package instance
 import (
 	"context"
 	"errors"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"os/exec"
 	"testing"
 	"time"
@@ -82,14 +83,8 @@ func TestSupervisorKillsAfterTheGracePeriod(t *testing.T) {
 	}
 }
 
-// eventually polls cond every 20 ms until it holds or timeout passes.
+// eventually is check.Eventually for a condition without an error or a description.
 func eventually(t *testing.T, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not reached within %s", timeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	check.Eventually(t, timeout, "condition", check.True(cond))
 }
