@@ -42,9 +42,9 @@ func (o *Observation) Ineligible(in Instance, primary string) string {
 // (Ineligible), the one whose history (executed and retrieved) contains every other's; the
 // earliest in Observation.Instances on ties. It refuses (ok false, with the reason) when no
 // replica is eligible, when the eligible histories diverge (each holds transactions another
-// lacks), or when a replica seen but not eligible holds transactions the candidate lacks:
-// promoting would lose them. Instances listed as diverged do not count, nor do those that did
-// not answer (their history is unknown).
+// lacks), when a replica seen but not eligible holds transactions the candidate lacks
+// (promoting would lose them), or when a replica whose Pod runs did not answer (its history is
+// unknown). Instances listed as diverged or fenced do not count.
 func (o *Observation) SelectCandidate(primary string) (Instance, string, bool) {
 	var eligible []Instance
 	var skipped []string
@@ -69,6 +69,15 @@ func (o *Observation) SelectCandidate(primary string) (Instance, string, bool) {
 		return Instance{}, "the GTID histories of the eligible replicas diverge: " + describeHistories(eligible), false
 	}
 	cand := eligible[best]
+	for _, in := range o.Instances {
+		// A replica that runs but did not answer may hold acknowledged writes the candidate lacks
+		// (with semi-sync, the acknowledgement may have come from it alone): wait for its answer.
+		if in.Name != primary && in.Name != cand.Name && in.PodExists && !in.PodDeleting && !in.Reachable &&
+			!o.fenced(in.Name) && !o.diverged(in.Name) {
+			return Instance{}, fmt.Sprintf("%s did not answer: its history is unknown and may hold acknowledged writes %s lacks",
+				in.Name, cand.Name), false
+		}
+	}
 	for _, in := range o.Instances {
 		if in.Name == primary || in.Name == cand.Name || !in.Reachable || o.diverged(in.Name) {
 			continue
