@@ -258,6 +258,10 @@ func (l *PrimaryLease) deleteIfMine(ctx context.Context) error {
 	l.mu.Lock()
 	last := l.last
 	l.mu.Unlock()
+	if last == nil {
+		// A concurrent read (a renewal, another release) found the Lease gone since this one.
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, LeaseRequestTimeout)
 	defer cancel()
 	err = l.Client.Delete(ctx, last, client.Preconditions{UID: &last.UID, ResourceVersion: &last.ResourceVersion})

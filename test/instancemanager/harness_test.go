@@ -1,7 +1,6 @@
 package instancemanager
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 )
 
@@ -80,11 +80,10 @@ func must1[T any](v T, err error) func(*testing.T) T {
 	}
 }
 
+// must is check.Must, the one way a test stops on an error it does not expect.
 func must(t *testing.T, err error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, err)
 }
 
 // newNode prepares the directories, certificates and passwords of one instance under base.
@@ -247,17 +246,10 @@ func (n *node) mysqldPID(t *testing.T) int {
 	return pid
 }
 
+// eventually is check.Eventually for a condition without an error.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), timeout)
-	defer cancel()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	check.Eventually(t, timeout, what, check.True(cond))
 }
 
 // rootFS returns the MySQL root filesystem and a fresh directory inside it for the instances.

@@ -15,6 +15,7 @@ import (
 	cmdrestore "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/restore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3test"
 )
@@ -99,9 +100,8 @@ func TestBackupThenRestoreCommands(t *testing.T) {
 	})
 }
 
+// must is check.Must, the one way a test stops on an error it does not expect.
 func must(t *testing.T, err error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	check.Must(t, err)
 }
