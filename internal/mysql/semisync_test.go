@@ -92,8 +92,11 @@ func testStatusWhileCommitWaits(t *testing.T, primary, r1 *node) {
 		if took := time.Since(begin); took > time.Second {
 			t.Errorf("status took %s while a commit waits", took)
 		}
-		if !st.Writable() || !st.SemiSync.SourceActive || st.SemiSync.Clients != 1 || st.SemiSync.WaitForReplicaCount != 2 {
-			t.Errorf("status while a commit waits: writable %v, %+v; want writable, semi-sync active with one client of two", st.Writable(), st.SemiSync)
+		// The number of semi-sync clients is not checked: the primary counts the stopped
+		// replica until its dump thread notices the closed connection, which may take a
+		// heartbeat period.
+		if !st.Writable() || !st.SemiSync.SourceActive || st.SemiSync.WaitForReplicaCount != 2 {
+			t.Errorf("status while a commit waits: writable %v, %+v; want writable, semi-sync active, waiting for two", st.Writable(), st.SemiSync)
 		}
 	}
 	select {
