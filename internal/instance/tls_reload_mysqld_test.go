@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	driver "github.com/go-sql-driver/mysql"
 	"github.com/go-logr/logr/testr"
+	driver "github.com/go-sql-driver/mysql"
 	"k8s.io/utils/clock"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
