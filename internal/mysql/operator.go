@@ -56,6 +56,8 @@ type Operator interface {
 	// Clone replaces the server's data with a copy of donor's. On success mysqld shuts itself
 	// down: the caller must start it again.
 	Clone(ctx context.Context, donor Donor) error
+	// ReloadTLS makes the server read its certificate files again (ALTER INSTANCE RELOAD TLS).
+	ReloadTLS(ctx context.Context) error
 	// Close releases the connections.
 	Close() error
 }
