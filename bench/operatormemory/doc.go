@@ -10,4 +10,11 @@
 //	go run ./bench/operatormemory -manager before=/tmp/manager-before -manager after=/tmp/manager-after
 //
 // eval "$(bash hack/substrate.sh env)" first. Both binaries run at once against the same objects.
+//
+// On the project's 2-core machine, before (every Pod cached) and after (only the operator's
+// labelled objects, no managedFields), 10,000 Pods and 10,000 Secrets in 10 namespaces:
+//
+//	manager           RSS empty       RSS full     heap empty      heap full
+//	before             37.1 MiB      256.5 MiB        6.3 MiB      195.4 MiB
+//	after              38.2 MiB       47.0 MiB        6.0 MiB        9.7 MiB
 package main

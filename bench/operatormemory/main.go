@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
@@ -35,6 +38,7 @@ func main() {
 	flag.DurationVar(&o.settle, "settle", 30*time.Second, "wait before each measurement")
 	flag.IntVar(&o.workers, "workers", 32, "parallel creations")
 	flag.Parse()
+	ctrl.SetLogger(logr.Discard()) // the API server's warnings about the unrelated Pods
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
