@@ -2,6 +2,7 @@ package manifests_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,9 +89,31 @@ func TestNamespacedInstall(t *testing.T) {
 	in := testCluster(t, env, watched, "db")
 	out := testCluster(t, env, outside, "db")
 	taken := testCluster(t, env, watched, "taken")
-	check.Eventually(t, time.Minute, "the Cluster of the watched namespace gets its instance Pod", func(ctx context.Context) (bool, error) {
-		err := env.Client.Get(ctx, client.ObjectKey{Namespace: watched, Name: "db-1"}, &corev1.Pod{})
-		return err == nil, client.IgnoreNotFound(err)
+	backup := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: watched, Name: "b1"},
+		Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: "db"}}}
+	check.Must(t, env.Client.Create(ctx, backup))
+	// What the Cluster controller makes, each with the operator's own permissions.
+	for _, o := range []client.Object{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "db"}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "db"}}, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "db"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db-replication"}},
+		&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "db-1"}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-1"}}, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "db-rw"}},
+		&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "db"}}} {
+		check.Eventually(t, time.Minute, fmt.Sprintf("the operator creates %T %s", o, o.GetName()), func(ctx context.Context) (bool, error) {
+			err := env.Client.Get(ctx, client.ObjectKey{Namespace: watched, Name: o.GetName()}, o)
+			return err == nil, client.IgnoreNotFound(err)
+		})
+	}
+	check.Eventually(t, time.Minute, "the operator writes the Cluster's and the Backup's status", func(ctx context.Context) (bool, error) {
+		var c v1.Cluster
+		var b v1.Backup
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(in), &c); err != nil {
+			return false, err
+		}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(backup), &b); err != nil {
+			return false, err
+		}
+		return c.Status.TargetPrimary == "db-1" && b.Status.Phase != "", nil
 	})
 	check.Eventually(t, time.Minute, "an unlabelled ServiceAccount of the name a Cluster needs is seen and refused", func(ctx context.Context) (bool, error) {
 		var c v1.Cluster
@@ -134,5 +159,4 @@ func TestNamespacedInstall(t *testing.T) {
 			t.Errorf("%T %s exists outside the watched namespaces (err %v)", o, name, err)
 		}
 	}
-	_ = in
 }
