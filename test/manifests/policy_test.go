@@ -8,13 +8,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
@@ -62,18 +67,18 @@ func TestInstancePolicies(t *testing.T) {
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "app"},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "app", Namespace: ns}}}))
 
-	instance := "system:serviceaccount:" + ns + ":db"
+	instanceSA := "system:serviceaccount:" + ns + ":db"
 	// The policies take effect a moment after they are created.
 	check.Eventually(t, 30*time.Second, "the Lease policy refuses another name to the instances", func(ctx context.Context) (bool, error) {
-		err := clientAs(t, env, instance, "db-2").Create(ctx, lease(ns, "not-the-primary"))
+		err := clientAs(t, env, instanceSA, "db-2").Create(ctx, lease(ns, "not-the-primary"))
 		return err != nil && strings.Contains(err.Error(), "may create only the Lease db-primary"), nil
 	})
 	for _, tc := range []struct {
 		rule, user, lease string
 		allowed           bool
 	}{
-		{"an instance creates its Cluster's primary Lease", instance, "db-primary", true},
-		{"an instance never creates another Cluster's Lease", instance, "other-primary", false},
+		{"an instance creates its Cluster's primary Lease", instanceSA, "db-primary", true},
+		{"an instance never creates another Cluster's Lease", instanceSA, "other-primary", false},
 		{"another ServiceAccount of the namespace creates its own Leases", "system:serviceaccount:" + ns + ":app", "app-leader", true},
 		{"the operator creates any Lease", operatorAccount, "any-name", true},
 	} {
@@ -85,7 +90,7 @@ func TestInstancePolicies(t *testing.T) {
 
 	// The status: each row is a change an instance (Pod pod) tries on the Cluster as it is now.
 	check.Eventually(t, 30*time.Second, "the status policy refuses targetPrimary to the instances", func(ctx context.Context) (bool, error) {
-		err := patchStatus(ctx, clientAs(t, env, instance, "db-2"), c, func(st *v1.ClusterStatus) { st.TargetPrimary = "db-3" })
+		err := patchStatus(ctx, clientAs(t, env, instanceSA, "db-2"), c, func(st *v1.ClusterStatus) { st.TargetPrimary = "db-3" })
 		return err != nil && strings.Contains(err.Error(), "status.targetPrimary"), nil
 	})
 	for _, tc := range []struct {
@@ -114,7 +119,7 @@ func TestInstancePolicies(t *testing.T) {
 			st.CurrentPrimary, st.CurrentPrimaryTimestamp = "db-2", ptrTime()
 		}, true},
 	} {
-		err := patchStatus(ctx, clientAs(t, env, instance, tc.pod), c, tc.change)
+		err := patchStatus(ctx, clientAs(t, env, instanceSA, tc.pod), c, tc.change)
 		if (err == nil) != tc.allowed {
 			t.Errorf("%s: allowed %v, want %v (%v)", tc.rule, err == nil, tc.allowed, err)
 		}
@@ -123,6 +128,30 @@ func TestInstancePolicies(t *testing.T) {
 	check.Must(t, patchStatus(ctx, clientAs(t, env, operatorAccount, ""), c, func(st *v1.ClusterStatus) {
 		st.TargetPrimary, st.FencedInstances = "db-1", nil
 	}))
+
+	t.Run("the instance manager's Lease code under these permissions", func(t *testing.T) {
+		ns := env.NewNamespace(t)
+		c := testCluster(t, env, ns, "db")
+		createInstanceRBAC(t, env, c)
+		as := clientAs(t, env, "system:serviceaccount:"+ns+":db", "db-1")
+		owner := metav1.OwnerReference{APIVersion: v1.GroupVersion.String(), Kind: "Cluster", Name: c.Name, UID: c.UID}
+		keeper := func(name string) *instance.PrimaryLease {
+			l := instance.NewPrimaryLease(as, types.NamespacedName{Namespace: ns, Name: name}, "db-1", clock.RealClock{},
+				func(context.Context) error { return nil }, logr.Discard())
+			l.Configure(true, owner)
+			return l
+		}
+		own := keeper("db-primary")
+		check.Must(t, own.Acquire(ctx)) // created
+		check.Must(t, own.Acquire(ctx)) // renewed
+		check.Must(t, own.Release(ctx))
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db-primary"}, &coordinationv1.Lease{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the released Lease is still there: %v", err)
+		}
+		if err := keeper("other-primary").Acquire(ctx); err == nil {
+			t.Errorf("an instance acquired another Cluster's Lease")
+		}
+	})
 }
 
 func ptrTime() *metav1.Time {
