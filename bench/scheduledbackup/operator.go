@@ -11,13 +11,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
 )
 
 // runOperator is the operator process of the benchmark: the production ScheduledBackup and Backup
 // reconcilers, wired as `manager controller` wires them, in a manager
-// configured like it (ctrl.GetConfig, info logs, the operator's Event broadcaster); no Cluster or
+// configured like it (ctrl.GetConfig, info logs, the operator's Event broadcaster, cache and client); no Cluster or
 // retention controller runs. With standIn only the ScheduledBackup reconciler runs, so its CPU and
 // memory are the scheduler's alone.
 func runOperator(metricsAddr string, workers int, standIn bool) error {
@@ -35,6 +36,8 @@ func runOperator(metricsAddr string, workers int, standIn bool) error {
 		}},
 		HealthProbeBindAddress: "0",
 		EventBroadcaster:       operator.NewEventBroadcaster(),
+		Cache:                  kit.CacheOptions(),
+		Client:                 kit.ClientOptions(),
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)

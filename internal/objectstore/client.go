@@ -113,20 +113,31 @@ func (c *Client) statObject(ctx context.Context, key string) (minio.ObjectInfo, 
 	return info, nil
 }
 
-// readSmallObject reads a whole object of at most limit bytes and returns it with its ETag, or
-// an error wrapping ErrNotFound.
-func (c *Client) readSmallObject(ctx context.Context, key string, limit int64) ([]byte, string, error) {
+// openSmallObject opens an object of at most limit bytes (as its size says) and returns its body
+// and info, or an error wrapping ErrNotFound. The caller closes the body and bounds what it reads.
+func (c *Client) openSmallObject(ctx context.Context, key string, limit int64) (io.ReadCloser, minio.ObjectInfo, error) {
 	body, info, _, err := c.core.GetObject(ctx, c.cfg.Bucket, key, minio.GetObjectOptions{})
 	if err != nil {
 		if isNotFound(err) {
-			return nil, "", fmt.Errorf("%s: %w", key, ErrNotFound)
+			return nil, info, fmt.Errorf("%s: %w", key, ErrNotFound)
 		}
-		return nil, "", fmt.Errorf("reading %s: %w", key, err)
+		return nil, info, fmt.Errorf("reading %s: %w", key, err)
+	}
+	if info.Size > limit {
+		body.Close()
+		return nil, info, fmt.Errorf("%w: %s is %d bytes, more than %d", ErrInvalid, key, info.Size, limit)
+	}
+	return body, info, nil
+}
+
+// readSmallObject reads a whole object of at most limit bytes and returns it with its ETag, or
+// an error wrapping ErrNotFound.
+func (c *Client) readSmallObject(ctx context.Context, key string, limit int64) ([]byte, string, error) {
+	body, info, err := c.openSmallObject(ctx, key, limit)
+	if err != nil {
+		return nil, "", err
 	}
 	defer body.Close()
-	if info.Size > limit {
-		return nil, "", fmt.Errorf("%w: %s is %d bytes, more than %d", ErrInvalid, key, info.Size, limit)
-	}
 	data, err := io.ReadAll(io.LimitReader(body, limit+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("reading %s: %w", key, err)

@@ -1,8 +1,10 @@
 package objectstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 )
@@ -11,8 +13,11 @@ import (
 // rules as MetadataSchemaVersion.
 const IndexSchemaVersion = 1
 
-// maxIndexSize bounds what is read back of _index.json (100,000 segments take about 30 MiB).
-const maxIndexSize = 256 << 20
+// maxIndexSize bounds what is read back of _index.json: 100,000 segments take about 30 MiB,
+// which a Cluster archiving a binlog every five minutes reaches in a year without retention.
+// Reading an index holds about its size in memory (ReadIndexFrom), so the operator's two
+// index readers (retention, the Backup finalizer) stay within its memory limit.
+const maxIndexSize = 64 << 20
 
 // Index is the content of a cluster's binlogs/_index.json: one entry per archived binlog
 // segment, in the order the writers put them.
@@ -146,19 +151,104 @@ func (x *Index) Encode() ([]byte, error) {
 
 // DecodeIndex parses and validates an _index.json document. It refuses a schema version it does
 // not know.
-func DecodeIndex(data []byte) (*Index, error) {
-	if err := checkSchemaVersion(data, "binlog index", IndexSchemaVersion); err != nil {
+func DecodeIndex(data []byte) (*Index, error) { return ReadIndexFrom(bytes.NewReader(data)) }
+
+// ReadIndexFrom parses and validates an _index.json document from r one segment at a time, so
+// that reading an index holds its segments and never the document besides. It refuses a schema
+// version it does not know, as soon as it reads it (before the segments, where Encode writes it).
+func ReadIndexFrom(r io.Reader) (*Index, error) {
+	dec := json.NewDecoder(r)
+	x := &Index{Segments: []Segment{}}
+	versionChecked := false
+	if err := expectDelim(dec, '{'); err != nil {
 		return nil, err
 	}
-	x := &Index{}
-	if err := json.Unmarshal(data, x); err != nil {
-		return nil, fmt.Errorf("%w: decoding the binlog index: %w", ErrInvalid, err)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, invalidIndex(err)
+		}
+		switch key, _ := tok.(string); key {
+		case "schemaVersion":
+			if err := dec.Decode(&x.SchemaVersion); err != nil {
+				return nil, invalidIndex(err)
+			}
+			if err := checkIndexVersion(x.SchemaVersion); err != nil {
+				return nil, err
+			}
+			versionChecked = true
+		case "segments":
+			if err := decodeSegments(dec, x); err != nil {
+				return nil, err
+			}
+		default:
+			var skip json.RawMessage // an unknown field, as json.Unmarshal ignores it
+			if err := dec.Decode(&skip); err != nil {
+				return nil, invalidIndex(err)
+			}
+		}
 	}
-	if x.Segments == nil {
-		x.Segments = []Segment{}
+	if err := expectDelim(dec, '}'); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, invalidIndex(fmt.Errorf("data after the document"))
+	}
+	if !versionChecked {
+		if err := checkIndexVersion(x.SchemaVersion); err != nil {
+			return nil, err
+		}
 	}
 	if err := x.Validate(); err != nil {
 		return nil, err
 	}
 	return x, nil
+}
+
+// decodeSegments decodes the segments array (or null) element by element.
+func decodeSegments(dec *json.Decoder, x *Index) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return invalidIndex(err)
+	}
+	if tok == nil {
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return invalidIndex(fmt.Errorf("segments is not an array"))
+	}
+	for dec.More() {
+		var seg Segment
+		if err := dec.Decode(&seg); err != nil {
+			return invalidIndex(err)
+		}
+		x.Segments = append(x.Segments, seg)
+	}
+	return expectDelim(dec, ']')
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return invalidIndex(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return invalidIndex(fmt.Errorf("want %q, got %v", want, tok))
+	}
+	return nil
+}
+
+func invalidIndex(err error) error {
+	return fmt.Errorf("%w: decoding the binlog index: %w", ErrInvalid, err)
+}
+
+func checkIndexVersion(v int) error {
+	switch {
+	case v == 0:
+		return fmt.Errorf("%w: binlog index has no schemaVersion", ErrInvalid)
+	case v != IndexSchemaVersion:
+		return fmt.Errorf("%w: binlog index schema version %d is not %d, the one this version understands",
+			ErrInvalid, v, IndexSchemaVersion)
+	}
+	return nil
 }

@@ -1,10 +1,12 @@
 package objectstore
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"time"
 
@@ -25,24 +27,46 @@ func (c *Client) ReadIndex(ctx context.Context, cluster string) (*Index, string,
 	return index, etag, err
 }
 
-// readIndex also returns the document as stored (nil when there is none).
-func (c *Client) readIndex(ctx context.Context, cluster string) (*Index, []byte, string, error) {
+// readIndex streams the index into its segments (ReadIndexFrom), never holding the document, and
+// also returns the document's sha256 ("" when there is none) for UpdateIndex to compare.
+func (c *Client) readIndex(ctx context.Context, cluster string) (*Index, string, string, error) {
 	if err := checkSegment(cluster); err != nil {
-		return nil, nil, "", fmt.Errorf("%w: cluster %q: %w", ErrInvalid, cluster, err)
+		return nil, "", "", fmt.Errorf("%w: cluster %q: %w", ErrInvalid, cluster, err)
 	}
 	key := IndexKey(c.cfg.Path, cluster)
-	data, etag, err := c.readSmallObject(ctx, key, maxIndexSize)
+	body, info, err := c.openSmallObject(ctx, key, maxIndexSize)
 	if errors.Is(err, ErrNotFound) {
-		return NewIndex(), nil, "", nil
+		return NewIndex(), "", "", nil
 	}
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", "", err
 	}
-	index, err := DecodeIndex(data)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("%s: %w", key, err)
+	defer body.Close()
+	hash := sha256.New()
+	limited := &io.LimitedReader{R: body, N: maxIndexSize + 1}
+	counted := io.TeeReader(limited, hash)
+	index, err := ReadIndexFrom(counted)
+	if err == nil {
+		_, err = io.Copy(io.Discard, counted) // the rest is whitespace the decoder did not need
 	}
-	return index, data, etag, nil
+	read := maxIndexSize + 1 - limited.N
+	switch {
+	case err != nil && limited.N <= 0:
+		return nil, "", "", fmt.Errorf("%w: %s is more than %d bytes", ErrInvalid, key, int64(maxIndexSize))
+	case err != nil:
+		return nil, "", "", fmt.Errorf("%s: %w", key, err)
+	case read > maxIndexSize:
+		return nil, "", "", fmt.Errorf("%w: %s is more than %d bytes", ErrInvalid, key, int64(maxIndexSize))
+	case info.Size >= 0 && read != info.Size:
+		return nil, "", "", fmt.Errorf("reading %s: got %d bytes, want %d", key, read, info.Size)
+	}
+	return index, hex.EncodeToString(hash.Sum(nil)), info.ETag, nil
+}
+
+// digest is the sha256 readIndex returns for a document.
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // WriteIndex writes the index only if the stored one still has the given ETag (If-Match), or,
@@ -98,7 +122,7 @@ func (c *Client) UpdateIndex(ctx context.Context, cluster string, mutate func(*I
 		if err != nil {
 			return nil, fmt.Errorf("updating %s: %w", key, err)
 		}
-		if bytes.Equal(data, stored) || (stored == nil && len(index.Segments) == 0) {
+		if digest(data) == stored || (stored == "" && len(index.Segments) == 0) {
 			return index, nil
 		}
 		_, err = c.putIndex(ctx, key, data, etag)
@@ -108,7 +132,7 @@ func (c *Client) UpdateIndex(ctx context.Context, cluster string, mutate func(*I
 		if !errors.Is(err, ErrConflict) {
 			return nil, err
 		}
-		if _, now, _, readErr := c.readIndex(ctx, cluster); readErr == nil && bytes.Equal(now, data) {
+		if _, now, _, readErr := c.readIndex(ctx, cluster); readErr == nil && now == digest(data) {
 			return index, nil // our write landed; its answer was lost and a retry found it done
 		}
 		if attempt == indexUpdateAttempts {

@@ -19,6 +19,7 @@ import (
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/cluster"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 )
@@ -45,6 +46,9 @@ type Options struct {
 	// BackupWorkers is how many Backups are reconciled in parallel; 0 means
 	// backup.DefaultWorkers.
 	BackupWorkers int
+	// Namespaces are the namespaces the operator watches and acts in; empty means every namespace.
+	// Each needs the operator's permissions there (config/namespaced).
+	Namespaces []string
 	// Clock is the time source of every reconciler; nil means the real clock.
 	Clock clock.PassiveClock
 }
@@ -85,7 +89,8 @@ func metricsOptions(opts Options) metricsserver.Options {
 }
 
 // NewManager builds the controller-runtime manager with probes, metrics, leader election and
-// every reconciler registered; it does not start it.
+// every reconciler registered; it does not start it. Its cache holds only the operator's
+// objects in opts.Namespaces (kit.CacheOptions), and its client reads Secrets from the API server.
 func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        NewScheme(),
@@ -96,6 +101,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
 		EventBroadcaster:              NewEventBroadcaster(),
+		Cache:                         kit.CacheOptions(opts.Namespaces...),
+		Client:                        kit.ClientOptions(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)

@@ -19,30 +19,38 @@ func BuildServiceAccount(c *mysqlv1alpha1.Cluster) *corev1.ServiceAccount {
 	return &corev1.ServiceAccount{ObjectMeta: objectMeta(c, ServiceAccountName(c.Name))}
 }
 
-// BuildRole returns what an instance manager may do, and nothing more: read its Cluster and write
-// its status (currentPrimary), hold the primary Lease, read the Cluster's password Secrets and
-// instance Pods (a switchover target whose old primary does not answer, with the Lease disabled,
-// promotes only once that primary's Pod is gone), and record Events. The Lease's create cannot be
-// restricted to its name (Kubernetes does not check resourceNames on create); every other verb
-// on Leases is.
+// InstanceSecretUsers are the accounts whose password Secret an instance manager reads from the
+// API server (specs.UserSecretName): the replication and clone donor accounts. Root's and the
+// application's Secrets are not readable by the instances.
+var InstanceSecretUsers = []string{UserReplication, UserBackup}
+
+// BuildRole returns what an instance manager may do, and nothing more; every rule but the Lease's
+// create and the Pods' get is restricted to named objects:
+//   - read its own Cluster (the role passes, the bootstrap) and patch its status (currentPrimary,
+//     divergedInstances; the ValidatingAdmissionPolicy of config/rbac keeps every other status
+//     field out of its reach);
+//   - hold the primary Lease <cluster>-primary: get, update (renew), patch, delete (release). Kubernetes
+//     does not check resourceNames on create, so create is granted on every name and the
+//     ValidatingAdmissionPolicy of config/rbac refuses any other name for this ServiceAccount;
+//   - read the password Secrets of InstanceSecretUsers;
+//   - read Pods (a switchover target whose old primary does not answer, with the Lease disabled,
+//     promotes only once that primary's Pod is gone).
 func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
-	secrets := make([]string, 0, len(Users))
-	for _, u := range Users {
+	secrets := make([]string, 0, len(InstanceSecretUsers))
+	for _, u := range InstanceSecretUsers {
 		secrets = append(secrets, UserSecretName(c.Name, u))
 	}
 	group := mysqlv1alpha1.GroupVersion.Group
 	return &rbacv1.Role{
 		ObjectMeta: objectMeta(c, ServiceAccountName(c.Name)),
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{group}, Resources: []string{"clusters"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{group}, Resources: []string{"clusters/status"}, ResourceNames: []string{c.Name},
-				Verbs: []string{"get", "patch", "update"}},
+			{APIGroups: []string{group}, Resources: []string{"clusters"}, ResourceNames: []string{c.Name}, Verbs: []string{"get"}},
+			{APIGroups: []string{group}, Resources: []string{"clusters/status"}, ResourceNames: []string{c.Name}, Verbs: []string{"patch"}},
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{PrimaryLeaseName(c.Name)},
-				Verbs: []string{"get", "watch", "update", "patch", "delete"}},
+				Verbs: []string{"get", "update", "patch", "delete"}},
 			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: secrets, Verbs: []string{"get"}},
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
-			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 		},
 	}
 }

@@ -25,7 +25,10 @@ func TestBuildInstanceRBAC(t *testing.T) {
 				ownedByCluster(role.ObjectMeta) && ownedByCluster(binding.ObjectMeta)},
 		{"the binding ties the Role to the ServiceAccount", binding.RoleRef.Name == "db" && binding.RoleRef.Kind == "Role" &&
 			binding.Subjects[0].Name == "db" && binding.Subjects[0].Namespace == "ns"},
-		{"instances watch their Cluster", allows("mysql.cloudnative-mysql.io", "clusters", "db", "watch")},
+		{"instances read their Cluster", allows("mysql.cloudnative-mysql.io", "clusters", "db", "get")},
+		{"but no other Cluster", !allows("mysql.cloudnative-mysql.io", "clusters", "other", "get")},
+		{"and list or watch none", !allows("mysql.cloudnative-mysql.io", "clusters", "", "list") &&
+			!allows("mysql.cloudnative-mysql.io", "clusters", "", "watch")},
 		{"instances write their Cluster's status", allows("mysql.cloudnative-mysql.io", "clusters/status", "db", "patch")},
 		{"but no other Cluster's status", !allows("mysql.cloudnative-mysql.io", "clusters/status", "other", "patch")},
 		{"instances never write a Cluster's spec", !allows("mysql.cloudnative-mysql.io", "clusters", "db", "patch")},
@@ -36,7 +39,10 @@ func TestBuildInstanceRBAC(t *testing.T) {
 		{"the primary Lease can be read", allows("coordination.k8s.io", "leases", "db-primary", "get")},
 		{"instance Pods can be read (is the old primary's Pod gone?)", allows("", "pods", "db-1", "get")},
 		{"but not changed", !allows("", "pods", "db-1", "delete") && !allows("", "pods", "db-1", "patch")},
-		{"the password Secrets can be read", allows("", "secrets", "db-replication", "get")},
+		{"the replication and backup passwords can be read", allows("", "secrets", "db-replication", "get") &&
+			allows("", "secrets", "db-backup", "get")},
+		{"root's and the application's cannot", !allows("", "secrets", "db-root", "get") && !allows("", "secrets", "db-app", "get")},
+		{"no Events are recorded", !allows("", "events", "", "create")},
 		{"the CA key cannot be read", !allows("", "secrets", "db-ca", "get")},
 	} {
 		if !tc.ok {

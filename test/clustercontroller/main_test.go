@@ -22,6 +22,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/cluster"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
@@ -68,7 +69,8 @@ func run(m *testing.M) (int, error) {
 	// a test walking one Cluster through many transitions needs a larger burst to see them all.
 	broadcaster := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 500})
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, EventBroadcaster: broadcaster,
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Cache: kit.CacheOptions(), Client: kit.ClientOptions()})
 	if err != nil {
 		return 1, err
 	}

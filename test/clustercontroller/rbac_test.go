@@ -20,7 +20,9 @@ func TestInstanceServiceAccountPermissions(t *testing.T) {
 		group, resource, sub, name, verb string
 		allowed                          bool
 	}{
-		{"watch its Cluster", "mysql.cloudnative-mysql.io", "clusters", "", "db", "watch", true},
+		{"read its Cluster", "mysql.cloudnative-mysql.io", "clusters", "", "db", "get", true},
+		{"never watch Clusters", "mysql.cloudnative-mysql.io", "clusters", "", "", "watch", false},
+		{"never the root password", "", "secrets", "", "db-root", "get", false},
 		{"write its Cluster's status", "mysql.cloudnative-mysql.io", "clusters", "status", "db", "patch", true},
 		{"never its Cluster's spec", "mysql.cloudnative-mysql.io", "clusters", "", "db", "patch", false},
 		{"never another Cluster's status", "mysql.cloudnative-mysql.io", "clusters", "status", "other", "patch", false},

@@ -3,6 +3,7 @@ package controller
 import (
 	"flag"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -40,6 +41,8 @@ func NewCommand() *cobra.Command {
 	f.BoolVar(&opts.LeaderElection, "leader-elect", true, "elect one active operator through a Lease")
 	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", os.Getenv("POD_NAMESPACE"),
 		"namespace of the leader-election Lease; required when running outside a cluster")
+	f.StringSliceVar(&opts.Namespaces, "watch-namespaces", splitList(os.Getenv("WATCH_NAMESPACES")),
+		"namespaces the operator watches and acts in, comma-separated (default: every namespace; env WATCH_NAMESPACES)")
 	f.IntVar(&opts.ScheduledBackupWorkers, "scheduled-backup-workers", scheduledbackup.DefaultWorkers,
 		"ScheduledBackups reconciled in parallel; raise it when many schedules share a slot")
 	f.IntVar(&opts.BackupWorkers, "backup-workers", backup.DefaultWorkers,
@@ -49,4 +52,15 @@ func NewCommand() *cobra.Command {
 	f.AddGoFlagSet(goFlags)
 	f.AddGoFlagSet(flag.CommandLine) // --kubeconfig, registered by controller-runtime
 	return cmd
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

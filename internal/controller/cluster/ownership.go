@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,8 +44,15 @@ func (r *Reconciler) refuseForeign(ctx context.Context, o *Observation, d Decisi
 	var foreign []string
 	refuse := func(kind, name string) { foreign = append(foreign, kind+" "+name) }
 	// controlledElsewhere reads kind/name into cur: true when it exists and c is not its controller.
+	// The cache holds only labelled objects, so a name it does not know is looked up in the API
+	// server: an unlabelled object of that name (a namespace's default ServiceAccount) is
+	// someone else's.
 	controlledElsewhere := func(kind string, cur client.Object, name string) (bool, error) {
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, cur)
+		key := client.ObjectKey{Namespace: c.Namespace, Name: name}
+		err := r.Client.Get(ctx, key, cur)
+		if apierrors.IsNotFound(err) {
+			err = r.APIReader.Get(ctx, key, cur)
+		}
 		if err != nil {
 			return false, client.IgnoreNotFound(err)
 		}

@@ -1,0 +1,191 @@
+package manifests_test
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
+)
+
+// podNameExtra is the user extra the API server sets from a bound ServiceAccount token.
+const podNameExtra = "authentication.kubernetes.io/pod-name"
+
+// clientAs is a client that impersonates user; pod, when set, is the Pod a bound token names.
+func clientAs(t *testing.T, env *kubetest.Env, user, pod string) client.Client {
+	t.Helper()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	if pod != "" {
+		cfg.Impersonate.Extra = map[string][]string{podNameExtra: {pod}}
+	}
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func lease(ns, name string) *coordinationv1.Lease {
+	return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+// TestInstancePolicies installs config/default and checks what its admission policies let a
+// Cluster's instances do beyond what their Role says, and that they leave everyone else alone.
+func TestInstancePolicies(t *testing.T) {
+	env := kubetest.StartT(t, kubetest.Options{})
+	k := newKubectl(t, env)
+	k.must("apply", "--server-side", "--force-conflicts", "-k", "config/default")
+	ns := env.NewNamespace(t)
+	ctx := context.Background()
+	c := testCluster(t, env, ns, "db")
+	c.Status = v1.ClusterStatus{CurrentPrimary: "db-1", TargetPrimary: "db-2", FencedInstances: []string{"db-3"},
+		DivergedInstances: []string{"db-4"}, Instances: 4}
+	check.Must(t, env.Client.Status().Update(ctx, c))
+	createInstanceRBAC(t, env, c)
+	// Another workload of the namespace that may create Leases (say, its own leader election).
+	other := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}}}}
+	check.Must(t, env.Client.Create(ctx, other))
+	check.Must(t, env.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "app"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "app", Namespace: ns}}}))
+
+	instanceSA := "system:serviceaccount:" + ns + ":db"
+	// The policies take effect a moment after they are created.
+	check.Eventually(t, 30*time.Second, "the Lease policy refuses another name to the instances", func(ctx context.Context) (bool, error) {
+		err := clientAs(t, env, instanceSA, "db-2").Create(ctx, lease(ns, "not-the-primary"))
+		return err != nil && strings.Contains(err.Error(), "may create only the Lease db-primary"), nil
+	})
+	for _, tc := range []struct {
+		rule, user, lease string
+		allowed           bool
+	}{
+		{"an instance creates its Cluster's primary Lease", instanceSA, "db-primary", true},
+		{"an instance never creates another Cluster's Lease", instanceSA, "other-primary", false},
+		{"another ServiceAccount of the namespace creates its own Leases", "system:serviceaccount:" + ns + ":app", "app-leader", true},
+		{"the operator creates any Lease", operatorAccount, "any-name", true},
+	} {
+		err := clientAs(t, env, tc.user, "").Create(ctx, lease(ns, tc.lease))
+		if (err == nil) != tc.allowed {
+			t.Errorf("%s: allowed %v, want %v (%v)", tc.rule, err == nil, tc.allowed, err)
+		}
+	}
+
+	// The status: each row is a change an instance (Pod pod) tries on the Cluster as it is now.
+	check.Eventually(t, 30*time.Second, "the status policy refuses targetPrimary to the instances", func(ctx context.Context) (bool, error) {
+		err := patchStatus(ctx, clientAs(t, env, instanceSA, "db-2"), c, func(st *v1.ClusterStatus) { st.TargetPrimary = "db-3" })
+		return err != nil && strings.Contains(err.Error(), "status.targetPrimary"), nil
+	})
+	for _, tc := range []struct {
+		rule, pod string
+		change    func(*v1.ClusterStatus)
+		allowed   bool
+	}{
+		{"never fencedInstances", "db-2", func(st *v1.ClusterStatus) { st.FencedInstances = nil }, false},
+		{"never conditions", "db-2", func(st *v1.ClusterStatus) {
+			st.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Forged", LastTransitionTime: metav1.Now()}}
+		}, false},
+		{"never the semi-sync status", "db-2", func(st *v1.ClusterStatus) { st.SemiSync = &v1.SemiSyncStatus{Active: true} }, false},
+		{"currentPrimary never names another instance than targetPrimary", "db-3", func(st *v1.ClusterStatus) { st.CurrentPrimary = "db-3" }, false},
+		{"a Pod never records another as the primary", "db-3", func(st *v1.ClusterStatus) {
+			st.CurrentPrimary, st.CurrentPrimaryTimestamp = "db-2", ptrTime()
+		}, false},
+		{"currentPrimaryTimestamp changes only with currentPrimary", "db-2", func(st *v1.ClusterStatus) { st.CurrentPrimaryTimestamp = ptrTime() }, false},
+		{"a Pod never adds another to divergedInstances", "db-3", func(st *v1.ClusterStatus) {
+			st.DivergedInstances = append(st.DivergedInstances, "db-1")
+		}, false},
+		{"an instance adds itself to divergedInstances", "db-3", func(st *v1.ClusterStatus) {
+			st.DivergedInstances = append(st.DivergedInstances, "db-3")
+		}, true},
+		{"never removes one", "db-3", func(st *v1.ClusterStatus) { st.DivergedInstances = []string{"db-3"} }, false},
+		{"the target records itself as the current primary", "db-2", func(st *v1.ClusterStatus) {
+			st.CurrentPrimary, st.CurrentPrimaryTimestamp = "db-2", ptrTime()
+		}, true},
+	} {
+		err := patchStatus(ctx, clientAs(t, env, instanceSA, tc.pod), c, tc.change)
+		if (err == nil) != tc.allowed {
+			t.Errorf("%s: allowed %v, want %v (%v)", tc.rule, err == nil, tc.allowed, err)
+		}
+	}
+	// Everyone else is unaffected: the operator writes any field.
+	check.Must(t, patchStatus(ctx, clientAs(t, env, operatorAccount, ""), c, func(st *v1.ClusterStatus) {
+		st.TargetPrimary, st.FencedInstances = "db-1", nil
+	}))
+
+	t.Run("the instance manager's Lease code under these permissions", func(t *testing.T) {
+		ns := env.NewNamespace(t)
+		c := testCluster(t, env, ns, "db")
+		createInstanceRBAC(t, env, c)
+		as := clientAs(t, env, "system:serviceaccount:"+ns+":db", "db-1")
+		owner := metav1.OwnerReference{APIVersion: v1.GroupVersion.String(), Kind: "Cluster", Name: c.Name, UID: c.UID}
+		keeper := func(name string) *instance.PrimaryLease {
+			l := instance.NewPrimaryLease(as, types.NamespacedName{Namespace: ns, Name: name}, "db-1", clock.RealClock{},
+				func(context.Context) error { return nil }, logr.Discard())
+			l.Configure(true, owner)
+			return l
+		}
+		own := keeper("db-primary")
+		check.Must(t, own.Acquire(ctx)) // created
+		check.Must(t, own.Acquire(ctx)) // renewed
+		check.Must(t, own.Release(ctx))
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db-primary"}, &coordinationv1.Lease{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the released Lease is still there: %v", err)
+		}
+		if err := keeper("other-primary").Acquire(ctx); err == nil {
+			t.Errorf("an instance acquired another Cluster's Lease")
+		}
+	})
+}
+
+func ptrTime() *metav1.Time {
+	now := metav1.NewTime(time.Now().Add(time.Hour).Truncate(time.Second))
+	return &now
+}
+
+// patchStatus reads the Cluster as admin would and sends change as c sends it: a merge patch of
+// the status under an optimistic lock, the way the instance manager records itself.
+func patchStatus(ctx context.Context, c client.Client, key *v1.Cluster, change func(*v1.ClusterStatus)) error {
+	var cur v1.Cluster
+	if err := c.Get(ctx, client.ObjectKeyFromObject(key), &cur); err != nil {
+		return err
+	}
+	patch := client.MergeFromWithOptions(cur.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	change(&cur.Status)
+	return c.Status().Patch(ctx, &cur, patch)
+}
+
+// TestInstanceStatusPolicyCoversEveryField: each field of the Cluster status is either one an
+// instance writes or one the status policy keeps unchanged, so a new field is never left open.
+func TestInstanceStatusPolicyCoversEveryField(t *testing.T) {
+	data, err := os.ReadFile(kubetest.RepoRoot() + "/config/rbac/instance_policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := map[string]bool{"currentPrimary": true, "currentPrimaryTimestamp": true, "divergedInstances": true}
+	st := reflect.TypeOf(v1.ClusterStatus{})
+	for i := range st.NumField() {
+		name, _, _ := strings.Cut(st.Field(i).Tag.Get("json"), ",")
+		guarded := strings.Contains(string(data), `"an instance may not change status.`+name+`"`)
+		if written[name] == guarded {
+			t.Errorf("status.%s: written by instances %v, kept unchanged by the policy %v; exactly one must hold",
+				name, written[name], guarded)
+		}
+	}
+}
