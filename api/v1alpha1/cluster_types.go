@@ -154,11 +154,60 @@ type BootstrapConfiguration struct {
 	Recovery *BootstrapRecovery `json:"recovery,omitempty"`
 }
 
-// BootstrapRecovery restores a new Cluster from a completed Backup.
+// BootstrapRecovery restores a new Cluster's first instance from a base backup, named by exactly
+// one of backup and source. A Cluster with a recovery section never initializes an empty server:
+// until the restore is verified its first instance does not start mysqld, and a failure is
+// reported on the Cluster (condition Recovered) and retried.
+// +kubebuilder:validation:XValidation:rule="has(self.backup) != has(self.source)",message="bootstrap.recovery needs exactly one of backup (a Backup object) and source (an object store and a cluster name)"
 type BootstrapRecovery struct {
 	// Backup names a completed Backup in this namespace; its recorded location and checksum are
 	// used, and retention and remote cleanup refuse to delete it while this Cluster exists.
-	Backup LocalObjectReference `json:"backup"`
+	// +optional
+	Backup *LocalObjectReference `json:"backup,omitempty"`
+
+	// Source is an object store and the name of the cluster whose backups it holds; no Kubernetes
+	// object of that cluster is needed. The newest complete base backup under
+	// <path>/<clusterName>/ (the one whose metadata.json records the latest stoppedAt) is restored.
+	// +optional
+	Source *RecoverySource `json:"source,omitempty"`
+}
+
+// RecoverySource locates the backups of a cluster in an object store.
+type RecoverySource struct {
+	// ClusterName is the name of the cluster that wrote the backups: they are under
+	// <objectStore.path>/<clusterName>/.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="clusterName must be a cluster name: lower-case letters, digits and '-'"
+	ClusterName string `json:"clusterName"`
+
+	// ObjectStore is the bucket, path and credentials (Secrets in this namespace) to read from.
+	ObjectStore ObjectStoreConfiguration `json:"objectStore"`
+}
+
+// RecoveryStatus records the base backup a Cluster was restored from.
+type RecoveryStatus struct {
+	// Backup is the Backup object's name (bootstrap.recovery.backup) or, for a recovery from a
+	// source, the backup's name in the object store.
+	// +optional
+	Backup string `json:"backup,omitempty"`
+	// Path is the backup's directory in the object store, <path>/<cluster>/<backup-name>/<backup-id>/.
+	// +optional
+	Path string `json:"path,omitempty"`
+	// GTIDExecuted is the GTID set the backup holds, which the restored server was checked to have.
+	// +optional
+	GTIDExecuted string `json:"gtidExecuted,omitempty"`
+	// BackupStartedAt and BackupStoppedAt bound the backup.
+	// +optional
+	BackupStartedAt *metav1.Time `json:"backupStartedAt,omitempty"`
+	// +optional
+	BackupStoppedAt *metav1.Time `json:"backupStoppedAt,omitempty"`
+	// Instance is the instance restored from the backup (the first primary).
+	// +optional
+	Instance string `json:"instance,omitempty"`
+	// RecoveredAt is when the restore was verified.
+	// +optional
+	RecoveredAt *metav1.Time `json:"recoveredAt,omitempty"`
 }
 
 // BackupConfiguration is the Cluster-level backup policy.
@@ -312,7 +361,12 @@ type ClusterStatus struct {
 	// +optional
 	LastRetentionRunTime *metav1.Time `json:"lastRetentionRunTime,omitempty"`
 
-	// Conditions: Ready, Progressing, Degraded; OwnershipConflict while objects named after the
+	// Recovery is the base backup the Cluster was restored from (bootstrap.recovery), set once the
+	// restore of its first instance was verified.
+	// +optional
+	Recovery *RecoveryStatus `json:"recovery,omitempty"`
+
+	// Conditions: Ready, Progressing, Degraded; Recovered for a Cluster with bootstrap.recovery; OwnershipConflict while objects named after the
 	// Cluster exist under another controller (they are left alone).
 	// +optional
 	// +listType=map

@@ -246,6 +246,29 @@ func TestClusterHostileFields(t *testing.T) {
 			wantErr:  "name must be a lower-case DNS subdomain"},
 		{name: "a recovery from a Backup that does not exist is accepted: the Cluster waits and reports it",
 			manifest: withSpec("  bootstrap:\n    recovery:\n      backup: {name: a.b}\n")},
+		{name: "a recovery with neither a backup nor a source is rejected",
+			manifest: withSpec("  bootstrap:\n    recovery: {}\n"),
+			wantErr:  "bootstrap.recovery needs exactly one of backup"},
+		{name: "a recovery with both a backup and a source is rejected",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      backup: {name: nightly}\n      source:\n        clusterName: old\n" +
+				strings.ReplaceAll(objectStore, "\n    ", "\n        ")),
+			wantErr: "bootstrap.recovery needs exactly one of backup"},
+		{name: "a recovery from a Backup without a name is rejected",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      backup: {}\n"),
+			wantErr:  "spec.bootstrap.recovery.backup.name: Required value"},
+		{name: "a recovery from a source is accepted",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      source:\n        clusterName: old\n" +
+				strings.ReplaceAll(objectStore, "\n    ", "\n        "))},
+		{name: "a recovery from a source without a cluster name is rejected",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      source:\n" + strings.ReplaceAll(objectStore, "\n    ", "\n        ")),
+			wantErr:  "spec.bootstrap.recovery.source.clusterName: Required value"},
+		{name: "a recovery from a source without an object store is rejected",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      source: {clusterName: old}\n"),
+			wantErr:  "spec.bootstrap.recovery.source.objectStore: Required value"},
+		{name: "a recovery source cluster name that is not a cluster name is rejected",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      source:\n        clusterName: Old_DB\n" +
+				strings.ReplaceAll(objectStore, "\n    ", "\n        ")),
+			wantErr: "clusterName must be a cluster name"},
 	})
 }
 
