@@ -75,12 +75,14 @@ func unpackVerified(ctx context.Context, cfg Config) (*objectstore.Metadata, err
 	}
 	src := &readErrors{r: r}
 	if err := archive.Unpack(src, cfg.DataDir); err != nil {
-		if src.err == nil {
-			// The store delivered bytes that do not unpack: corruption the sha256 check at the
-			// end of the stream would also have found.
-			err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+		if src.err != nil {
+			// Reading failed (the decompressor reads ahead, so it may fail on the bytes before
+			// the reader's error reaches it): the read error is the cause.
+			return nil, fmt.Errorf("reading the backup: %w (unpacking into %s stopped: %v)", src.err, cfg.DataDir, err)
 		}
-		return nil, fmt.Errorf("unpacking the backup into %s: %w", cfg.DataDir, err)
+		// The store delivered bytes that do not unpack: corruption the sha256 check at the end
+		// of the stream would also have found.
+		return nil, fmt.Errorf("unpacking the backup into %s: %w: %w", cfg.DataDir, ErrCorrupt, err)
 	}
 	return md, nil
 }
