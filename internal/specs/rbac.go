@@ -24,8 +24,9 @@ func BuildServiceAccount(c *mysqlv1alpha1.Cluster) *corev1.ServiceAccount {
 // instance Pods (a switchover target whose old primary does not answer, with the Lease disabled,
 // promotes only once that primary's Pod is gone), and record Events. The Lease's create cannot be
 // restricted to its name (Kubernetes does not check resourceNames on create); every other verb
-// on Leases is.
-func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
+// on Leases is. A Cluster with bootstrap.recovery may also read the Backup it names and the
+// recoverySecrets (RecoverySecretNames) of the object store it restores from.
+func BuildRole(c *mysqlv1alpha1.Cluster, recoverySecrets ...string) *rbacv1.Role {
 	secrets := make([]string, 0, len(Users))
 	for _, u := range Users {
 		secrets = append(secrets, UserSecretName(c.Name, u))
@@ -33,7 +34,7 @@ func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
 	group := mysqlv1alpha1.GroupVersion.Group
 	return &rbacv1.Role{
 		ObjectMeta: objectMeta(c, ServiceAccountName(c.Name)),
-		Rules: []rbacv1.PolicyRule{
+		Rules: append([]rbacv1.PolicyRule{
 			{APIGroups: []string{group}, Resources: []string{"clusters"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{group}, Resources: []string{"clusters/status"}, ResourceNames: []string{c.Name},
 				Verbs: []string{"get", "patch", "update"}},
@@ -43,7 +44,7 @@ func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
 			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: secrets, Verbs: []string{"get"}},
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
 			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
-		},
+		}, recoveryRules(c, recoverySecrets)...),
 	}
 }
 
