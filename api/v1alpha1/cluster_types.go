@@ -170,6 +170,36 @@ type BootstrapRecovery struct {
 	// <path>/<clusterName>/ (the one whose metadata.json records the latest stoppedAt) is restored.
 	// +optional
 	Source *RecoverySource `json:"source,omitempty"`
+
+	// RecoveryTarget asks for point-in-time recovery: after the base backup, replay the archived
+	// binlogs up to a time, a GTID set, or the latest archived transaction. Not available in
+	// this build: a Cluster that sets it is validated at admission, and its first instance
+	// refuses to restore (condition Recovered False, reason PointInTimeUnavailable) rather than
+	// restore the base backup alone.
+	// +optional
+	RecoveryTarget *RecoveryTarget `json:"recoveryTarget,omitempty"`
+}
+
+// RecoveryTarget is where a point-in-time recovery stops: exactly one of targetTime,
+// targetGTID and targetLatest.
+// +kubebuilder:validation:XValidation:rule="(has(self.targetTime) ? 1 : 0) + (has(self.targetGTID) ? 1 : 0) + (has(self.targetLatest) && self.targetLatest ? 1 : 0) == 1",message="recoveryTarget needs exactly one of targetTime, targetGTID and targetLatest: true"
+type RecoveryTarget struct {
+	// TargetTime: replay the transactions committed at or before this instant (RFC 3339). With
+	// a source, the base backup is the newest one that started before it.
+	// +optional
+	TargetTime *metav1.Time `json:"targetTime,omitempty"`
+
+	// TargetGTID: replay the archived transactions in this GTID set (as MySQL prints
+	// gtid_executed), so that the restored gtid_executed is the base backup's set plus them.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=16384
+	// +kubebuilder:validation:XValidation:rule="self.matches('^\\\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(:[a-zA-Z_][a-zA-Z0-9_]{0,31})?(:[0-9]+(-[0-9]+)?)+(\\\\s*,\\\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(:[a-zA-Z_][a-zA-Z0-9_]{0,31})?(:[0-9]+(-[0-9]+)?)+)*\\\\s*$')",message="targetGTID must be a GTID set such as 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-77"
+	// +optional
+	TargetGTID string `json:"targetGTID,omitempty"`
+
+	// TargetLatest: replay every archived binlog.
+	// +optional
+	TargetLatest bool `json:"targetLatest,omitempty"`
 }
 
 // RecoverySource locates the backups of a cluster in an object store.

@@ -18,6 +18,9 @@ const (
 	// ReasonRecoveryVerificationFailed: the archive does not match its size or sha256, or the
 	// restored server's gtid_executed is not the one metadata.json records.
 	ReasonRecoveryVerificationFailed = "VerificationFailed"
+	// ReasonRecoveryPointInTimeUnavailable: bootstrap.recovery.recoveryTarget asks for a replay
+	// of archived binlogs, which this build cannot do; nothing is restored.
+	ReasonRecoveryPointInTimeUnavailable = "PointInTimeUnavailable"
 
 	// EventBackupRestored (Normal) and EventRecoveryFailed (Warning) are the Events of a recovery
 	// (the Cluster controller's Recovered Event is about the Degraded condition).

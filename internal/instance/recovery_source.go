@@ -21,6 +21,9 @@ var (
 	errRecoveryChecksum = errors.New("the backup's checksum differs from its Backup's")
 	// errRecoveryRemoved: the Cluster's recovery section was removed while it was pending.
 	errRecoveryRemoved = errors.New("bootstrap.recovery was removed before the restore")
+	// errPointInTimeUnavailable: the recovery asks for a replay of archived binlogs.
+	errPointInTimeUnavailable = errors.New("point-in-time recovery (recoveryTarget) is not available in this version: " +
+		"nothing is restored rather than the base backup alone; remove recoveryTarget to restore the base backup as it ended")
 )
 
 // recoverySource is the backup a recovery restores, located and with its metadata read.
@@ -37,6 +40,8 @@ type recoverySource struct {
 // recorded location, or as the newest complete backup of the source cluster in its object store.
 func locateRecovery(ctx context.Context, k8s client.Reader, namespace string, rec *v1alpha1.BootstrapRecovery) (recoverySource, error) {
 	switch {
+	case rec.RecoveryTarget != nil:
+		return recoverySource{}, errPointInTimeUnavailable
 	case rec.Backup != nil:
 		return locateBackupObject(ctx, k8s, namespace, rec.Backup.Name)
 	case rec.Source != nil:
@@ -115,6 +120,8 @@ func openRecoveryStore(ctx context.Context, k8s client.Reader, namespace string,
 // RecoveryFailureReason is the reason of the Recovered condition for a failed restore.
 func RecoveryFailureReason(err error) string {
 	switch {
+	case errors.Is(err, errPointInTimeUnavailable):
+		return v1alpha1.ReasonRecoveryPointInTimeUnavailable
 	case errors.Is(err, objectstore.ErrChecksumMismatch), errors.Is(err, restore.ErrCorrupt),
 		errors.Is(err, restore.ErrGTIDMismatch), errors.Is(err, errRecoveryChecksum):
 		return v1alpha1.ReasonRecoveryVerificationFailed

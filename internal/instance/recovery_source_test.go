@@ -25,6 +25,7 @@ func TestRecoveryFailureReason(t *testing.T) {
 		{"a restored gtid_executed that differs fails verification", wrap(restore.ErrGTIDMismatch), v1alpha1.ReasonRecoveryVerificationFailed},
 		{"a Backup checksum that differs from metadata.json fails verification", wrap(errRecoveryChecksum), v1alpha1.ReasonRecoveryVerificationFailed},
 		{"an archive read that fails mid-stream on a vanished object is not found", wrap(fmt.Errorf("reading k: %w", objectstore.ErrNotFound)), v1alpha1.ReasonRecoveryBackupNotFound},
+		{"a recovery target is refused, never restored without its replay", errPointInTimeUnavailable, v1alpha1.ReasonRecoveryPointInTimeUnavailable},
 		{"an unsupported archive is unreadable", wrap(restore.ErrUnsupported), v1alpha1.ReasonRecoveryBackupUnreadable},
 		{"anything else (credentials, network) is unreadable", wrap(errors.New("connection refused")), v1alpha1.ReasonRecoveryBackupUnreadable},
 	} {

@@ -269,6 +269,24 @@ func TestClusterHostileFields(t *testing.T) {
 			manifest: withSpec("  bootstrap:\n    recovery:\n      source:\n        clusterName: Old_DB\n" +
 				strings.ReplaceAll(objectStore, "\n    ", "\n        ")),
 			wantErr: "clusterName must be a cluster name"},
+		{name: "a recovery target at a time is accepted",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      backup: {name: nightly}\n      recoveryTarget: {targetTime: \"2026-11-25T04:00:00Z\"}\n")},
+		{name: "a recovery target that is not a time is rejected",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      backup: {name: nightly}\n      recoveryTarget: {targetTime: yesterday}\n"),
+			wantErr:  "targetTime"},
+		{name: "a recovery target GTID set is accepted",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      backup: {name: nightly}\n      recoveryTarget:\n        targetGTID: \"3e11fa47-71ca-11e1-9e33-c80aa9429562:1-77:80, 4e11fa47-71ca-11e1-9e33-c80aa9429562:tag_1:5\"\n")},
+		{name: "a recovery target GTID that is not a GTID set is rejected",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      backup: {name: nightly}\n      recoveryTarget: {targetGTID: \"1-77\"}\n"),
+			wantErr:  "targetGTID must be a GTID set"},
+		{name: "a recovery target to the latest transaction is accepted",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      backup: {name: nightly}\n      recoveryTarget: {targetLatest: true}\n")},
+		{name: "an empty recovery target is rejected",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      backup: {name: nightly}\n      recoveryTarget: {targetLatest: false}\n"),
+			wantErr:  "recoveryTarget needs exactly one of targetTime, targetGTID and targetLatest"},
+		{name: "a recovery target with a time and a GTID set is rejected",
+			manifest: withSpec("  bootstrap:\n    recovery:\n      backup: {name: nightly}\n      recoveryTarget:\n        targetTime: \"2026-11-25T04:00:00Z\"\n        targetGTID: \"3e11fa47-71ca-11e1-9e33-c80aa9429562:1-77\"\n"),
+			wantErr:  "recoveryTarget needs exactly one of targetTime, targetGTID and targetLatest"},
 	})
 }
 

@@ -76,7 +76,7 @@ func TestRecovery(t *testing.T) {
 			}
 			testRecoverFromSource(t, w, b2)
 		}},
-		{"a missing Backup, a missing backup directory and a corrupt archive stop with the condition and never serve", func(t *testing.T) {
+		{"a missing Backup, a missing backup directory, a corrupt archive and a recovery target stop with the condition and never serve", func(t *testing.T) {
 			testRecoveryFailures(t, w, ns, b2)
 		}},
 	}
@@ -413,6 +413,8 @@ func testRecoveryFailures(t *testing.T, w *recoveryWorld, ns string, newest sour
 		{"ghost", v1alpha1.ReasonRecoveryBackupNotFound, &v1alpha1.BootstrapRecovery{Backup: &v1alpha1.LocalObjectReference{Name: "ghost"}}},
 		{"corrupt", v1alpha1.ReasonRecoveryVerificationFailed, &v1alpha1.BootstrapRecovery{Source: &v1alpha1.RecoverySource{
 			ClusterName: "src", ObjectStore: w.objectStore()}}},
+		{"pitr", v1alpha1.ReasonRecoveryPointInTimeUnavailable, &v1alpha1.BootstrapRecovery{
+			Backup: &v1alpha1.LocalObjectReference{Name: "ghost"}, RecoveryTarget: &v1alpha1.RecoveryTarget{TargetLatest: true}}},
 	}
 	nodes := map[string]*node{}
 	watches := map[string]*writeWatch{}
