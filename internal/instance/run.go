@@ -89,7 +89,7 @@ func (m *manager) run(ctx context.Context) error {
 	if discarded, err := DiscardUnfinishedClone(m.cfg.DataDir); err != nil {
 		return err
 	} else if discarded {
-		m.deps.Log.Info("discarded the data directory of an unfinished clone")
+		m.deps.Log.Info("discarded the data directory of an unfinished clone or restore")
 	}
 	decision, err := m.decideBootstrap(ctx)
 	if err != nil {

@@ -63,7 +63,7 @@ func TestRecovery(t *testing.T) {
 		{"a Cluster recovered from a Backup holds exactly its rows, and so does its replica", func(t *testing.T) {
 			testRecoverFromBackup(t, w, ns, b1)
 		}},
-		{"a Cluster recovered from a bucket alone, the source Cluster and Backups deleted, restores the newest backup", func(t *testing.T) {
+		{"a Cluster recovered from a bucket alone, the source Cluster and Backups deleted, restores the newest backup over an interrupted restore", func(t *testing.T) {
 			for _, n := range srcNodes {
 				n.stop(t)
 			}
@@ -132,14 +132,18 @@ func (w *recoveryWorld) createCluster(t *testing.T, ns, name string, instances i
 	})
 }
 
-// startNodes starts the instance managers <cluster>-1..n, each on its own loopback address.
-func (w *recoveryWorld) startNodes(t *testing.T, ns, cluster string, n int) []*node {
+// startNodes starts the instance managers <cluster>-1..n, each on its own loopback address;
+// prepare, when given, runs on each node's directories first.
+func (w *recoveryWorld) startNodes(t *testing.T, ns, cluster string, n int, prepare ...func(*node)) []*node {
 	t.Helper()
 	var nodes []*node
 	for i := 1; i <= n; i++ {
 		w.nextHost++
 		nd := newNode(t, w.pki, w.base, fmt.Sprintf("%s-%d", cluster, i), net.IPv4(127, 0, 0, byte(w.nextHost)).String())
 		nd.args = []string{"--cluster", cluster}
+		for _, f := range prepare {
+			f(nd)
+		}
 		nodes = append(nodes, nd)
 	}
 	for _, nd := range nodes {
@@ -379,7 +383,17 @@ func testRecoverFromSource(t *testing.T, w *recoveryWorld, newest sourceBackup) 
 	w.createStoreSecret(t, ns)
 	w.createCluster(t, ns, "lost", 1, &v1alpha1.BootstrapRecovery{Source: &v1alpha1.RecoverySource{
 		ClusterName: "src", ObjectStore: w.objectStore()}})
-	nodes := w.startNodes(t, ns, "lost", 1)
+	// lost-1's data directory is what a restore interrupted by a crash leaves: the marker of the
+	// unfinished restore and some of the files, mysql.ibd among them. It must be discarded and
+	// restored again, never started.
+	interrupted := func(n *node) {
+		data := filepath.Join(n.dir, "data")
+		must(t, os.MkdirAll(data, 0o750))
+		for _, f := range []string{".cnm-clone-pending", "mysql.ibd", "ibdata1"} {
+			must(t, os.WriteFile(filepath.Join(data, f), []byte("half"), 0o640))
+		}
+	}
+	nodes := w.startNodes(t, ns, "lost", 1, interrupted)
 	watch := w.watchWrites(t, ns, "lost", nodes[0])
 	w.waitPrimary(t, ns, "lost", nodes[0])
 	_, writable, recoveredFirst := watch.result()
