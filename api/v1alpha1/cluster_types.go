@@ -158,11 +158,90 @@ type BootstrapConfiguration struct {
 	Recovery *BootstrapRecovery `json:"recovery,omitempty"`
 }
 
-// BootstrapRecovery restores a new Cluster from a completed Backup.
+// BootstrapRecovery restores a new Cluster's first instance from a base backup, named by exactly
+// one of backup and source. A Cluster with a recovery section never initializes an empty server:
+// until the restore is verified its first instance does not start mysqld, and a failure is
+// reported on the Cluster (condition Recovered) and retried.
+// +kubebuilder:validation:XValidation:rule="has(self.backup) != has(self.source)",message="bootstrap.recovery needs exactly one of backup (a Backup object) and source (an object store and a cluster name)"
 type BootstrapRecovery struct {
 	// Backup names a completed Backup in this namespace; its recorded location and checksum are
 	// used, and retention and remote cleanup refuse to delete it while this Cluster exists.
-	Backup LocalObjectReference `json:"backup"`
+	// +optional
+	Backup *LocalObjectReference `json:"backup,omitempty"`
+
+	// Source is an object store and the name of the cluster whose backups it holds; no Kubernetes
+	// object of that cluster is needed. The newest complete base backup under
+	// <path>/<clusterName>/ (the one whose metadata.json records the latest stoppedAt) is restored.
+	// +optional
+	Source *RecoverySource `json:"source,omitempty"`
+
+	// RecoveryTarget asks for point-in-time recovery: after the base backup, replay the archived
+	// binlogs up to a time, a GTID set, or the latest archived transaction. Not available in
+	// this build: a Cluster that sets it is validated at admission, and its first instance
+	// refuses to restore (condition Recovered False, reason PointInTimeUnavailable) rather than
+	// restore the base backup alone.
+	// +optional
+	RecoveryTarget *RecoveryTarget `json:"recoveryTarget,omitempty"`
+}
+
+// RecoveryTarget is where a point-in-time recovery stops: exactly one of targetTime,
+// targetGTID and targetLatest.
+// +kubebuilder:validation:XValidation:rule="(has(self.targetTime) ? 1 : 0) + (has(self.targetGTID) ? 1 : 0) + (has(self.targetLatest) && self.targetLatest ? 1 : 0) == 1",message="recoveryTarget needs exactly one of targetTime, targetGTID and targetLatest: true"
+type RecoveryTarget struct {
+	// TargetTime: replay the transactions committed at or before this instant (RFC 3339). With
+	// a source, the base backup is the newest one that started before it.
+	// +optional
+	TargetTime *metav1.Time `json:"targetTime,omitempty"`
+
+	// TargetGTID: replay the archived transactions in this GTID set (as MySQL prints
+	// gtid_executed), so that the restored gtid_executed is the base backup's set plus them.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=16384
+	// +kubebuilder:validation:XValidation:rule="self.matches('^\\\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(:[a-zA-Z_][a-zA-Z0-9_]{0,31})?(:[0-9]+(-[0-9]+)?)+(\\\\s*,\\\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(:[a-zA-Z_][a-zA-Z0-9_]{0,31})?(:[0-9]+(-[0-9]+)?)+)*\\\\s*$')",message="targetGTID must be a GTID set such as 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-77"
+	// +optional
+	TargetGTID string `json:"targetGTID,omitempty"`
+
+	// TargetLatest: replay every archived binlog.
+	// +optional
+	TargetLatest bool `json:"targetLatest,omitempty"`
+}
+
+// RecoverySource locates the backups of a cluster in an object store.
+type RecoverySource struct {
+	// ClusterName is the name of the cluster that wrote the backups: they are under
+	// <objectStore.path>/<clusterName>/.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="clusterName must be a cluster name: lower-case letters, digits and '-'"
+	ClusterName string `json:"clusterName"`
+
+	// ObjectStore is the bucket, path and credentials (Secrets in this namespace) to read from.
+	ObjectStore ObjectStoreConfiguration `json:"objectStore"`
+}
+
+// RecoveryStatus records the base backup a Cluster was restored from.
+type RecoveryStatus struct {
+	// Backup is the Backup object's name (bootstrap.recovery.backup) or, for a recovery from a
+	// source, the backup's name in the object store.
+	// +optional
+	Backup string `json:"backup,omitempty"`
+	// Path is the backup's directory in the object store, <path>/<cluster>/<backup-name>/<backup-id>/.
+	// +optional
+	Path string `json:"path,omitempty"`
+	// GTIDExecuted is the GTID set the backup holds, which the restored server was checked to have.
+	// +optional
+	GTIDExecuted string `json:"gtidExecuted,omitempty"`
+	// BackupStartedAt and BackupStoppedAt bound the backup.
+	// +optional
+	BackupStartedAt *metav1.Time `json:"backupStartedAt,omitempty"`
+	// +optional
+	BackupStoppedAt *metav1.Time `json:"backupStoppedAt,omitempty"`
+	// Instance is the instance restored from the backup (the first primary).
+	// +optional
+	Instance string `json:"instance,omitempty"`
+	// RecoveredAt is when the restore was verified.
+	// +optional
+	RecoveredAt *metav1.Time `json:"recoveredAt,omitempty"`
 }
 
 // BackupConfiguration is the Cluster-level backup policy.
@@ -316,7 +395,12 @@ type ClusterStatus struct {
 	// +optional
 	LastRetentionRunTime *metav1.Time `json:"lastRetentionRunTime,omitempty"`
 
-	// Conditions: Ready, Progressing, Degraded; OwnershipConflict while objects named after the
+	// Recovery is the base backup the Cluster was restored from (bootstrap.recovery), set once the
+	// restore of its first instance was verified.
+	// +optional
+	Recovery *RecoveryStatus `json:"recovery,omitempty"`
+
+	// Conditions: Ready, Progressing, Degraded; Recovered for a Cluster with bootstrap.recovery; OwnershipConflict while objects named after the
 	// Cluster exist under another controller (they are left alone).
 	// +optional
 	// +listType=map

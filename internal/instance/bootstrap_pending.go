@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 )
 
-// clonePendingMarker, in the data directory, marks one initialized for a clone that has not
-// finished: it has never served and holds nothing worth keeping.
+// clonePendingMarker, in the data directory, marks one initialized for a clone, or being
+// restored from a backup (recovery_run.go), that has not finished: it has never served and holds
+// nothing worth keeping.
 const clonePendingMarker = ".cnm-clone-pending"
 
 // MarkClonePending records that dataDir awaits a clone.

@@ -89,7 +89,7 @@ func (m *manager) run(ctx context.Context) error {
 	if discarded, err := DiscardUnfinishedClone(m.cfg.DataDir); err != nil {
 		return err
 	} else if discarded {
-		m.deps.Log.Info("discarded the data directory of an unfinished clone")
+		m.deps.Log.Info("discarded the data directory of an unfinished clone or restore")
 	}
 	decision, err := m.decideBootstrap(ctx)
 	if err != nil {
@@ -121,8 +121,12 @@ func (m *manager) run(ctx context.Context) error {
 }
 
 // initialize creates the system tables for a first primary or a new replica; a replica's data
-// directory is marked until its clone completes.
+// directory is marked until its clone completes. The first primary of a recovery restores its
+// backup instead (recovery_run.go).
 func (m *manager) initialize(ctx context.Context, d BootstrapDecision) error {
+	if d.Action == BootstrapRecover {
+		return m.recoverUntilDone(ctx)
+	}
 	if d.Action != BootstrapInitialize && d.Action != BootstrapClone {
 		return nil
 	}

@@ -76,7 +76,7 @@ func (m *manager) decideBootstrap(ctx context.Context) (BootstrapDecision, error
 		if err != nil {
 			return BootstrapDecision{}, err
 		}
-		d := DecideBootstrap(m.cfg.Instance, hasData, &c.Status)
+		d := DecideBootstrap(m.cfg.Instance, hasData, c.Recovery() != nil, &c.Status)
 		if d.Reason != last {
 			m.deps.Log.Info("bootstrap decision", "action", d.Action.String(), "donor", d.Donor, "reason", d.Reason)
 			last = d.Reason

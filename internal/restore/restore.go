@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/archive"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
@@ -20,6 +22,8 @@ var (
 	ErrGTIDMismatch = errors.New("restored gtid_executed differs from the backup's")
 	// ErrUnsupported: the archive's format cannot be restored by this build.
 	ErrUnsupported = errors.New("unsupported archive")
+	// ErrCorrupt: the archive's bytes were read without error but do not decompress or unpack.
+	ErrCorrupt = errors.New("the archive is corrupt")
 )
 
 // Config is one restore.
@@ -35,12 +39,15 @@ type Config struct {
 	// MysqldArgs are the options the data directory needs to start (e.g. the instance's
 	// innodb settings); never secrets.
 	MysqldArgs []string
+	// Keep names entries of DataDir that the caller put there (a marker of a restore in
+	// progress): they do not count as content, and a failed restore leaves them.
+	Keep []string
 }
 
 // Restore downloads, verifies and unpacks the backup into cfg.DataDir, then checks it starts with
 // the recorded gtid_executed. On error the data directory is left empty.
 func Restore(ctx context.Context, cfg Config) (*objectstore.Metadata, error) {
-	if err := prepareEmpty(cfg.DataDir); err != nil {
+	if err := prepareEmpty(cfg.DataDir, cfg.Keep); err != nil {
 		return nil, err
 	}
 	md, err := unpackVerified(ctx, cfg)
@@ -48,7 +55,7 @@ func Restore(ctx context.Context, cfg Config) (*objectstore.Metadata, error) {
 		err = verifyGTID(ctx, cfg, md)
 	}
 	if err != nil {
-		if cerr := emptyDir(cfg.DataDir); cerr != nil {
+		if cerr := emptyDir(cfg.DataDir, cfg.Keep); cerr != nil {
 			err = fmt.Errorf("%w; and emptying %s failed: %w", err, cfg.DataDir, cerr)
 		}
 		return nil, err
@@ -66,10 +73,33 @@ func unpackVerified(ctx context.Context, cfg Config) (*objectstore.Metadata, err
 		return nil, fmt.Errorf("%w: %s archive compressed with %s (method %s); only clone backups (tar, zstd) restore here",
 			ErrUnsupported, md.Format, md.Compression, md.Method)
 	}
-	if err := archive.Unpack(r, cfg.DataDir); err != nil {
-		return nil, fmt.Errorf("unpacking the backup into %s: %w", cfg.DataDir, err)
+	src := &readErrors{r: r}
+	if err := archive.Unpack(src, cfg.DataDir); err != nil {
+		if src.err != nil {
+			// Reading failed (the decompressor reads ahead, so it may fail on the bytes before
+			// the reader's error reaches it): the read error is the cause.
+			return nil, fmt.Errorf("reading the backup: %w (unpacking into %s stopped: %v)", src.err, cfg.DataDir, err)
+		}
+		// The store delivered bytes that do not unpack: corruption the sha256 check at the end
+		// of the stream would also have found.
+		return nil, fmt.Errorf("unpacking the backup into %s: %w: %w", cfg.DataDir, ErrCorrupt, err)
 	}
 	return md, nil
+}
+
+// readErrors remembers the first error, other than the end, its reader returned: an unpack that
+// fails without one failed on the archive's content.
+type readErrors struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrors) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // verifyGTID starts mysqld on the restored directory and compares its gtid_executed.
@@ -101,8 +131,8 @@ func verifyGTID(ctx context.Context, cfg Config, md *objectstore.Metadata) error
 	return nil
 }
 
-// prepareEmpty creates dir if missing and refuses it if it holds anything.
-func prepareEmpty(dir string) error {
+// prepareEmpty creates dir if missing and refuses it if it holds anything but the kept names.
+func prepareEmpty(dir string, keep []string) error {
 	if dir == "" {
 		return errors.New("no data directory given")
 	}
@@ -113,6 +143,7 @@ func prepareEmpty(dir string) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", dir, err)
 	}
+	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return slices.Contains(keep, e.Name()) })
 	if len(entries) > 0 {
 		return fmt.Errorf("%w: %s holds %d entries (first %q); restore only into an empty directory",
 			ErrNotEmpty, dir, len(entries), entries[0].Name())
@@ -120,14 +151,17 @@ func prepareEmpty(dir string) error {
 	return nil
 }
 
-// emptyDir removes what a failed restore put in dir; dir was empty before.
-func emptyDir(dir string) error {
+// emptyDir removes what a failed restore put in dir; dir held only the kept names before.
+func emptyDir(dir string, keep []string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, e := range entries {
+		if slices.Contains(keep, e.Name()) {
+			continue
+		}
 		errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
 	}
 	return errors.Join(errs...)

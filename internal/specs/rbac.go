@@ -34,8 +34,10 @@ var InstanceSecretUsers = []string{UserReplication, UserBackup}
 //     ValidatingAdmissionPolicy of config/rbac refuses any other name for this ServiceAccount;
 //   - read the password Secrets of InstanceSecretUsers;
 //   - read Pods (a switchover target whose old primary does not answer, with the Lease disabled,
-//     promotes only once that primary's Pod is gone).
-func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
+//     promotes only once that primary's Pod is gone);
+//   - with bootstrap.recovery: read the Backup it names and the recoverySecrets
+//     (RecoverySecretNames) of the object store it restores from, and record the restore's Events.
+func BuildRole(c *mysqlv1alpha1.Cluster, recoverySecrets ...string) *rbacv1.Role {
 	secrets := make([]string, 0, len(InstanceSecretUsers))
 	for _, u := range InstanceSecretUsers {
 		secrets = append(secrets, UserSecretName(c.Name, u))
@@ -43,7 +45,7 @@ func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
 	group := mysqlv1alpha1.GroupVersion.Group
 	return &rbacv1.Role{
 		ObjectMeta: objectMeta(c, ServiceAccountName(c.Name)),
-		Rules: []rbacv1.PolicyRule{
+		Rules: append([]rbacv1.PolicyRule{
 			{APIGroups: []string{group}, Resources: []string{"clusters"}, ResourceNames: []string{c.Name}, Verbs: []string{"get"}},
 			{APIGroups: []string{group}, Resources: []string{"clusters/status"}, ResourceNames: []string{c.Name}, Verbs: []string{"patch"}},
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
@@ -51,7 +53,7 @@ func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
 				Verbs: []string{"get", "update", "patch", "delete"}},
 			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: secrets, Verbs: []string{"get"}},
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
-		},
+		}, recoveryRules(c, recoverySecrets)...),
 	}
 }
 

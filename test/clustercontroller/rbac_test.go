@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
@@ -14,7 +16,6 @@ import (
 func TestInstanceServiceAccountPermissions(t *testing.T) {
 	c := newCluster(t, 1, nil)
 	ns := c.Namespace
-	user := "system:serviceaccount:" + ns + ":db"
 	for _, tc := range []struct {
 		rule                             string
 		group, resource, sub, name, verb string
@@ -31,15 +32,46 @@ func TestInstanceServiceAccountPermissions(t *testing.T) {
 		{"read the replication password", "", "secrets", "", "db-replication", "get", true},
 		{"never the CA key", "", "secrets", "", "db-ca", "get", false},
 	} {
-		check.Eventually(t, waitTimeout, tc.rule, func(ctx context.Context) (bool, error) {
-			sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-				User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
-				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Group: tc.group,
-					Resource: tc.resource, Subresource: tc.sub, Name: tc.name, Verb: tc.verb}}}
-			if err := kc.Create(ctx, sar); err != nil {
-				return false, err
-			}
-			return sar.Status.Allowed == tc.allowed, nil
-		})
+		checkAllowed(t, ns, tc.rule, tc.group, tc.resource, tc.sub, tc.name, tc.verb, tc.allowed)
 	}
+}
+
+// checkAllowed waits until the authorizer answers allowed for the instance ServiceAccount "db".
+func checkAllowed(t *testing.T, ns, rule, group, resource, sub, name, verb string, allowed bool) {
+	t.Helper()
+	user := "system:serviceaccount:" + ns + ":db"
+	check.Eventually(t, waitTimeout, rule, func(ctx context.Context) (bool, error) {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Group: group,
+				Resource: resource, Subresource: sub, Name: name, Verb: verb}}}
+		if err := kc.Create(ctx, sar); err != nil {
+			return false, err
+		}
+		return sar.Status.Allowed == allowed, nil
+	})
+}
+
+// TestRecoveryInstancePermissions: the first instance of a Cluster recovered from a Backup may
+// read that Backup and the object store Secrets it recorded, once it exists, and nothing more.
+func TestRecoveryInstancePermissions(t *testing.T) {
+	c := newCluster(t, 1, func(c *v1.Cluster) {
+		c.Spec.Bootstrap = &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: &v1.LocalObjectReference{Name: "nightly"}}}
+	})
+	ns := c.Namespace
+	group := v1.GroupVersion.Group
+	checkAllowed(t, ns, "read the recovery's Backup", group, "backups", "", "nightly", "get", true)
+	checkAllowed(t, ns, "never another Backup", group, "backups", "", "other", "get", false)
+	checkAllowed(t, ns, "no store Secret before the Backup exists", "", "secrets", "", "s3-old", "get", false)
+	b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nightly"},
+		Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: "old"}}}
+	check.Must(t, kc.Create(t.Context(), b))
+	b.Status = v1.BackupStatus{Phase: v1.BackupPhaseCompleted, DestinationPath: "p/old/nightly/1/",
+		ObjectStore: &v1.ObjectStoreConfiguration{Bucket: "backups", Credentials: v1.S3Credentials{
+			AccessKeyID:     v1.SecretKeySelector{Name: "s3-old", Key: "id"},
+			SecretAccessKey: v1.SecretKeySelector{Name: "s3-old", Key: "secret"}}}}
+	check.Must(t, kc.Status().Update(t.Context(), b))
+	checkAllowed(t, ns, "read the store Secret the Backup recorded", "", "secrets", "", "s3-old", "get", true)
+	checkAllowed(t, ns, "never another Secret", "", "secrets", "", "s3-new", "get", false)
+	checkAllowed(t, ns, "never the CA key", "", "secrets", "", "db-ca", "get", false)
 }

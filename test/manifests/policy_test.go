@@ -102,6 +102,16 @@ func TestInstancePolicies(t *testing.T) {
 		{"never conditions", "db-2", func(st *v1.ClusterStatus) {
 			st.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Forged", LastTransitionTime: metav1.Now()}}
 		}, false},
+		{"never a condition but Recovered", "db-2", func(st *v1.ClusterStatus) {
+			st.Conditions = append(st.Conditions, metav1.Condition{Type: "Recovered", Status: metav1.ConditionTrue, Reason: "Restored", LastTransitionTime: metav1.Now()},
+				metav1.Condition{Type: "Degraded", Status: metav1.ConditionFalse, Reason: "Forged", LastTransitionTime: metav1.Now()})
+		}, false},
+		{"never the Recovered condition without bootstrap.recovery", "db-1", func(st *v1.ClusterStatus) {
+			st.Conditions = append(st.Conditions, metav1.Condition{Type: "Recovered", Status: metav1.ConditionFalse, Reason: "BackupNotFound", LastTransitionTime: metav1.Now()})
+		}, false},
+		{"never status.recovery without bootstrap.recovery", "db-1", func(st *v1.ClusterStatus) {
+			st.Recovery = &v1.RecoveryStatus{Backup: "forged"}
+		}, false},
 		{"never the semi-sync status", "db-2", func(st *v1.ClusterStatus) { st.SemiSync = &v1.SemiSyncStatus{Active: true} }, false},
 		{"currentPrimary never names another instance than targetPrimary", "db-3", func(st *v1.ClusterStatus) { st.CurrentPrimary = "db-3" }, false},
 		{"a Pod never records another as the primary", "db-3", func(st *v1.ClusterStatus) {
@@ -120,6 +130,32 @@ func TestInstancePolicies(t *testing.T) {
 		}, true},
 	} {
 		err := patchStatus(ctx, clientAs(t, env, instanceSA, tc.pod), c, tc.change)
+		if (err == nil) != tc.allowed {
+			t.Errorf("%s: allowed %v, want %v (%v)", tc.rule, err == nil, tc.allowed, err)
+		}
+	}
+	// A Cluster with bootstrap.recovery: its restoring instance records the outcome, and nothing else.
+	recovering := testCluster(t, env, ns, "rec")
+	recovering.Spec.Bootstrap = &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: &v1.LocalObjectReference{Name: "b"}}}
+	check.Must(t, env.Client.Update(ctx, recovering))
+	recovering.Status = v1.ClusterStatus{CurrentPrimary: "rec-1", TargetPrimary: "rec-1", Instances: 1}
+	check.Must(t, env.Client.Status().Update(ctx, recovering))
+	createInstanceRBAC(t, env, recovering)
+	recSA := "system:serviceaccount:" + ns + ":rec"
+	for _, tc := range []struct {
+		rule    string
+		change  func(*v1.ClusterStatus)
+		allowed bool
+	}{
+		{"a recovering instance records the Recovered condition and status.recovery", func(st *v1.ClusterStatus) {
+			st.Conditions = append(st.Conditions, metav1.Condition{Type: "Recovered", Status: metav1.ConditionTrue, Reason: "Restored", LastTransitionTime: metav1.Now()})
+			st.Recovery = &v1.RecoveryStatus{Backup: "b"}
+		}, true},
+		{"a recovering instance never writes another condition", func(st *v1.ClusterStatus) {
+			st.Conditions = append(st.Conditions, metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Forged", LastTransitionTime: metav1.Now()})
+		}, false},
+	} {
+		err := patchStatus(ctx, clientAs(t, env, recSA, "rec-1"), recovering, tc.change)
 		if (err == nil) != tc.allowed {
 			t.Errorf("%s: allowed %v, want %v (%v)", tc.rule, err == nil, tc.allowed, err)
 		}
@@ -178,7 +214,8 @@ func TestInstanceStatusPolicyCoversEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	written := map[string]bool{"currentPrimary": true, "currentPrimaryTimestamp": true, "divergedInstances": true}
+	written := map[string]bool{"currentPrimary": true, "currentPrimaryTimestamp": true, "divergedInstances": true,
+		"recovery": true, "conditions": true}
 	st := reflect.TypeOf(v1.ClusterStatus{})
 	for i := range st.NumField() {
 		name, _, _ := strings.Cut(st.Field(i).Tag.Get("json"), ",")

@@ -64,7 +64,7 @@ func TestBackupCleanupDecidesOnFreshReads(t *testing.T) {
 		w.Create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "fresh-restored", Namespace: w.NS},
 			Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 				Storage:   v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
-				Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: v1.LocalObjectReference{Name: "fresh-rec"}}}}})
+				Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: &v1.LocalObjectReference{Name: "fresh-rec"}}}}})
 		w.deleteBackup("fresh-rec")
 		w.reconcileLagging("fresh-rec", &laggingClient{clusters: &before})
 		if keys := w.remoteKeys(b); len(keys) < 2 {

@@ -38,7 +38,7 @@ func TestBackupCleanupWaitsForTheRecoveringCluster(t *testing.T) {
 	w.Create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: w.NS},
 		Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 			Storage:   v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
-			Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: v1.LocalObjectReference{Name: "precious"}}}}})
+			Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: &v1.LocalObjectReference{Name: "precious"}}}}})
 	w.createPolicyBackup("casual", "db", "")
 	w.completeBackup("casual")
 	w.events()

@@ -66,10 +66,7 @@ func (r *Reconciler) clusterToBackups(ctx context.Context, o client.Object) []re
 
 // recoveryBackup is the Backup a Cluster bootstraps from, "" when none.
 func recoveryBackup(c *v1.Cluster) string {
-	if c.Spec.Bootstrap == nil || c.Spec.Bootstrap.Recovery == nil {
-		return ""
-	}
-	return c.Spec.Bootstrap.Recovery.Backup.Name
+	return c.Recovery().BackupName()
 }
 
 // skipCleanupConditionWrites drops the Backup updates that only rewrite the RemoteCleanup

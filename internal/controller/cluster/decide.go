@@ -37,6 +37,9 @@ type Observation struct {
 	SemiSyncSettable bool
 	// Lease is the primary Lease <cluster>-primary (lease.go).
 	Lease failover.Lease
+	// RecoveryBackup is the Backup bootstrap.recovery names, nil when there is none or it does
+	// not exist: the instances' Role lets them read the Secrets it recorded.
+	RecoveryBackup *v1.Backup
 }
 
 // podRelabel sets the role and routable labels of one Pod.
@@ -142,7 +145,7 @@ func Decide(o Observation) Decision {
 	d.planRelabel(c, o, active)
 	d.planServices(c, o.Services, active)
 	d.PDB = specs.BuildPDB(c)
-	d.ServiceAccount, d.Role, d.RoleBinding = specs.BuildServiceAccount(c), specs.BuildRole(c), specs.BuildRoleBinding(c)
+	d.ServiceAccount, d.Role, d.RoleBinding = specs.BuildServiceAccount(c), specs.BuildRole(c, specs.RecoverySecretNames(c, o.RecoveryBackup)...), specs.BuildRoleBinding(c)
 	d.Status = aggregateStatus(c, o, active, &d)
 	d.mergeHAConditions(c, o)
 	for _, e := range conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances) {

@@ -61,6 +61,9 @@ func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (*Observa
 			return nil, err
 		}
 	}
+	if o.RecoveryBackup, err = r.readRecoveryBackup(ctx, o.Cluster); err != nil {
+		return nil, err
+	}
 	secrets, err := r.readSecrets(ctx, o.Cluster, secretNames(o.Cluster, certInstances(o.Cluster, o.PVCs, o.Pods)))
 	if err != nil {
 		return nil, err

@@ -48,11 +48,10 @@ func protectedBackups(cluster string, clusters []v1.Cluster, backups []v1.Backup
 		p.refs[objectstore.BackupRef{Cluster: cluster, Name: b.Name, ID: b.Status.BackupID}] = true
 	}
 	for i := range clusters {
-		rec := clusters[i].Spec.Bootstrap
-		if rec == nil || rec.Recovery == nil || rec.Recovery.Backup.Name == "" {
+		name := clusters[i].Recovery().BackupName()
+		if name == "" {
 			continue
 		}
-		name := rec.Recovery.Backup.Name
 		if b, ok := byName[name]; ok {
 			protect(b)
 		} else {

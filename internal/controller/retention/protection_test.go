@@ -13,7 +13,7 @@ import (
 func TestProtectedBackups(t *testing.T) {
 	recovering := func(name, backup string) v1.Cluster {
 		return v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Spec: v1.ClusterSpec{
-			Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: v1.LocalObjectReference{Name: backup}}}}}
+			Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: &v1.LocalObjectReference{Name: backup}}}}}
 	}
 	clusters := []v1.Cluster{*eligibleCluster(nil), recovering("restored", "pinned"), recovering("lost", "gone"),
 		recovering("other-restore", "theirs")}

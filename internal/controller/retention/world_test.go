@@ -80,7 +80,7 @@ func (w *retWorld) createRecoveryCluster(name, backup string) {
 	w.Create(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.NS},
 		Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
 			Storage:   v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
-			Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: v1.LocalObjectReference{Name: backup}}}}})
+			Bootstrap: &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: &v1.LocalObjectReference{Name: backup}}}}})
 }
 
 // direct is a client of the versitygw bucket itself, not through the proxy.
