@@ -52,6 +52,7 @@ func TestAccounts(t *testing.T) {
 		{"the application connects with the app Secret's fields and URI, and owns its database only", testAppAccount},
 		{"root needs the root Secret's password, on the primary and the replica", testRootPassword},
 		{"the replication account refuses another certificate of the cluster CA", testReplicationSubject},
+		{"require_secure_transport is on: plain TCP is refused, TLS and the socket are not, the replica replicates", testSecureTransport},
 	}
 	for _, s := range steps {
 		if !t.Run(s.name, func(t *testing.T) { s.run(t, w) }) {
@@ -253,4 +254,33 @@ func testReplicationSubject(t *testing.T, w *accountsWorld) {
 			t.Errorf("%s with the replication certificate: %v", user, err)
 		}
 	}
+}
+
+// errSecureTransportRequired is ER_SECURE_TRANSPORT_REQUIRED.
+const errSecureTransportRequired = 3159
+
+func testSecureTransport(t *testing.T, w *accountsWorld) {
+	s := w.appSecret(t)
+	for _, n := range []*node{w.nodes["db-1"], w.nodes["db-2"]} {
+		var on bool
+		must(t, n.db.QueryRowContext(t.Context(), "SELECT @@GLOBAL.require_secure_transport").Scan(&on))
+		if !on {
+			t.Errorf("%s: require_secure_transport is off", n.name)
+		}
+		plain := driver.NewConfig()
+		plain.User, plain.Passwd, plain.Net, plain.Addr = s["username"], s["password"], "tcp", net.JoinHostPort(n.host, strconv.Itoa(n.mysqlPort))
+		err := openDB(t, plain).PingContext(t.Context())
+		var me *driver.MySQLError
+		if !asMySQLError(err, &me) || me.Number != errSecureTransportRequired {
+			t.Errorf("%s: the application over plain TCP: %v, want error %d (secure transport required)", n.name, err, errSecureTransportRequired)
+		}
+		secure := plain.Clone()
+		secure.TLSConfig = "skip-verify"
+		if err := openDB(t, secure).PingContext(t.Context()); err != nil {
+			t.Errorf("%s: the application over TLS: %v", n.name, err)
+		}
+	}
+	// The replica follows over TLS and the manager over the socket: a write reaches it.
+	w.nodes["db-1"].exec(t, "INSERT INTO shop.t0 VALUES (2)")
+	w.waitRoles(t, 30*time.Second, "db-1", "db-2")
 }
