@@ -152,10 +152,38 @@ type SemiSyncConfiguration struct {
 }
 
 // BootstrapConfiguration says how a new Cluster gets its first data.
+// +kubebuilder:validation:XValidation:rule="!(has(self.initdb) && has(self.recovery))",message="bootstrap takes either initdb or recovery, not both"
 type BootstrapConfiguration struct {
+	// InitDB initializes an empty server with an application database and its owner; it is what
+	// a Cluster without recovery gets, with database app owned by app.
+	// +optional
+	InitDB *BootstrapInitDB `json:"initdb,omitempty"`
+
 	// Recovery restores the first instance from a backup instead of initializing an empty server.
 	// +optional
 	Recovery *BootstrapRecovery `json:"recovery,omitempty"`
+}
+
+// BootstrapInitDB names the application database and its owner, created by the first instance
+// at bootstrap; the owner's password is in the Secret <cluster>-app. Both are fixed once the
+// Cluster exists.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="bootstrap.initdb cannot change once the Cluster exists"
+type BootstrapInitDB struct {
+	// Database is the application database; app when empty. Lower-case letters, digits and '_',
+	// starting with a letter, at most 64 characters, and not a system schema.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z][a-z0-9_]*$')",message="database must start with a lower-case letter and hold only lower-case letters, digits and '_'"
+	// +kubebuilder:validation:XValidation:rule="!(self in ['mysql', 'sys', 'information_schema', 'performance_schema'])",message="database cannot be a system schema"
+	// +optional
+	Database string `json:"database,omitempty"`
+	// Owner is the MySQL account (owner@'%') with every privilege on Database and none elsewhere;
+	// app when empty. Lower-case letters, digits and '_', starting with a letter, at most 32
+	// characters, and not one of the operator's accounts.
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z][a-z0-9_]*$')",message="owner must start with a lower-case letter and hold only lower-case letters, digits and '_'"
+	// +kubebuilder:validation:XValidation:rule="!(self in ['root', 'replication', 'backup'])",message="owner cannot be one of the operator's accounts (root, replication, backup)"
+	// +optional
+	Owner string `json:"owner,omitempty"`
 }
 
 // BootstrapRecovery restores a new Cluster's first instance from a base backup, named by exactly

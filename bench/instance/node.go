@@ -15,9 +15,13 @@ import (
 	driver "github.com/go-sql-driver/mysql"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 )
+
+// rootPassword is root@localhost's password, which the manager sets on the primary.
+const rootPassword = "root-pw"
 
 // node is one instance manager process with its directories and addresses.
 type node struct {
@@ -58,6 +62,7 @@ func newNode(p pki, base, name, host string) (*node, error) {
 		files["client-tls/"+k] = v
 	}
 	files["secrets/replication/password"], files["secrets/backup/password"] = []byte("repl-pw"), []byte("backup-pw")
+	files["secrets/root/password"], files["secrets/app/password"] = []byte(rootPassword), []byte("app-pw")
 	for rel, data := range files {
 		path := filepath.Join(n.dir, rel)
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -102,8 +107,8 @@ func (n *node) start(bin, rootfs, kubeconfig, namespace string, peers []*node) e
 		return err
 	}
 	cfg := driver.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr = "root", "unix", filepath.Join(n.dir, "run", "mysqld.sock")
-	n.db, err = sql.Open("mysql", cfg.FormatDSN())
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", rootPassword, "unix", filepath.Join(n.dir, "run", "mysqld.sock")
+	n.db, err = mysql.OpenLocalAdmin(cfg)
 	return err
 }
 

@@ -50,8 +50,15 @@ var errMyCnf = errors.New("invalid my.cnf input")
 // plainValue needs no quoting in an option file.
 var plainValue = regexp.MustCompile(`^[A-Za-z0-9_.,:/+@%=*-]+$`)
 
-// RenderMyCnf renders my.cnf: the user's parameters first, in key order, then the operator's
-// settings, which thus win even over a spelling the ownership check did not foresee. A
+// overridableDefaults are settings the operator chooses and the user may change: they come before
+// the user's parameters, so that a parameter of the same name, read later, wins.
+// require_secure_transport refuses plain TCP connections (TLS or the local socket only); turn it
+// off with spec.mysql.parameters.require_secure_transport: "OFF".
+var overridableDefaults = [][2]string{{"require_secure_transport", "ON"}}
+
+// RenderMyCnf renders my.cnf: the overridable defaults, the user's parameters, in key order, then
+// the operator's settings, which thus win even over a spelling the ownership check did not
+// foresee. A
 // parameter that names an operator-owned option or cannot be written safely is left out and
 // listed in Refused, in key order, for the operator to report on the Cluster.
 func RenderMyCnf(in MyCnfInput) (MyCnf, error) {
@@ -75,6 +82,10 @@ func RenderMyCnf(in MyCnfInput) (MyCnf, error) {
 			continue
 		}
 		lines = append(lines, line)
+	}
+	b.WriteString("\n# defaults, which spec.mysql.parameters may override\n")
+	for _, kv := range overridableDefaults {
+		b.WriteString(kv[0] + " = " + quoteValue(kv[1]) + "\n")
 	}
 	if len(lines) > 0 {
 		b.WriteString("\n# spec.mysql.parameters\n" + strings.Join(lines, ""))

@@ -86,9 +86,49 @@ func TestMyCnfReadByMysqld(t *testing.T) {
 		"innodb-flush-log-at-trx-commit": "1", "ssl-ca": "/tls/ca.crt", "report-host": in.ReportHost,
 		"max-connections": "77", "init-connect": `SET @a = '#x; \ y'`, "secure-file-priv": "",
 		"relay-log-recovery": "TRUE", "skip-name-resolve": "TRUE", "log-replica-updates": "TRUE",
+		"require-secure-transport": "TRUE",
 	} {
 		if got[key] != want {
 			t.Errorf("mysqld reads %s = %q, want %q", key, got[key], want)
+		}
+	}
+}
+
+// TestMyCnfRequireSecureTransportOverride: require_secure_transport is on unless the user's
+// parameter turns it off, whichever way the key is spelled; mysqld reads the user's value.
+func TestMyCnfRequireSecureTransportOverride(t *testing.T) {
+	rootfs, host, inside := chrootDir(t)
+	for _, tc := range []struct {
+		params map[string]string
+		want   string
+	}{
+		{nil, "TRUE"},
+		{map[string]string{"require_secure_transport": "OFF"}, "FALSE"},
+		{map[string]string{"Require-Secure-Transport": "0"}, "FALSE"},
+	} {
+		in := baseMyCnfInput()
+		in.DataDir, in.RunDir, in.Parameters = inside+"/data", inside, tc.params
+		cnf, err := RenderMyCnf(in)
+		if err != nil || len(cnf.Refused) != 0 {
+			t.Fatalf("RenderMyCnf: %v, refused %v", err, cnf.Refused)
+		}
+		if err := os.WriteFile(filepath.Join(host, "my.cnf"), []byte(cnf.Text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var help bytes.Buffer
+		helpCmd := chrootMysqld(rootfs, "--defaults-file="+inside+"/my.cnf", "--help", "--verbose")
+		helpCmd.Stdout = &help
+		if err := proc.Run(helpCmd); err != nil {
+			t.Fatalf("mysqld --help --verbose: %v", err)
+		}
+		got := ""
+		for _, line := range strings.Split(help.String(), "\n") {
+			if f := strings.Fields(line); len(f) == 2 && f[0] == "require-secure-transport" {
+				got = f[1]
+			}
+		}
+		if got != tc.want {
+			t.Errorf("parameters %v: mysqld reads require-secure-transport = %q, want %q", tc.params, got, tc.want)
 		}
 	}
 }

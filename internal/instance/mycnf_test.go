@@ -39,6 +39,28 @@ func TestRenderMyCnfOwnedSettings(t *testing.T) {
 	}
 }
 
+// TestRenderMyCnfOverridableDefaults: require_secure_transport is on by default, written before
+// the user's parameters so that the user's value, read later, wins.
+func TestRenderMyCnfOverridableDefaults(t *testing.T) {
+	cnf, err := RenderMyCnf(baseMyCnfInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cnf.Text, "\nrequire_secure_transport = ON\n") {
+		t.Errorf("require_secure_transport is not on by default:\n%s", cnf.Text)
+	}
+	in := baseMyCnfInput()
+	in.Parameters = map[string]string{"require-secure-transport": "OFF"}
+	cnf, err = RenderMyCnf(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, off := strings.Index(cnf.Text, "\nrequire_secure_transport = ON\n"), strings.Index(cnf.Text, "\nrequire_secure_transport = OFF\n")
+	if on < 0 || off < on || len(cnf.Refused) != 0 {
+		t.Errorf("the user's OFF must come after the default ON (at %d, %d), refused %v:\n%s", on, off, cnf.Refused, cnf.Text)
+	}
+}
+
 func TestRenderMyCnfParameters(t *testing.T) {
 	for _, tc := range []struct {
 		name    string

@@ -55,9 +55,14 @@ func nonEmpty(user, password string) (string, error) {
 	return password, nil
 }
 
-// ClusterUsers returns the replication and clone donor accounts with their passwords. Both
-// require a client certificate signed by the cluster CA (REQUIRE X509).
+// ClusterUsers returns root@localhost, the replication and the clone donor accounts with their
+// passwords. Replication and clone donor require the client certificate the operator issues for
+// them (REQUIRE SUBJECT, specs.ReplicationClientSubject), signed by the cluster CA.
 func ClusterUsers(ctx context.Context, p Passwords) (mysql.Users, error) {
+	root, err := p.Password(ctx, specs.UserRoot)
+	if err != nil {
+		return mysql.Users{}, err
+	}
 	repl, err := p.Password(ctx, specs.UserReplication)
 	if err != nil {
 		return mysql.Users{}, err
@@ -67,7 +72,8 @@ func ClusterUsers(ctx context.Context, p Passwords) (mysql.Users, error) {
 		return mysql.Users{}, err
 	}
 	return mysql.Users{
-		Replication: mysql.Account{Name: specs.UserReplication, Password: repl},
-		Backup:      mysql.Account{Name: specs.UserBackup, Password: backup},
+		Root:        mysql.Account{Name: specs.UserRoot, Host: "localhost", Password: root},
+		Replication: mysql.Account{Name: specs.UserReplication, Password: repl, RequireSubject: specs.ReplicationClientSubject},
+		Backup:      mysql.Account{Name: specs.UserBackup, Password: backup, RequireSubject: specs.ReplicationClientSubject},
 	}, nil
 }

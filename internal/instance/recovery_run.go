@@ -15,6 +15,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // recoveryRetryMax bounds the wait between two restore attempts after a failure.
@@ -97,9 +98,15 @@ func (m *manager) recoverOnce(ctx context.Context, c *v1alpha1.Cluster) (recover
 	if m.cfg.MysqldUser != "" {
 		cmd.Args = []string{"--user=" + m.cfg.MysqldUser}
 	}
+	// The backup's root password is the source Cluster's; this Cluster's manager logs in with its own.
+	rootPassword, err := m.readPassword(ctx, specs.UserRoot)
+	if err != nil {
+		return recoverySource{}, fmt.Errorf("reading root's password: %w", err)
+	}
 	runDir := filepath.Join(m.cfg.RunDir, "restore")
 	_, err = restore.Restore(ctx, restore.Config{Store: src.store, Ref: src.md.Ref(), DataDir: m.cfg.DataDir,
-		RunDir: runDir, Mysqld: cmd, MysqldArgs: m.restoreArgs(c), Keep: []string{clonePendingMarker}})
+		RunDir: runDir, Mysqld: cmd, MysqldArgs: m.restoreArgs(c), Keep: []string{clonePendingMarker},
+		RootPassword: rootPassword})
 	_ = os.RemoveAll(runDir)
 	if err != nil {
 		if _, cerr := ClearClonePending(m.cfg.DataDir); cerr != nil {

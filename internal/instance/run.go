@@ -56,23 +56,31 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 	if err := os.MkdirAll(cfg.RunDir, 0o750); err != nil {
 		return fmt.Errorf("creating the run directory: %w", err)
 	}
+	rootPassword, err := m.readPassword(ctx, specs.UserRoot)
+	if err != nil {
+		return m.stopped(ctx, err)
+	}
 	dsn := driver.NewConfig()
-	dsn.User, dsn.Net, dsn.Addr = "root", "unix", cfg.socketPath()
-	op, err := deps.Factory.New(dsn)
+	dsn.User, dsn.Passwd, dsn.Net, dsn.Addr = specs.UserRoot, rootPassword, "unix", cfg.socketPath()
+	op, err := deps.Factory.NewLocalAdmin(dsn)
 	if err != nil {
 		return err
 	}
 	defer op.Close()
-	probeOp, err := deps.Factory.New(dsn)
+	probeOp, err := deps.Factory.NewLocalAdmin(dsn)
 	if err != nil {
 		return err
 	}
 	defer probeOp.Close()
 	m.op, m.probeOp = op, probeOp
-	err = m.run(ctx)
+	return m.stopped(ctx, m.run(ctx))
+}
+
+// stopped returns err, or nil when it only says that Run was asked to stop while waiting
+// (a password, bootstrap, mysqld's first answer): a clean stop.
+func (m *manager) stopped(ctx context.Context, err error) error {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) && !errors.Is(err, ErrKilled) {
-		// Asked to stop while waiting (bootstrap, mysqld's first answer): a clean stop.
-		deps.Log.Info("stopped before serving")
+		m.deps.Log.Info("stopped before serving")
 		return nil
 	}
 	return err
@@ -121,8 +129,9 @@ func (m *manager) run(ctx context.Context) error {
 }
 
 // initialize creates the system tables for a first primary or a new replica; a replica's data
-// directory is marked until its clone completes. The first primary of a recovery restores its
-// backup instead (recovery_run.go).
+// directory is marked until its clone completes, a first primary's until it has created the
+// application database and owner. The first primary of a recovery restores its backup instead
+// (recovery_run.go).
 func (m *manager) initialize(ctx context.Context, d BootstrapDecision) error {
 	if d.Action == BootstrapRecover {
 		return m.recoverUntilDone(ctx)
@@ -138,5 +147,5 @@ func (m *manager) initialize(ctx context.Context, d BootstrapDecision) error {
 	if d.Action == BootstrapClone {
 		return MarkClonePending(m.cfg.DataDir)
 	}
-	return nil
+	return MarkApplicationPending(m.cfg.DataDir)
 }

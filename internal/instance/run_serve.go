@@ -217,24 +217,11 @@ func (m *manager) roleReconciler(ctx context.Context, peers peerTLS, isolation *
 			VerifyServerCert: true}, nil
 	}
 	log := m.deps.Log.WithName("role")
-	var usersDone bool
 	return &RoleReconciler{
 		Client: m.deps.Client, Cluster: m.cluster, Instance: m.cfg.Instance,
 		Actor: &RoleActor{Op: m.op, SourceFor: sourceFor, DrainTimeout: 30 * time.Second, Lease: lease, Log: log},
 		Peers: ControlPeers{PeerDirectory: m.dir, Client: peers.client}, Clock: m.deps.Clock, Log: log,
 		Isolation: isolation, ManageSemiSync: true, Lease: lease, State: state,
-		// Once per start of a primary: creates the accounts on the first primary and applies
-		// rotated passwords (each pass would add a transaction).
-		OnPrimary: func(ctx context.Context) error {
-			if usersDone {
-				return nil
-			}
-			if err := m.op.CreateUsers(ctx, users); err != nil {
-				return err
-			}
-			usersDone = true
-			log.Info("accounts created or updated", "users", []string{users.Replication.Name, users.Backup.Name})
-			return nil
-		},
+		OnPrimary: m.accountsOnPrimary(users, log),
 	}, nil
 }

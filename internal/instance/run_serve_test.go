@@ -33,6 +33,7 @@ func TestRunFailsFastWhenTheControlAPIPortIsTaken(t *testing.T) {
 	must(t, os.MkdirAll(cfg.DataDir, 0o750))
 	must(t, os.WriteFile(filepath.Join(cfg.DataDir, "mysql.ibd"), nil, 0o600))
 	writeTestTLS(t, cfg.ServerTLSDir, cfg.ClientTLSDir)
+	writeTestPasswords(t, dir)
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)
 	defer taken.Close()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // TestRunStopsCleanlyWhileWaiting: a replica of a cluster without a primary waits to bootstrap,
@@ -27,6 +28,7 @@ func TestRunStopsCleanlyWhileWaiting(t *testing.T) {
 	cfg := &RunConfig{Instance: "db-2", Namespace: "ns", Cluster: "db", MysqldCommand: []string{"false"},
 		DataDir: filepath.Join(dir, "data"), RunDir: filepath.Join(dir, "run"), ServerTLSDir: filepath.Join(dir, "tls"),
 		ClientTLSDir: filepath.Join(dir, "client"), Port: 3306, ReportHost: "db-2.ns.svc", ReconcileInterval: time.Second}
+	writeTestPasswords(t, dir)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	time.AfterFunc(500*time.Millisecond, cancel) // SIGTERM
@@ -54,4 +56,18 @@ func testScheme(t *testing.T) *runtime.Scheme {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// writeTestPasswords writes a password for each of the Cluster's accounts in the layout
+// FilePasswords reads: <dir>/<user>/password.
+func writeTestPasswords(t *testing.T, dir string) {
+	t.Helper()
+	for _, user := range specs.Users {
+		if err := os.MkdirAll(filepath.Join(dir, user), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, user, "password"), []byte(user+"-pw\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -33,6 +33,9 @@ type Operator interface {
 	KillClientSessions(ctx context.Context) (int, error)
 	// CreateUsers creates or updates the operator's accounts; the server must be writable.
 	CreateUsers(ctx context.Context, users Users) error
+	// CreateApplication creates the application database and its owner if missing; the server
+	// must be writable.
+	CreateApplication(ctx context.Context, app Application) error
 	// ConfigureReplication stops replication and points it at src with GTID auto-positioning
 	// over TLS. It does not start replication.
 	ConfigureReplication(ctx context.Context, src Source) error
@@ -66,6 +69,8 @@ type Operator interface {
 type Factory interface {
 	// New returns an Operator connecting with cfg (address, user, TLS). It does not connect yet.
 	New(cfg *driver.Config) (Operator, error)
+	// NewLocalAdmin returns an Operator connecting as the local administrator (OpenLocalAdmin).
+	NewLocalAdmin(cfg *driver.Config) (Operator, error)
 }
 
 // NewFactory returns the Factory that talks to real servers.
@@ -82,11 +87,24 @@ func (factory) New(cfg *driver.Config) (Operator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("preparing the connection to %s: %w", cfg.Addr, err)
 	}
-	db := sql.OpenDB(connector)
+	return newOperator(sql.OpenDB(connector), cfg.Addr), nil
+}
+
+func (factory) NewLocalAdmin(cfg *driver.Config) (Operator, error) {
+	cfg = cfg.Clone()
+	cfg.InterpolateParams = true
+	db, err := OpenLocalAdmin(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newOperator(db, cfg.Addr), nil
+}
+
+func newOperator(db *sql.DB, addr string) *operator {
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(2)
 	db.SetConnMaxIdleTime(time.Minute)
-	return &operator{db: db, addr: cfg.Addr}, nil
+	return &operator{db: db, addr: addr}
 }
 
 // operator is the Operator of a real server.

@@ -25,8 +25,11 @@ func (a Account) host() string {
 	return a.Host
 }
 
-// Users are the accounts an instance needs besides its local administrator.
+// Users are the accounts the operator owns on every instance.
 type Users struct {
+	// Root is the local administrator root@localhost, which the instance manager connects as over
+	// the socket; its password is set when Password is not empty.
+	Root Account
 	// Replication is used by replicas to stream the binary log (REPLICATION SLAVE).
 	Replication Account
 	// Backup is the clone donor account (BACKUP_ADMIN), used to bootstrap replicas and backups.
@@ -37,8 +40,15 @@ var errAccount = errors.New("invalid account")
 
 // CreateUsers creates the accounts if missing and (re)sets their password, TLS requirement and
 // privileges, so that it also rotates a changed password. Both accounts require a client
-// certificate signed by the CA mysqld trusts.
+// certificate signed by the CA mysqld trusts (with the subject they name, if any). root@localhost
+// gets its password; the statements are binary-logged like any other, so replicas get the same.
 func (o *operator) CreateUsers(ctx context.Context, users Users) error {
+	if users.Root.Password != "" {
+		if err := o.exec(ctx, "setting the password of root@localhost",
+			"ALTER USER 'root'@'localhost' IDENTIFIED BY ?", users.Root.Password); err != nil {
+			return err
+		}
+	}
 	if err := o.ensureAccount(ctx, users.Replication, "REPLICATION SLAVE"); err != nil {
 		return fmt.Errorf("replication account: %w", err)
 	}

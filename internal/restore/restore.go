@@ -2,12 +2,14 @@ package restore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/archive"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
@@ -42,6 +44,11 @@ type Config struct {
 	// Keep names entries of DataDir that the caller put there (a marker of a restore in
 	// progress): they do not count as content, and a failed restore leaves them.
 	Keep []string
+	// RootPassword, when set, becomes the password of root@localhost in the restored data once
+	// its gtid_executed is verified. The backup carries the source Cluster's root password; the
+	// new Cluster's instance manager logs in with its own. The change is not binary-logged
+	// (the verification server runs with --skip-log-bin), so gtid_executed stays the backup's.
+	RootPassword string
 }
 
 // Restore downloads, verifies and unpacks the backup into cfg.DataDir, then checks it starts with
@@ -115,11 +122,14 @@ func verifyGTID(ctx context.Context, cfg Config, md *objectstore.Metadata) error
 	}
 	var text string
 	qerr := srv.DB().QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&text)
+	if qerr == nil && cfg.RootPassword != "" {
+		qerr = setRootPassword(ctx, srv.DB(), cfg.RootPassword)
+	}
 	if err := srv.Shutdown(); err != nil {
 		return fmt.Errorf("stopping mysqld on the restored data: %w", err)
 	}
 	if qerr != nil {
-		return fmt.Errorf("reading gtid_executed of the restored data: %w", qerr)
+		return fmt.Errorf("reading gtid_executed of the restored data or setting root's password: %w", qerr)
 	}
 	got, err := gtid.Parse(text)
 	if err != nil {
@@ -165,4 +175,22 @@ func emptyDir(dir string, keep []string) error {
 		errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
 	}
 	return errors.Join(errs...)
+}
+
+// setRootPassword gives root@localhost password on a server started with --skip-grant-tables:
+// the grant tables are loaded first (FLUSH PRIVILEGES), as MySQL's password reset does.
+func setRootPassword(ctx context.Context, db *sql.DB, password string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = conn.Close() }()
+	if _, err := conn.ExecContext(ctx, "FLUSH PRIVILEGES"); err != nil {
+		return fmt.Errorf("loading the grant tables: %w", err)
+	}
+	quoted := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(password)
+	if _, err := conn.ExecContext(ctx, "ALTER USER 'root'@'localhost' IDENTIFIED BY '"+quoted+"'"); err != nil {
+		return fmt.Errorf("setting root's password: %w", err)
+	}
+	return nil
 }

@@ -66,6 +66,11 @@ func OperatorClientSecretName(cluster string) string { return cluster + "-operat
 // ReplicationClientSecretName holds the client certificate of the replication user (X509).
 func ReplicationClientSecretName(cluster string) string { return cluster + "-replication-client-tls" }
 
+// ReplicationClientSubject is the subject of that certificate as mysqld writes it: the
+// replication and clone donor accounts require it (REQUIRE SUBJECT), so that no other
+// certificate of the cluster CA (the operator's, a server's) logs in as them.
+const ReplicationClientSubject = "/CN=" + UserReplication
+
 // User accounts with a password Secret each.
 const (
 	UserRoot        = "root"

@@ -20,9 +20,10 @@ func BuildServiceAccount(c *mysqlv1alpha1.Cluster) *corev1.ServiceAccount {
 }
 
 // InstanceSecretUsers are the accounts whose password Secret an instance manager reads from the
-// API server (specs.UserSecretName): the replication and clone donor accounts. Root's and the
-// application's Secrets are not readable by the instances.
-var InstanceSecretUsers = []string{UserReplication, UserBackup}
+// API server (specs.UserSecretName): the replication and clone donor accounts, root's (the
+// manager connects as root over the socket and sets it at bootstrap) and the application owner's
+// (created at bootstrap).
+var InstanceSecretUsers = Users
 
 // BuildRole returns what an instance manager may do, and nothing more; every rule but the Lease's
 // create and the Pods' get is restricted to named objects:

@@ -49,7 +49,11 @@ func randInt(random io.Reader, max *big.Int) (int64, error) {
 
 // BuildUserSecret returns the basic-auth Secret of one MySQL account. The controller creates it
 // once and never overwrites it, so a password survives every reconcile and operator upgrade.
+// The application account's Secret is BuildAppSecret's.
 func BuildUserSecret(c *mysqlv1alpha1.Cluster, user, password string) *corev1.Secret {
+	if user == UserApp {
+		return BuildAppSecret(c, password)
+	}
 	return &corev1.Secret{
 		ObjectMeta: objectMeta(c, UserSecretName(c.Name, user)),
 		Type:       corev1.SecretTypeBasicAuth,

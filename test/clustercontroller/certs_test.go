@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +68,16 @@ func TestCertificatesAndRenewal(t *testing.T) {
 	}
 	if string(secretData(t, ns, "db-2-server-tls")["ca.crt"]) != string(secretData(t, ns, "db-ca")["ca.crt"]) {
 		t.Error("server certificate Secrets carry the CA for Pods to trust")
+	}
+	app := secretData(t, ns, "db-app")
+	for k, want := range map[string]string{"username": "app", "dbname": "app", "host": "db-rw." + ns + ".svc", "port": "3306"} {
+		if string(app[k]) != want {
+			t.Errorf("the app Secret's %s is %q, want %q", k, app[k], want)
+		}
+	}
+	if !strings.HasPrefix(string(app["uri"]), "mysql://app:"+string(app["password"])+"@db-rw."+ns+".svc:3306/app?") ||
+		!strings.HasPrefix(string(app["jdbc-uri"]), "jdbc:mysql://db-rw."+ns+".svc:3306/app?") {
+		t.Errorf("the app Secret's URIs name the account, the -rw Service and the database: %q, %q", app["uri"], app["jdbc-uri"])
 	}
 	passwords := map[string]string{}
 	for _, u := range []string{"root", "replication", "backup", "app"} {

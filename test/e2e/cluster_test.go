@@ -41,12 +41,16 @@ spec:
 	cl := &mysqlv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
 	ConditionTrue(t, cl, "Ready", 10*time.Minute, func() []metav1.Condition { return cl.Status.Conditions })
 
-	// root@localhost has no password and matches the local socket only (skip_name_resolve): the
-	// test speaks SQL inside the Pods the role Services route to.
+	// root@localhost has the password of db-root and matches the local socket only
+	// (skip_name_resolve): the test speaks SQL inside the Pods the role Services route to.
+	var rootSecret corev1.Secret
+	if err := env.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "db-root"}, &rootSecret); err != nil {
+		t.Fatal(err)
+	}
+	rootPassword := string(rootSecret.Data[corev1.BasicAuthPasswordKey])
 	sql := func(pod, stmt string) string {
 		t.Helper()
-		out, stderr, err := Exec(ns, pod, "mysql", "mysql", "-uroot", "-S", "/controller/run/mysqld.sock",
-			"-N", "-B", "-e", stmt)
+		out, stderr, err := RootSQL(ns, pod, rootPassword, stmt)
 		if err != nil {
 			t.Fatalf("%s on %s: %v\n%s", stmt, pod, err, stderr)
 		}
@@ -66,8 +70,7 @@ spec:
 	})
 	for _, pod := range ro {
 		WaitFor(t, time.Minute, "the row on "+pod, func() (bool, error) {
-			out, _, err := Exec(ns, pod, "mysql", "mysql", "-uroot", "-S", "/controller/run/mysqld.sock",
-				"-N", "-B", "-e", "SELECT v FROM e2e.t WHERE id = 1")
+			out, _, err := RootSQL(ns, pod, rootPassword, "SELECT v FROM e2e.t WHERE id = 1")
 			return strings.TrimSpace(out) == "written-on-rw", err
 		})
 	}

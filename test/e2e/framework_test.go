@@ -210,6 +210,20 @@ func Exec(ns, pod, container string, command ...string) (string, string, error) 
 	return stdout.String(), stderr.String(), err
 }
 
+// RootSQL runs stmts as root@localhost over the local socket in pod's mysql container. The
+// password goes on standard input, never on a command line: a shell reads it into MYSQL_PWD and
+// hands the rest of its input, the statements, to the client.
+func RootSQL(ns, pod, password, stmts string) (string, string, error) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"--kubeconfig", env.kubeconfig, "-n", ns, "exec", "-i", pod, "-c", "mysql", "--",
+		"sh", "-c", `IFS= read -r MYSQL_PWD && export MYSQL_PWD && exec mysql -uroot -S /controller/run/mysqld.sock -N -B`}
+	cmd := exec.Command(env.kubectl, args...)
+	cmd.Stdin = strings.NewReader(password + "\n" + stmts + "\n")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
 // WaitFor polls cond every 500 ms until it returns true, failing the test after timeout with the
 // last error cond returned.
 func WaitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {

@@ -31,7 +31,7 @@ type node struct {
 	mysqlPort, apiPort, probes int
 	dir                        string // host path, inside the MySQL root filesystem
 	manager                    *proc.Child
-	op                         mysql.Operator // root over the local socket, as the manager connects
+	op                         mysql.Operator // root over the local socket, as the manager connects (mysql.OpenLocalAdmin)
 	db                         *sql.DB
 	stopped, cleanup           bool
 	// kubeconfig, when set, replaces the world's (an API server reached through a proxy).
@@ -41,6 +41,11 @@ type node struct {
 	peerAPIPorts map[string]int
 	// args are extra flags of `manager instance run`.
 	args []string
+	// passwordsFromAPI makes the manager read the passwords from the Secrets <cluster>-<user> on
+	// the API server, as in a Pod, instead of the files newNode writes. rootPassword, when set,
+	// is root's for the test's own connections (withRootPassword also writes it for the manager).
+	passwordsFromAPI bool
+	rootPassword     string
 }
 
 // buildManager builds the manager binary once for the test binary.
@@ -86,6 +91,9 @@ func must(t *testing.T, err error) {
 	check.Must(t, err)
 }
 
+// passwords are the accounts' passwords, as the Secrets <cluster>-<user> would hold them.
+var passwords = map[string]string{"root": "root-pw", "replication": "repl-pw", "backup": "backup-pw", "app": "app-pw"}
+
 // newNode prepares the directories, certificates and passwords of one instance under base.
 func newNode(t *testing.T, p pki, base, name, host string) *node {
 	t.Helper()
@@ -97,7 +105,7 @@ func newNode(t *testing.T, p pki, base, name, host string) *node {
 		IPAddresses: []net.IP{net.ParseIP(host)}}, time.Now()))(t)
 	writeTLS(t, filepath.Join(n.dir, "server-tls"), server.SecretData(p.ca))
 	writeTLS(t, filepath.Join(n.dir, "client-tls"), p.replication.SecretData(p.ca))
-	for user, pw := range map[string]string{"replication": "repl-pw", "backup": "backup-pw"} {
+	for user, pw := range passwords {
 		must(t, os.MkdirAll(filepath.Join(n.dir, "secrets", user), 0o700))
 		must(t, os.WriteFile(filepath.Join(n.dir, "secrets", user, "password"), []byte(pw+"\n"), 0o600))
 	}
@@ -121,7 +129,7 @@ func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, pe
 	args := []string{"instance", "run", "--pod-name", n.name, "--namespace", namespace, "--cluster", "db",
 		"--kubeconfig", kubeconfig, "--data-dir", n.dir + "/data", "--run-dir", n.dir + "/run",
 		"--server-tls-dir", n.dir + "/server-tls", "--client-tls-dir", n.dir + "/client-tls",
-		"--secrets-dir", n.dir + "/secrets", "--mysqld-root", rootfs,
+		"--mysqld-root", rootfs,
 		"--mysqld-command", "chroot " + rootfs + " /usr/sbin/mysqld", "--mysqld-user", "root",
 		"--bind-address", n.host, "--port", strconv.Itoa(n.mysqlPort), "--report-host", n.host,
 		"--manager-address", net.JoinHostPort(n.host, strconv.Itoa(n.apiPort)),
@@ -131,6 +139,9 @@ func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, pe
 	for _, o := range []string{"innodb_buffer_pool_size=32M", "innodb_redo_log_capacity=32M", "mysqlx=OFF",
 		"max_connections=50", "performance_schema=OFF", "secure_file_priv="} {
 		args = append(args, "--mysqld-option", o)
+	}
+	if !n.passwordsFromAPI {
+		args = append(args, "--secrets-dir", n.dir+"/secrets")
 	}
 	for _, p := range peers {
 		if p != n {
@@ -150,15 +161,21 @@ func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, pe
 	log.Close() // the manager holds its own descriptor
 	must(t, err)
 	cfg := driver.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr = "root", "unix", filepath.Join(n.dir, "run", "mysqld.sock")
-	n.op = must1(mysql.NewFactory().New(cfg))(t)
-	n.db = must1(sql.Open("mysql", cfg.FormatDSN()))(t)
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", passwords["root"], "unix", n.socket()
+	if n.rootPassword != "" {
+		cfg.Passwd = n.rootPassword
+	}
+	n.op = must1(mysql.NewFactory().NewLocalAdmin(cfg))(t)
+	n.db = must1(mysql.OpenLocalAdmin(cfg))(t)
 	n.stopped = false
 	if !n.cleanup {
 		n.cleanup = true
 		t.Cleanup(func() { n.stop(t) })
 	}
 }
+
+// socket is the path of mysqld's Unix socket.
+func (n *node) socket() string { return filepath.Join(n.dir, "run", "mysqld.sock") }
 
 // stop sends SIGTERM and waits for the manager to shut mysqld down.
 func (n *node) stop(t *testing.T) {
@@ -264,4 +281,13 @@ func rootFS(t *testing.T) (rootfs, base string) {
 	must(t, err)
 	t.Cleanup(func() { os.RemoveAll(base) })
 	return rootfs, base
+}
+
+// withRootPassword gives node n root password pw instead of the shared one: the file the manager
+// reads and the test's own connections.
+func withRootPassword(t *testing.T, pw string) func(*node) {
+	return func(n *node) {
+		must(t, os.WriteFile(filepath.Join(n.dir, "secrets", "root", "password"), []byte(pw+"\n"), 0o600))
+		n.rootPassword = pw
+	}
 }

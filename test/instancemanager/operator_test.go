@@ -261,7 +261,7 @@ func testOperatorComeUp(t *testing.T, o *operatorWorld) {
 		p := o.pod(t, "db-1")
 		return ready && p != nil && p.Labels[v1alpha1.RoleLabel] == v1alpha1.RolePrimary && routable(p)
 	})
-	o.nodes["db-1"].exec(t, "CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)")
+	o.nodes["db-1"].exec(t, "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)")
 }
 
 func testAutomaticFailover(t *testing.T, o *operatorWorld) {

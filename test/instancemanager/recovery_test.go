@@ -191,7 +191,7 @@ func (w *recoveryWorld) backUpSource(t *testing.T, ns string) (b1, b2 sourceBack
 	nodes = w.startNodes(t, ns, "src", 1)
 	p := nodes[0]
 	w.waitPrimary(t, ns, "src", p)
-	p.exec(t, "CREATE DATABASE app",
+	p.exec(t, "CREATE DATABASE IF NOT EXISTS app",
 		"CREATE TABLE app.t (id INT PRIMARY KEY, v VARCHAR(64))",
 		"CREATE TABLE app.doc (id INT PRIMARY KEY, body JSON, pad BLOB)")
 	write := func(from, to int) {
@@ -360,7 +360,8 @@ func (w *recoveryWorld) waitEvent(t *testing.T, ns, cluster, reason, typ string)
 func testRecoverFromBackup(t *testing.T, w *recoveryWorld, ns string, b sourceBackup) {
 	w.createCluster(t, ns, "rec", 2, &v1alpha1.BootstrapRecovery{Backup: &v1alpha1.LocalObjectReference{Name: b.name}})
 	begin := time.Now()
-	nodes := w.startNodes(t, ns, "rec", 2)
+	// The backup holds src's root password; rec has its own, which its manager logs in with.
+	nodes := w.startNodes(t, ns, "rec", 2, withRootPassword(t, "rec-root-pw"))
 	watch := w.watchWrites(t, ns, "rec", nodes[0])
 	w.waitPrimary(t, ns, "rec", nodes[0], nodes[1])
 	t.Logf("rec-1 restored from %s and primary, rec-2 cloned, %s after the managers started", b.name,
@@ -393,7 +394,7 @@ func testRecoverFromSource(t *testing.T, w *recoveryWorld, newest sourceBackup) 
 			must(t, os.WriteFile(filepath.Join(data, f), []byte("half"), 0o640))
 		}
 	}
-	nodes := w.startNodes(t, ns, "lost", 1, interrupted)
+	nodes := w.startNodes(t, ns, "lost", 1, interrupted, withRootPassword(t, "lost-root-pw"))
 	watch := w.watchWrites(t, ns, "lost", nodes[0])
 	w.waitPrimary(t, ns, "lost", nodes[0])
 	_, writable, recoveredFirst := watch.result()

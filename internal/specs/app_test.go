@@ -1,0 +1,50 @@
+package specs
+
+import (
+	"net/url"
+	"testing"
+
+	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+func TestAppAccount(t *testing.T) {
+	for _, tc := range []struct {
+		rule                   string
+		bootstrap              *mysqlv1alpha1.BootstrapConfiguration
+		wantDatabase, wantUser string
+	}{
+		{"no bootstrap: app owned by app", nil, "app", "app"},
+		{"initdb without names: app owned by app", &mysqlv1alpha1.BootstrapConfiguration{InitDB: &mysqlv1alpha1.BootstrapInitDB{}}, "app", "app"},
+		{"initdb's names", &mysqlv1alpha1.BootstrapConfiguration{InitDB: &mysqlv1alpha1.BootstrapInitDB{Database: "shop", Owner: "shopper"}}, "shop", "shopper"},
+		{"only the database named: owner app", &mysqlv1alpha1.BootstrapConfiguration{InitDB: &mysqlv1alpha1.BootstrapInitDB{Database: "shop"}}, "shop", "app"},
+	} {
+		c := testCluster()
+		c.Spec.Bootstrap = tc.bootstrap
+		if db, owner := AppAccount(c); db != tc.wantDatabase || owner != tc.wantUser {
+			t.Errorf("%s: got %s owned by %s", tc.rule, db, owner)
+		}
+	}
+}
+
+func TestBuildAppSecret(t *testing.T) {
+	c := testCluster()
+	c.Spec.Bootstrap = &mysqlv1alpha1.BootstrapConfiguration{InitDB: &mysqlv1alpha1.BootstrapInitDB{Database: "shop", Owner: "shopper"}}
+	s := BuildUserSecret(c, UserApp, "pw0")
+	want := map[string]string{
+		"username": "shopper", "password": "pw0", "host": "db-rw." + c.Namespace + ".svc", "port": "3306", "dbname": "shop",
+		"uri":      "mysql://shopper:pw0@db-rw." + c.Namespace + ".svc:3306/shop?ssl-mode=REQUIRED",
+		"jdbc-uri": "jdbc:mysql://db-rw." + c.Namespace + ".svc:3306/shop?password=pw0&sslMode=REQUIRED&user=shopper",
+	}
+	if s.Name != "db-app" || !ownedByCluster(s.ObjectMeta) || len(s.Data) != len(want) {
+		t.Errorf("the app Secret is db-app, owned, with %d keys: %+v", len(want), s)
+	}
+	for k, v := range want {
+		if string(s.Data[k]) != v {
+			t.Errorf("%s = %q, want %q", k, s.Data[k], v)
+		}
+	}
+	u, err := url.Parse(string(s.Data["uri"]))
+	if pw, _ := u.User.Password(); err != nil || u.User.Username() != "shopper" || pw != "pw0" || u.Path != "/shop" {
+		t.Errorf("the URI parses back to the same account and database: %v, %v", u, err)
+	}
+}
