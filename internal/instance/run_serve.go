@@ -191,7 +191,7 @@ func (m *manager) controlAPI(peerCN string, state *LocalState, lease *PrimaryLea
 		return nil, nil, err
 	}
 	api := &ControlAPI{Instance: m.cfg.Instance, Op: m.op, AllowedClients: []string{certs.OperatorCommonName},
-		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held, ReleaseLease: lease.Release,
+		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held, Demote: lease.Demote,
 		Log: m.deps.Log.WithName("control-api")}
 	ln, err := net.Listen("tcp", m.cfg.ManagerAddr)
 	if err != nil {
