@@ -266,7 +266,8 @@ func testDegradedWhileAckWaits(t *testing.T, o *operatorWorld) {
 // manager lives and restarts it), with failoverDelay 0 as by default, under a write load. The
 // manager keeps renewing the Lease, so the operator gives the primary InPlaceRecoveryGrace to
 // recover in place: it comes back as the primary with everything it wrote, no failover starts,
-// and the replicas stay ready and readable all along. The figures are logged.
+// and the replicas stay ready, labelled for -ro and -r (their receivers in error while the
+// primary is down do not make them broken) and readable all along. The figures are logged.
 func testKilledPrimaryMysqld(t *testing.T, o *operatorWorld) {
 	o.updateSpec(t, func(s *v1alpha1.ClusterSpec) { s.FailoverDelay = 0 })
 	primary := o.cluster(t).Status.CurrentPrimary
@@ -285,7 +286,7 @@ func testKilledPrimaryMysqld(t *testing.T, o *operatorWorld) {
 		readers[r] = appDB(t, o.nodes[r])
 		readers[r].SetMaxOpenConns(1)
 	}
-	type sample struct{ ready, read int }
+	type sample struct{ ready, read, routed int }
 	samples := map[string]*sample{}
 	total := 0
 	pid := o.nodes[primary].mysqldPID(t)
@@ -303,6 +304,9 @@ func testKilledPrimaryMysqld(t *testing.T, o *operatorWorld) {
 			}
 			if o.nodes[r].probe("/readyz") == 200 {
 				samples[r].ready++
+			}
+			if p := o.pod(t, r); routable(p) && p.Labels[v1alpha1.RoleLabel] == v1alpha1.RoleReplica {
+				samples[r].routed++
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 			var n int
@@ -328,10 +332,11 @@ func testKilledPrimaryMysqld(t *testing.T, o *operatorWorld) {
 	t.Logf("mysqld of %s killed: writes acknowledged again after %s on %s (%d failed inserts meanwhile)",
 		primary, writable.Round(100*time.Millisecond), c.Status.CurrentPrimary, fails)
 	for _, r := range replicas {
-		t.Logf("replica %s: ready in %d of %d samples, answered a read in %d", r, samples[r].ready, total, samples[r].read)
-		if samples[r].ready < total || samples[r].read*100 < total*95 {
-			t.Errorf("replica %s ready %d/%d, readable %d/%d: want ready all along, readable in 95%% of samples",
-				r, samples[r].ready, total, samples[r].read, total)
+		t.Logf("replica %s: ready in %d of %d samples, labelled for -ro and -r in %d, answered a read in %d",
+			r, samples[r].ready, total, samples[r].routed, samples[r].read)
+		if samples[r].ready < total || samples[r].routed < total || samples[r].read*100 < total*95 {
+			t.Errorf("replica %s ready %d/%d, routed %d/%d, readable %d/%d: want ready and in -ro all along, readable in 95%% of samples",
+				r, samples[r].ready, total, samples[r].routed, total, samples[r].read, total)
 		}
 	}
 	if writable == 0 || writable > 15*time.Second {
