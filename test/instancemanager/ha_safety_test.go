@@ -41,8 +41,15 @@ func TestHASafety(t *testing.T) {
 	}
 }
 
-// appWriter inserts rows into app.t as the application user, one after the other, always on the
-// instance status.currentPrimary names, and remembers which inserts were acknowledged.
+// writerClients is how many clients an appWriter runs; each inserts ids from its own range.
+const (
+	writerClients  = 6
+	writerIDStride = 100000
+)
+
+// appWriter inserts rows into app.t as the application user, from writerClients clients at once,
+// always on the instance status.currentPrimary names, and remembers which inserts were
+// acknowledged.
 type appWriter struct {
 	o     *operatorWorld
 	dbs   map[string]*sql.DB
@@ -59,7 +66,7 @@ func (o *operatorWorld) startWriter(t *testing.T, firstID int) *appWriter {
 	aw := &appWriter{o: o, dbs: map[string]*sql.DB{}, done: make(chan struct{})}
 	for name, n := range o.nodes {
 		aw.dbs[name] = appDB(o.root, n)
-		aw.dbs[name].SetMaxOpenConns(1)
+		aw.dbs[name].SetMaxOpenConns(writerClients)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	aw.stop = cancel
@@ -74,22 +81,27 @@ func (o *operatorWorld) startWriter(t *testing.T, firstID int) *appWriter {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}()
-	go func() {
-		defer close(aw.done)
-		for id := firstID; ctx.Err() == nil; id++ {
-			ictx, icancel := context.WithTimeout(ctx, 5*time.Second)
-			_, err := aw.dbs[primary.Load().(string)].ExecContext(ictx, "INSERT INTO app.t VALUES (?)", id)
-			icancel()
-			aw.mu.Lock()
-			if err == nil {
-				aw.acked = append(aw.acked, id)
-			} else {
-				aw.fails++
+	// Several clients commit at once, so that commits are usually waiting for their semi-sync
+	// acknowledgement when the primary is demoted.
+	var clients sync.WaitGroup
+	for c := range writerClients {
+		clients.Go(func() {
+			for id := firstID + c*writerIDStride; ctx.Err() == nil; id++ {
+				ictx, icancel := context.WithTimeout(ctx, 5*time.Second)
+				_, err := aw.dbs[primary.Load().(string)].ExecContext(ictx, "INSERT INTO app.t VALUES (?)", id)
+				icancel()
+				aw.mu.Lock()
+				if err == nil {
+					aw.acked = append(aw.acked, id)
+				} else {
+					aw.fails++
+				}
+				aw.mu.Unlock()
+				time.Sleep(2 * time.Millisecond)
 			}
-			aw.mu.Unlock()
-			time.Sleep(2 * time.Millisecond)
-		}
-	}()
+		})
+	}
+	go func() { clients.Wait(); close(aw.done) }()
 	return aw
 }
 
