@@ -102,8 +102,10 @@ func StopWrites(ctx context.Context, op mysql.Operator, log logr.Logger) error {
 }
 
 // demoteAckWaitTimeout bounds how long a demotion waits for the commits that wait for a
-// semi-sync acknowledgement to end once the server is read-only.
-const demoteAckWaitTimeout = 5 * time.Second
+// semi-sync acknowledgement to end once the server is read-only: StopWrites has released them by
+// then, so this is a bound for the unexpected, and with StopWrites it keeps POST /demote within
+// the operator's request timeout (5 s).
+const demoteAckWaitTimeout = 2 * time.Second
 
 // ackWaitPoll is how often a demotion looks again at the commits waiting for acknowledgements.
 const ackWaitPoll = 50 * time.Millisecond

@@ -41,15 +41,21 @@ func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedIn
 }
 
 // replicaServesReads says whether a replica's reads are fresh enough to route: its applier runs
-// and its lag is within bound. Once excluded it returns only when the lag is within half the bound,
-// so a replica hovering at the bound does not flap. Without a report (or a bound) nothing changes.
+// without error and its lag is within bound. Once excluded it returns only when the lag is within
+// half the bound, so a replica hovering at the bound does not flap. A replica whose source is gone
+// (its receiver in error or reconnecting, its lag unknown: a killed or lost primary) is not broken:
+// a routable one keeps serving stale reads, as its readiness says, and an excluded one stays out
+// until its lag is known again. Without a report (or a bound) nothing changes.
 func replicaServesReads(report *instanceclient.Status, routableNow bool, bound time.Duration) bool {
 	if report == nil || report.Replication == nil || bound <= 0 {
 		return true
 	}
 	r := report.Replication
-	if !r.SQLRunning || r.LastError != "" || r.LagSeconds < 0 {
+	if !r.SQLRunning || r.LastSQLError != "" || r.LastSQLErrno != 0 {
 		return false
+	}
+	if r.LagSeconds < 0 {
+		return routableNow
 	}
 	lag := time.Duration(r.LagSeconds) * time.Second
 	if routableNow {

@@ -69,8 +69,11 @@ func TestDecideServices(t *testing.T) {
 
 func TestReplicaServesReads(t *testing.T) {
 	rep := func(lag int64, sql bool, lastErr string) *instanceclient.Status {
-		return &instanceclient.Status{Replication: &instanceclient.ReplicationStatus{LagSeconds: lag, SQLRunning: sql, LastError: lastErr}}
+		return &instanceclient.Status{Replication: &instanceclient.ReplicationStatus{LagSeconds: lag, SQLRunning: sql,
+			LastError: lastErr, LastSQLError: lastErr}}
 	}
+	sourceGone := &instanceclient.Status{Replication: &instanceclient.ReplicationStatus{LagSeconds: -1, SQLRunning: true,
+		IOState: "Connecting", LastError: "error connecting to source", LastIOErrno: 2003, LastIOError: "error connecting to source"}}
 	const bound = 30 * time.Second
 	for _, tc := range []struct {
 		rule     string
@@ -83,7 +86,8 @@ func TestReplicaServesReads(t *testing.T) {
 		{"a replica lagging past the bound serves no reads", rep(31, true, ""), true, false},
 		{"a stopped applier serves no reads", rep(0, false, ""), true, false},
 		{"an applier error serves no reads", rep(0, true, "1062"), true, false},
-		{"an unknown lag serves no reads", rep(-1, true, ""), true, false},
+		{"a replica whose source is gone (receiver error, lag unknown) keeps serving stale reads", sourceGone, true, true},
+		{"an excluded replica whose lag is unknown stays out", rep(-1, true, ""), false, false},
 		{"an excluded replica stays out until within half the bound", rep(20, true, ""), false, false},
 		{"an excluded replica returns within half the bound", rep(15, true, ""), false, true},
 	} {
