@@ -77,6 +77,9 @@ type Decision struct {
 	// OldestUnarchived is the commit time of the oldest transaction not yet archived (zero when
 	// everything is archived): the archive lag is Now minus it.
 	OldestUnarchived time.Time
+	// OpenUnarchived is the commit time of the open binlog's oldest transaction (zero when it
+	// has none): once the uploads succeeded, the lag is Now minus it.
+	OpenUnarchived time.Time
 }
 
 // Stand-down reasons.
@@ -109,7 +112,9 @@ func Decide(o Observation) Decision {
 		if d.OldestUnarchived.IsZero() || (!b.FirstEvent.IsZero() && b.FirstEvent.Before(d.OldestUnarchived)) {
 			d.OldestUnarchived = b.FirstEvent
 		}
-		if !b.Open {
+		if b.Open {
+			d.OpenUnarchived = b.FirstEvent
+		} else {
 			d.Upload = append(d.Upload, b.Name)
 		}
 	}

@@ -101,7 +101,7 @@ func TestDecide(t *testing.T) {
 			}
 		}},
 		{"the backlog and the oldest unarchived transaction are reported", func(*Observation) {}, func(t *testing.T, d Decision) {
-			if d.Backlog != 2 || !d.OldestUnarchived.Equal(t0) {
+			if d.Backlog != 2 || !d.OldestUnarchived.Equal(t0) || !d.OpenUnarchived.Equal(t0.Add(50*time.Second)) {
 				t.Fatalf("Backlog %d since %v, want 2 since %v", d.Backlog, d.OldestUnarchived, t0)
 			}
 		}},
