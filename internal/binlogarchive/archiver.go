@@ -107,7 +107,13 @@ func (a *Archiver) pass(ctx context.Context) (Decision, error) {
 		return Decision{}, stageError("role", err)
 	}
 	if why := standDown(Observation{Role: role, Binlogs: []Binlog{{}}}); why != "" {
-		return Decision{StandDown: why}, nil // no I/O at all while standing down
+		if why == ReasonNotPrimary && a.autoPurgeOff { // a replica again: mysqld purges as usual
+			if err := a.Server.EnableAutoPurge(ctx); err != nil {
+				return Decision{StandDown: why}, stageError("mysql", err)
+			}
+			a.autoPurgeOff = false
+		}
+		return Decision{StandDown: why}, nil // no object store request while standing down
 	}
 	o, uuid, err := a.gather(ctx, role)
 	if err != nil {

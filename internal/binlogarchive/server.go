@@ -101,6 +101,14 @@ func (s Server) DisableAutoPurge(ctx context.Context) error {
 	return nil
 }
 
+// EnableAutoPurge gives purging back to mysqld, on an instance that stopped being the primary.
+func (s Server) EnableAutoPurge(ctx context.Context) error {
+	if _, err := s.DB.ExecContext(ctx, "SET GLOBAL binlog_expire_logs_auto_purge = ON"); err != nil {
+		return fmt.Errorf("turning binlog_expire_logs_auto_purge on: %w", err)
+	}
+	return nil
+}
+
 // Rotate closes the open binlog and opens the next (FLUSH BINARY LOGS).
 func (s Server) Rotate(ctx context.Context) error {
 	if _, err := s.DB.ExecContext(ctx, "FLUSH BINARY LOGS"); err != nil {

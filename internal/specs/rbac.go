@@ -1,6 +1,8 @@
 package specs
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
@@ -20,7 +22,7 @@ func BuildServiceAccount(c *mysqlv1alpha1.Cluster) *corev1.ServiceAccount {
 }
 
 // BuildRole returns what an instance manager may do, and nothing more: read its Cluster and write
-// its status (currentPrimary), hold the primary Lease, read the Cluster's password Secrets and
+// its status (currentPrimary), hold the primary Lease, read the Cluster's password Secrets and object store Secrets (the binlog archiver) and
 // instance Pods (a switchover target whose old primary does not answer, with the Lease disabled,
 // promotes only once that primary's Pod is gone), and record Events. The Lease's create cannot be
 // restricted to its name (Kubernetes does not check resourceNames on create); every other verb
@@ -30,6 +32,7 @@ func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
 	for _, u := range Users {
 		secrets = append(secrets, UserSecretName(c.Name, u))
 	}
+	secrets = append(secrets, objectStoreSecrets(c)...)
 	group := mysqlv1alpha1.GroupVersion.Group
 	return &rbacv1.Role{
 		ObjectMeta: objectMeta(c, ServiceAccountName(c.Name)),
@@ -45,6 +48,24 @@ func BuildRole(c *mysqlv1alpha1.Cluster) *rbacv1.Role {
 			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 		},
 	}
+}
+
+// objectStoreSecrets names the Secrets of the Cluster's object store, which the primary's binlog
+// archiver reads.
+func objectStoreSecrets(c *mysqlv1alpha1.Cluster) []string {
+	if c.Spec.Backup == nil || c.Spec.Backup.ObjectStore == nil {
+		return nil
+	}
+	store := c.Spec.Backup.ObjectStore
+	names := []string{store.Credentials.AccessKeyID.Name, store.Credentials.SecretAccessKey.Name}
+	if store.Credentials.SessionToken != nil {
+		names = append(names, store.Credentials.SessionToken.Name)
+	}
+	if store.EndpointCA != nil {
+		names = append(names, store.EndpointCA.Name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // BuildRoleBinding binds the Role to the ServiceAccount.
