@@ -6,8 +6,10 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -120,6 +122,9 @@ func (w *world) verifySegments(t *testing.T) *objectstore.Index {
 	index, _, err := w.store.ReadIndex(t.Context(), testCluster)
 	check.Must(t, err)
 	for _, s := range index.Segments {
+		if strings.HasPrefix(s.Name, "other/") {
+			continue // entries of a concurrent index writer, without objects
+		}
 		r, err := w.store.OpenSegment(t.Context(), testCluster, s.Name)
 		check.Must(t, err)
 		h := sha256.New()
@@ -143,12 +148,34 @@ func TestArchiverUnderWriteLoad(t *testing.T) {
 	runCtx, stopRun := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	wg.Go(func() { w.arch.Run(runCtx) })
+	// Another writer of the index at the same time (retention, another instance): no entry of
+	// either may be lost.
+	const others = 40
+	wg.Go(func() {
+		for i := range others {
+			seg := objectstore.Segment{Name: fmt.Sprintf("other/entry-%02d", i), SHA256: hex.EncodeToString(make([]byte, 32))}
+			if _, err := w.store.UpdateIndex(runCtx, testCluster, func(x *objectstore.Index) error { x.Upsert(seg); return nil }); err != nil {
+				t.Errorf("concurrent index writer: %v", err)
+				return
+			}
+		}
+	})
 	time.Sleep(6 * time.Second)
 	stop()
 	stopRun()
 	wg.Wait()
 	w.drain(t, w.db, w.arch)
 	index := w.verifySegments(t)
+	mine := 0
+	for _, s := range index.Segments {
+		if !strings.HasPrefix(s.Name, "other/") {
+			mine++
+		}
+	}
+	if want := int(testutil.ToFloat64(w.arch.Metrics.Segments)); mine != want || len(index.Segments) != mine+others {
+		t.Fatalf("index lists %d segments of the archiver (it archived %d) and %d others (want %d): an update was lost",
+			mine, want, len(index.Segments)-mine, others)
+	}
 	if len(index.Segments) < 3 {
 		t.Fatalf("%d segments after 6 s of writes with a 1 s archive timeout: the open binlog is not rotated", len(index.Segments))
 	}
