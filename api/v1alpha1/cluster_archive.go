@@ -3,7 +3,7 @@ package v1alpha1
 import "time"
 
 // DefaultArchiveTimeout is spec.backup.archiveTimeout when it is not set.
-const DefaultArchiveTimeout = 5 * time.Second
+const DefaultArchiveTimeout = 3 * time.Second
 
 // ArchiveTimeoutOrDefault returns spec.backup.archiveTimeout, or DefaultArchiveTimeout.
 func (b *BackupConfiguration) ArchiveTimeoutOrDefault() time.Duration {

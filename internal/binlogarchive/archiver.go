@@ -120,6 +120,15 @@ func (a *Archiver) pass(ctx context.Context) (Decision, error) {
 		return Decision{}, err
 	}
 	d := Decide(o)
+	if err := a.act(ctx, o, d, uuid); err != nil || !d.Rotate {
+		return d, err
+	}
+	// The binlog just closed is archived at once rather than a pass later.
+	if o, uuid, err = a.gather(ctx, role); err != nil {
+		return d, err
+	}
+	d = Decide(o)
+	d.Rotate = false
 	return d, a.act(ctx, o, d, uuid)
 }
 
