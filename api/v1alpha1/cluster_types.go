@@ -300,6 +300,16 @@ type BackupConfiguration struct {
 	// (the default) leaves remote objects when a Backup object is deleted, delete removes them.
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// ArchiveTimeout bounds how long a committed transaction stays only in the primary's open
+	// binary log: once the oldest transaction of the open binlog is older than this, the primary
+	// rotates it (FLUSH BINARY LOGS) and archives it, so the archive's recovery point is about
+	// this plus one upload behind. Whole seconds between 1s and 10m; 3s by default.
+	// +kubebuilder:default="3s"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]{1,2}m)?([0-9]{1,3}s)?$') && size(self) > 0",message="archiveTimeout must be a whole number of seconds written with m and s, such as 5s or 1m30s"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,2}m)?([0-9]{1,3}s)?$') || size(self) == 0 || (duration(self) >= duration('1s') && duration(self) <= duration('10m'))",message="archiveTimeout must be between 1s and 10m"
+	// +optional
+	ArchiveTimeout *metav1.Duration `json:"archiveTimeout,omitempty"`
 }
 
 // ObjectStoreConfiguration locates an S3-compatible bucket and its credentials.

@@ -93,6 +93,7 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	if err != nil {
 		return err
 	}
+	m.startBinlogArchiver(ctx, wg, cluster, lease)
 	peers := ControlPeers{PeerDirectory: m.dir, Client: client.client}
 	watch := &PeerWatch{Reach: peers.Reach, Self: m.cfg.Instance, Isolation: isolation,
 		Interval: max(min(peerWatchInterval, m.cfg.IsolationLimit/4), 100*time.Millisecond),

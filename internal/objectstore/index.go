@@ -36,6 +36,10 @@ type Segment struct {
 	LastEventTime  time.Time `json:"lastEventTime,omitzero"`
 	// GTIDRange is the GTID set the segment contains, as MySQL prints it.
 	GTIDRange string `json:"gtidRange,omitempty"`
+	// PreviousGTIDs is the GTID set the server had executed before the segment's first
+	// transaction (the binlog's Previous_gtids): a later segment whose PreviousGTIDs are not
+	// covered by the archive reveals a gap.
+	PreviousGTIDs string `json:"previousGtids,omitempty"`
 	// SHA256 is the lowercase hex sha256 of the segment object.
 	SHA256 string `json:"sha256"`
 }

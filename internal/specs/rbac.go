@@ -33,7 +33,8 @@ var InstanceSecretUsers = Users
 //   - hold the primary Lease <cluster>-primary: get, update (renew), patch, delete (release). Kubernetes
 //     does not check resourceNames on create, so create is granted on every name and the
 //     ValidatingAdmissionPolicy of config/rbac refuses any other name for this ServiceAccount;
-//   - read the password Secrets of InstanceSecretUsers;
+//   - read the password Secrets of InstanceSecretUsers, and the object store's Secrets (the binlog
+//     archiver of the primary);
 //   - read Pods (a switchover target whose old primary does not answer, with the Lease disabled,
 //     promotes only once that primary's Pod is gone);
 //   - with bootstrap.recovery: read the Backup it names and the recoverySecrets
@@ -43,6 +44,7 @@ func BuildRole(c *mysqlv1alpha1.Cluster, recoverySecrets ...string) *rbacv1.Role
 	for _, u := range InstanceSecretUsers {
 		secrets = append(secrets, UserSecretName(c.Name, u))
 	}
+	secrets = append(secrets, objectStoreSecrets(c)...)
 	group := mysqlv1alpha1.GroupVersion.Group
 	return &rbacv1.Role{
 		ObjectMeta: objectMeta(c, ServiceAccountName(c.Name)),
@@ -56,6 +58,15 @@ func BuildRole(c *mysqlv1alpha1.Cluster, recoverySecrets ...string) *rbacv1.Role
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
 		}, recoveryRules(c, recoverySecrets)...),
 	}
+}
+
+// objectStoreSecrets names the Secrets of the Cluster's object store, which the primary's binlog
+// archiver reads.
+func objectStoreSecrets(c *mysqlv1alpha1.Cluster) []string {
+	if c.Spec.Backup == nil {
+		return nil
+	}
+	return objectStoreSecretNames(c.Spec.Backup.ObjectStore)
 }
 
 // BuildRoleBinding binds the Role to the ServiceAccount.

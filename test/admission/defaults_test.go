@@ -89,6 +89,7 @@ func TestClusterDefaults(t *testing.T) {
 		{"semiSync.timeoutMillis", s.MySQL.SemiSync.TimeoutMillis, int64(10000)},
 		{"semiSync.dataDurability", s.MySQL.SemiSync.DataDurability, v1.DataDurabilityPreferred},
 		{"objectStore.region", s.Backup.ObjectStore.Region, "us-east-1"},
+		{"backup.archiveTimeout", s.Backup.ArchiveTimeout.Duration, 3 * time.Second},
 		{"additional[0].updateStrategy", s.Managed.Services.Additional[0].UpdateStrategy, v1.ServiceUpdateStrategyPatch},
 	}
 	for _, c := range checks {

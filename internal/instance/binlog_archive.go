@@ -1,0 +1,103 @@
+package instance
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	driver "github.com/go-sql-driver/mysql"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/binlogarchive"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+)
+
+// archiveMetrics are registered once per process (a test runs several instance managers).
+var archiveMetrics = sync.OnceValue(func() *binlogarchive.Metrics { return binlogarchive.NewMetrics(ctrlmetrics.Registry) })
+
+// archiveSetupRetry is how long the archiver waits before trying its setup again.
+const archiveSetupRetry = 10 * time.Second
+
+// startBinlogArchiver runs the continuous binlog archiver until ctx ends when the Cluster has an
+// object store. It archives only while this instance is the primary, not fenced or demoted, and
+// holds the Lease; on every other instance it stands by.
+func (m *manager) startBinlogArchiver(ctx context.Context, wg *sync.WaitGroup, cluster *v1alpha1.Cluster, lease *PrimaryLease) {
+	if cluster.Spec.Backup == nil || cluster.Spec.Backup.ObjectStore == nil {
+		return
+	}
+	wg.Go(func() { m.runBinlogArchiver(ctx, lease) })
+}
+
+func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
+	log := m.deps.Log.WithName("binlog-archiver")
+	dsn := driver.NewConfig()
+	dsn.User, dsn.Net, dsn.Addr = "root", "unix", m.cfg.socketPath()
+	connector, err := driver.NewConnector(dsn)
+	if err != nil {
+		log.Error(err, "the binlog archiver cannot start")
+		return
+	}
+	db := sql.OpenDB(connector)
+	defer db.Close()
+	db.SetMaxOpenConns(2)
+	var timeout atomic.Int64
+	timeout.Store(int64(v1alpha1.DefaultArchiveTimeout))
+	a := &binlogarchive.Archiver{
+		Server: binlogarchive.Server{DB: db}, Cluster: m.cfg.Cluster, BinlogDir: m.cfg.DataDir,
+		ArchiveTimeout: func() time.Duration { return time.Duration(timeout.Load()) },
+		KeepLocal:      -1, Clock: m.deps.Clock, Metrics: archiveMetrics(), Log: log,
+	}
+	a.Role = func(ctx context.Context) (binlogarchive.Role, error) {
+		c := &v1alpha1.Cluster{}
+		if err := m.deps.Client.Get(ctx, m.cluster, c); err != nil {
+			return binlogarchive.Role{}, err
+		}
+		timeout.Store(int64(c.Spec.Backup.ArchiveTimeoutOrDefault()))
+		st := &c.Status
+		return binlogarchive.Role{
+			Primary: st.CurrentPrimary == m.cfg.Instance && st.TargetPrimary == m.cfg.Instance,
+			Fenced:  slices.Contains(st.FencedInstances, m.cfg.Instance), Demoted: lease.Demoted(),
+			LeaseRequired: lease.Enabled(), LeaseHeld: lease.Held(), Writable: true,
+		}, nil
+	}
+	reporter := binlogarchive.ClusterReporter{Client: m.deps.Client, Cluster: m.cluster, Instance: m.cfg.Instance, Clock: m.deps.Clock}
+	a.Report = func(ctx context.Context, h binlogarchive.Health) {
+		if err := reporter.Report(ctx, h); err != nil {
+			log.Error(err, "reporting the archiver's health")
+		}
+	}
+	for ctx.Err() == nil {
+		if a.Store, err = m.archiveStore(ctx); err == nil {
+			break
+		}
+		log.Error(err, "the binlog archiver cannot reach its object store configuration; retrying")
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.deps.Clock.After(archiveSetupRetry):
+		}
+	}
+	a.Run(ctx)
+}
+
+// archiveStore resolves the Cluster's object store and its credentials.
+func (m *manager) archiveStore(ctx context.Context) (*objectstore.Client, error) {
+	c := &v1alpha1.Cluster{}
+	if err := m.deps.Client.Get(ctx, m.cluster, c); err != nil {
+		return nil, err
+	}
+	spec := c.Spec.Backup.ObjectStore
+	secrets, err := objectstore.ReadSecrets(ctx, m.deps.Client, m.cfg.Namespace, spec)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := objectstore.ResolveConfig(spec, secrets)
+	if err != nil {
+		return nil, err
+	}
+	return objectstore.New(cfg)
+}
