@@ -56,6 +56,13 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 	if err := os.MkdirAll(cfg.RunDir, 0o750); err != nil {
 		return fmt.Errorf("creating the run directory: %w", err)
 	}
+	if cfg.DataVolume != "" {
+		layout, err := PrepareDataDir(cfg.DataVolume, cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		deps.Log.Info("data directory", "path", cfg.DataDir, "layout", layout)
+	}
 	dsn := driver.NewConfig()
 	dsn.User, dsn.Net, dsn.Addr = "root", "unix", cfg.socketPath()
 	op, err := deps.Factory.New(dsn)

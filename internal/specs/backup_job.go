@@ -57,6 +57,7 @@ func BuildBackupJob(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJ
 		VolumeMounts:             mounts,
 		TerminationMessagePath:   corev1.TerminationMessagePathDefault,
 		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+		SecurityContext:          containerSecurityContext(),
 	}
 	noToken, zero := false, int32(0)
 	job := &batchv1.Job{
@@ -71,6 +72,7 @@ func BuildBackupJob(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJ
 				Spec: corev1.PodSpec{
 					RestartPolicy:                corev1.RestartPolicyNever,
 					AutomountServiceAccountToken: &noToken,
+					SecurityContext:              podSecurityContext(),
 					InitContainers:               []corev1.Container{bootstrapContainer(p.OperatorImage)},
 					Containers:                   []corev1.Container{container},
 					Volumes:                      volumes,
@@ -136,9 +138,11 @@ func backupVolumes(c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMo
 		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: secret, Items: items}}}
 	}
+	tmp, tmpMount := tmpVolumeAndMount()
 	volumes := []corev1.Volume{
 		{Name: controllerVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 		{Name: scratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		tmp,
 		secretVolume(backupPassVolume, UserSecretName(c.Name, UserBackup),
 			corev1.KeyToPath{Key: corev1.BasicAuthPasswordKey, Path: corev1.BasicAuthPasswordKey}),
 		secretVolume(backupTLSVolume, ReplicationClientSecretName(c.Name)),
@@ -146,6 +150,7 @@ func backupVolumes(c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMo
 	mounts := []corev1.VolumeMount{
 		{Name: controllerVolume, MountPath: ControllerDir},
 		{Name: scratchVolume, MountPath: BackupScratchDir},
+		tmpMount,
 		{Name: backupPassVolume, MountPath: backupSecretsDir + "/password", ReadOnly: true},
 		{Name: backupTLSVolume, MountPath: backupTLSDir, ReadOnly: true},
 	}

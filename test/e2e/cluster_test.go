@@ -71,6 +71,52 @@ spec:
 			return strings.TrimSpace(out) == "written-on-rw", err
 		})
 	}
+
+	// The namespace enforces the "restricted" Pod Security profile, so the API server admitted
+	// these Pods only because they run as non-root without capabilities; mysqld itself runs as
+	// uid 999 in a data directory below the volume's root.
+	var namespace corev1.Namespace
+	if err := env.c.Get(context.Background(), client.ObjectKey{Name: ns}, &namespace); err != nil {
+		t.Fatal(err)
+	}
+	if namespace.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
+		t.Fatalf("namespace %s does not enforce the restricted profile: labels %v", ns, namespace.Labels)
+	}
+	for _, pod := range append(rw, ro...) {
+		uids := mysqldUIDs(t, ns, pod)
+		for _, uid := range uids {
+			if uid == "0" {
+				t.Errorf("%s: mysqld runs as root (Uid: %v)", pod, uids)
+			}
+		}
+		t.Logf("%s: mysqld runs as uid %v", pod, uids)
+		if got := sql(pod, "SELECT @@datadir"); got != "/var/lib/mysql/data/" {
+			t.Errorf("%s: datadir %q, want /var/lib/mysql/data/ (a subdirectory of the volume)", pod, got)
+		}
+	}
+}
+
+// mysqldUIDs returns the real, effective, saved and filesystem uids of mysqld in an instance Pod,
+// read from /proc inside its container.
+func mysqldUIDs(t *testing.T, ns, pod string) []string {
+	t.Helper()
+	pid, stderr, err := Exec(ns, pod, "mysql", "cat", "/controller/run/mysqld.pid")
+	if err != nil {
+		t.Fatalf("%s: reading mysqld's pid file: %v\n%s", pod, err, stderr)
+	}
+	status, stderr, err := Exec(ns, pod, "mysql", "cat", "/proc/"+strings.TrimSpace(pid)+"/status")
+	if err != nil {
+		t.Fatalf("%s: reading mysqld's status: %v\n%s", pod, err, stderr)
+	}
+	for _, line := range strings.Split(status, "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if uids := strings.Fields(rest); len(uids) == 4 {
+				return uids
+			}
+		}
+	}
+	t.Fatalf("%s: no Uid line in mysqld's /proc status:\n%s", pod, status)
+	return nil
 }
 
 // servicePods returns the names of the ready Pods behind a Service.
