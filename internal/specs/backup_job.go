@@ -138,11 +138,10 @@ func backupVolumes(c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMo
 		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: secret, Items: items}}}
 	}
-	tmp, tmpMount := tmpVolumeAndMount()
+	scratch, scratchMounts := mysqldScratchVolumes()
 	volumes := []corev1.Volume{
 		{Name: controllerVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 		{Name: scratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-		tmp,
 		secretVolume(backupPassVolume, UserSecretName(c.Name, UserBackup),
 			corev1.KeyToPath{Key: corev1.BasicAuthPasswordKey, Path: corev1.BasicAuthPasswordKey}),
 		secretVolume(backupTLSVolume, ReplicationClientSecretName(c.Name)),
@@ -150,10 +149,10 @@ func backupVolumes(c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMo
 	mounts := []corev1.VolumeMount{
 		{Name: controllerVolume, MountPath: ControllerDir},
 		{Name: scratchVolume, MountPath: BackupScratchDir},
-		tmpMount,
 		{Name: backupPassVolume, MountPath: backupSecretsDir + "/password", ReadOnly: true},
 		{Name: backupTLSVolume, MountPath: backupTLSDir, ReadOnly: true},
 	}
+	volumes, mounts = append(volumes, scratch...), append(mounts, scratchMounts...)
 	for _, f := range storeSecretFiles(c.Spec.Backup.ObjectStore) {
 		volumes = append(volumes, secretVolume(f.volume, f.sel.Name, corev1.KeyToPath{Key: f.sel.Key, Path: "value"}))
 		mounts = append(mounts, corev1.VolumeMount{Name: f.volume, MountPath: storeSecretsDir + "/" + f.volume, ReadOnly: true})

@@ -114,7 +114,7 @@ func bootstrapContainer(image string) corev1.Container {
 }
 
 func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container {
-	_, tmpMount := tmpVolumeAndMount()
+	_, scratchMounts := mysqldScratchVolumes()
 	return corev1.Container{
 		Name:            MySQLContainerName,
 		Image:           c.Spec.ImageName,
@@ -134,13 +134,12 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 		StartupProbe:   managerProbe(StartupPath, 10, 360),
 		ReadinessProbe: managerProbe(ReadinessPath, 5, 3),
 		LivenessProbe:  managerProbe(LivenessPath, 10, 3),
-		VolumeMounts: []corev1.VolumeMount{
+		VolumeMounts: append([]corev1.VolumeMount{
 			{Name: dataVolume, MountPath: DataVolumeDir},
 			{Name: controllerVolume, MountPath: ControllerDir},
-			tmpMount,
 			{Name: serverTLSVolume, MountPath: ServerTLSDir, ReadOnly: true},
 			{Name: replicationTLSVolume, MountPath: ReplicationTLSDir, ReadOnly: true},
-		},
+		}, scratchMounts...),
 		SecurityContext: containerSecurityContext(),
 	}
 }
@@ -158,17 +157,16 @@ func managerProbe(path string, period, failures int32) *corev1.Probe {
 }
 
 func instanceVolumes(cluster, instance string) []corev1.Volume {
-	tmp, _ := tmpVolumeAndMount()
-	return []corev1.Volume{
+	scratch, _ := mysqldScratchVolumes()
+	return append([]corev1.Volume{
 		{Name: dataVolume, VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: instance}}},
 		{Name: controllerVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-		tmp,
 		{Name: serverTLSVolume, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: ServerCertSecretName(instance)}}},
 		{Name: replicationTLSVolume, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: ReplicationClientSecretName(cluster)}}},
-	}
+	}, scratch...)
 }
 
 // defaultAffinity prefers spreading a Cluster's instances over distinct nodes; it is a preference,

@@ -13,12 +13,15 @@ const (
 	MySQLGID int64 = 999
 )
 
-// TmpDir is an emptyDir in every container that runs mysqld: its tmpdir (sorts, temporary
-// tables), the socket link of a backup Job's private mysqld, any client's scratch. The root
-// filesystem is read-only.
+// TmpDir and MysqldRunDir are emptyDirs in every container that runs mysqld, whose root
+// filesystem is read-only. TmpDir is mysqld's tmpdir (sorts, temporary tables), the socket link of
+// a backup Job's private mysqld, any client's scratch. MysqldRunDir is where mysqld puts what it
+// does not take from my.cnf: the X Plugin's socket and its lock file.
 const (
-	TmpDir    = "/tmp"
-	tmpVolume = "tmp"
+	TmpDir          = "/tmp"
+	MysqldRunDir    = "/var/run/mysqld"
+	tmpVolume       = "tmp"
+	mysqldRunVolume = "mysqld-run"
 )
 
 // podSecurityContext is the Pod-level security context of instance Pods and backup Jobs: a fixed
@@ -50,8 +53,11 @@ func containerSecurityContext() *corev1.SecurityContext {
 	}
 }
 
-// tmpVolumeAndMount is the emptyDir mounted at TmpDir.
-func tmpVolumeAndMount() (corev1.Volume, corev1.VolumeMount) {
-	return corev1.Volume{Name: tmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-		corev1.VolumeMount{Name: tmpVolume, MountPath: TmpDir}
+// mysqldScratchVolumes are the emptyDirs mounted at TmpDir and MysqldRunDir, and their mounts.
+func mysqldScratchVolumes() ([]corev1.Volume, []corev1.VolumeMount) {
+	emptyDir := func(name string) corev1.Volume {
+		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+	}
+	return []corev1.Volume{emptyDir(tmpVolume), emptyDir(mysqldRunVolume)},
+		[]corev1.VolumeMount{{Name: tmpVolume, MountPath: TmpDir}, {Name: mysqldRunVolume, MountPath: MysqldRunDir}}
 }

@@ -93,10 +93,12 @@ func TestWritablePathsAreVolumes(t *testing.T) {
 		{"the bootstrap init container writes the manager into an emptyDir", "instance Pod", BootstrapContainerName, ControllerDir, true},
 		{"mysqld's socket, pid file and my.cnf go to the controller emptyDir", "instance Pod", MySQLContainerName, ControllerDir, true},
 		{"mysqld's tmpdir is an emptyDir", "instance Pod", MySQLContainerName, "/tmp", true},
+		{"mysqld's default run directory (the X Plugin's socket) is an emptyDir", "instance Pod", MySQLContainerName, "/var/run/mysqld", true},
 		{"the data volume is the PVC", "instance Pod", MySQLContainerName, DataVolumeDir, false},
 		{"the backup Job's init container writes the manager into an emptyDir", "backup Job", BootstrapContainerName, ControllerDir, true},
 		{"the backup's scratch is an emptyDir", "backup Job", BackupContainerName, BackupScratchDir, true},
 		{"the backup's private mysqld has a tmpdir", "backup Job", BackupContainerName, "/tmp", true},
+		{"the backup's private mysqld has its default run directory", "backup Job", BackupContainerName, "/var/run/mysqld", true},
 	} {
 		spec := specsByKind[tc.kind]
 		volumes := map[string]corev1.VolumeSource{}
