@@ -5,7 +5,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 const mysqlImage = "cloudnative-mysql/mysql:9.7"
@@ -92,6 +95,35 @@ spec:
 		t.Logf("%s: mysqld runs as uid %v", pod, uids)
 		if got := sql(pod, "SELECT @@datadir"); got != "/var/lib/mysql/data/" {
 			t.Errorf("%s: datadir %q, want /var/lib/mysql/data/ (a subdirectory of the volume)", pod, got)
+		}
+	}
+	checkVolumesNotWorldWritable(t, ns)
+}
+
+// checkVolumesNotWorldWritable checks the host directories of the namespace's volumes (the local
+// node's hostPath provisioner): nothing for others, writable by the instances' group.
+func checkVolumesNotWorldWritable(t *testing.T, ns string) {
+	t.Helper()
+	var pvcs corev1.PersistentVolumeClaimList
+	if err := env.c.List(context.Background(), &pvcs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, pvc := range pvcs.Items {
+		var pv corev1.PersistentVolume
+		if err := env.c.Get(context.Background(), client.ObjectKey{Name: pvc.Spec.VolumeName}, &pv); err != nil {
+			t.Fatal(err)
+		}
+		if pv.Spec.HostPath == nil {
+			t.Fatalf("volume %s of %s is not a hostPath volume of the local node", pv.Name, pvc.Name)
+		}
+		fi, err := os.Stat(pv.Spec.HostPath.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		if fi.Mode().Perm()&0o007 != 0 || st.Gid != uint32(specs.MySQLGID) || fi.Mode().Perm()&0o070 != 0o070 {
+			t.Errorf("volume of %s (%s): mode %s, group %d; want nothing for others, group %d with rwx",
+				pvc.Name, pv.Spec.HostPath.Path, fi.Mode(), st.Gid, specs.MySQLGID)
 		}
 	}
 }
