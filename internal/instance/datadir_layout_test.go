@@ -118,3 +118,23 @@ func keys(m map[string]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+func TestRunConfigWantsTheDataDirDirectlyBelowItsVolume(t *testing.T) {
+	for _, tc := range []struct {
+		rule            string
+		volume, dataDir string
+		ok              bool
+	}{
+		{"no volume: the data directory is used as it is", "", "/var/lib/mysql", true},
+		{"a subdirectory of the volume", "/var/lib/mysql", "/var/lib/mysql/data", true},
+		{"the volume itself is refused", "/var/lib/mysql", "/var/lib/mysql", false},
+		{"a deeper directory is refused", "/var/lib/mysql", "/var/lib/mysql/a/data", false},
+		{"a directory elsewhere is refused", "/var/lib/mysql", "/data", false},
+	} {
+		c := &RunConfig{Instance: "db-1", Namespace: "ns", Cluster: "db", MysqldCommand: []string{"mysqld"},
+			DataDir: tc.dataDir, DataVolume: tc.volume, RunDir: "/run/m", ServerTLSDir: "/tls/s", ClientTLSDir: "/tls/c"}
+		if err := c.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: Validate() = %v", tc.rule, err)
+		}
+	}
+}
