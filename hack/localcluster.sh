@@ -32,6 +32,9 @@ COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler container
 PAUSE_IMAGE=docker.io/cloudnative-mysql/pause:dev
 OPERATOR_IMAGE=cloudnative-mysql/operator:dev
 MYSQL_IMAGE=cloudnative-mysql/mysql:9.7
+# VOLUME_GID owns the node's volumes: the fsGroup of instance Pods (specs.MySQLGID), the group
+# of the MySQL image's mysql user.
+VOLUME_GID=999
 
 k() { "$CNM_K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG_FILE" "$@"; }
 in_node() { nsenter --net="/run/netns/$NODE_NETNS" -- "$@"; }
@@ -514,9 +517,10 @@ up() {
 		--hostname-override "$NODE_NAME"
 	start kube-proxy "$B/kube-proxy" --config "$LC_DIR/kube-proxy-config.yaml"
 	# The hostPath provisioner makes each volume directory 0750 root and the kubelet applies no
-	# fsGroup to hostPath volumes, so a non-root container could not write its PVC. Open each new
-	# volume directory to all, as kind's local-path provisioner does (its volumes are 0777).
-	start volume-modes bash -c 'while sleep 0.5; do find /tmp/hostpath_pv -mindepth 1 -maxdepth 1 -type d ! -perm -0777 -exec chmod 0777 {} + 2>/dev/null; done'
+	# fsGroup to hostPath volumes, so a non-root container could not write its PVC. Give each new
+	# volume directory what the kubelet's fsGroup gives a volume that supports it: group
+	# $VOLUME_GID (the instance Pods' fsGroup), group-writable, setgid, nothing for others.
+	start volume-modes bash -c "while sleep 0.5; do find /tmp/hostpath_pv -mindepth 1 -maxdepth 1 -type d \\( ! -group $VOLUME_GID -o ! -perm 2770 \\) -exec chgrp $VOLUME_GID {} + -exec chmod 2770 {} + 2>/dev/null; done"
 	wait_for 120 "the Node Ready" kubelet node_ready
 	log "node $NODE_NAME Ready ($((SECONDS - t_start)) s after start, $((SECONDS - t0)) s in all)"
 	wait_for 60 "the default ServiceAccount" "" k get serviceaccount default -n default

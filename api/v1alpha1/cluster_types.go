@@ -70,10 +70,14 @@ type ClusterSpec struct {
 	// Storage is the persistent volume of each instance.
 	Storage StorageConfiguration `json:"storage"`
 
-	// Resources of the MySQL container of each instance.
-	// +kubebuilder:validation:XValidation:rule="(!has(self.requests) || !('cpu' in self.requests) || !quantity(string(self.requests['cpu'])).isLessThan(quantity('0'))) && (!has(self.requests) || !('memory' in self.requests) || !quantity(string(self.requests['memory'])).isLessThan(quantity('0')))",message="resources.requests cpu and memory must not be negative"
-	// +kubebuilder:validation:XValidation:rule="(!has(self.limits) || !('cpu' in self.limits) || !quantity(string(self.limits['cpu'])).isLessThan(quantity('0'))) && (!has(self.limits) || !('memory' in self.limits) || !quantity(string(self.limits['memory'])).isLessThan(quantity('0')))",message="resources.limits cpu and memory must not be negative"
-	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || !has(self.limits) || ['cpu', 'memory'].all(k, !(k in self.requests) || !(k in self.limits) || !quantity(string(self.requests[k])).isGreaterThan(quantity(string(self.limits[k]))))",message="resources.requests cpu and memory must not exceed their limits"
+	// The rules below name their keys: a rule over every key of the maps exceeds the API server's
+	// CEL cost budget.
+
+	// Resources of the MySQL container of each instance. Negative cpu, memory and ephemeral-storage
+	// quantities, and requests of those above their limits, are refused.
+	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || ['cpu', 'memory', 'ephemeral-storage'].all(k, !(k in self.requests) || !quantity(string(self.requests[k])).isLessThan(quantity('0')))",message="resources.requests cpu, memory and ephemeral-storage must not be negative"
+	// +kubebuilder:validation:XValidation:rule="!has(self.limits) || ['cpu', 'memory', 'ephemeral-storage'].all(k, !(k in self.limits) || !quantity(string(self.limits[k])).isLessThan(quantity('0')))",message="resources.limits cpu, memory and ephemeral-storage must not be negative"
+	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || !has(self.limits) || ['cpu', 'memory', 'ephemeral-storage'].all(k, !(k in self.requests) || !(k in self.limits) || !quantity(string(self.requests[k])).isGreaterThan(quantity(string(self.limits[k]))))",message="resources.requests cpu, memory and ephemeral-storage must not exceed their limits"
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 

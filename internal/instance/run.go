@@ -56,6 +56,13 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 	if err := os.MkdirAll(cfg.RunDir, 0o750); err != nil {
 		return fmt.Errorf("creating the run directory: %w", err)
 	}
+	if cfg.DataVolume != "" {
+		layout, err := PrepareDataDir(cfg.DataVolume, cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		deps.Log.Info("data directory", "path", cfg.DataDir, "layout", layout)
+	}
 	rootPassword, err := m.readPassword(ctx, specs.UserRoot)
 	if err != nil {
 		return m.stopped(ctx, err)

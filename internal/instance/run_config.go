@@ -16,8 +16,12 @@ import (
 // the ones the instance manager sees; MysqldRoot says how mysqld sees them.
 type RunConfig struct {
 	Instance, Namespace, Cluster string
-	// DataDir is mysqld's data directory (the instance's PVC).
+	// DataDir is mysqld's data directory.
 	DataDir string
+	// DataVolume, when set, is the mount of the instance's volume and DataDir must be a direct
+	// subdirectory of it: PrepareDataDir creates DataDir, or moves a data directory found at the
+	// volume's root into it. Empty: DataDir is used as it is.
+	DataVolume string
 	// RunDir holds my.cnf, the socket and the pid file; it need not survive a restart.
 	RunDir string
 	// ServerTLSDir and ClientTLSDir hold ca.crt, tls.crt and tls.key: the instance's server
@@ -78,6 +82,9 @@ func (c *RunConfig) Validate() error {
 		if _, err := c.inMysqld(p); err != nil {
 			return err
 		}
+	}
+	if c.DataVolume != "" && filepath.Dir(filepath.Clean(c.DataDir)) != filepath.Clean(c.DataVolume) {
+		return fmt.Errorf("%w: the data directory %s is not a subdirectory of the volume %s", errRunConfig, c.DataDir, c.DataVolume)
 	}
 	return nil
 }

@@ -57,6 +57,7 @@ func BuildBackupJob(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJ
 		VolumeMounts:             mounts,
 		TerminationMessagePath:   corev1.TerminationMessagePathDefault,
 		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+		SecurityContext:          containerSecurityContext(),
 	}
 	noToken, zero := false, int32(0)
 	job := &batchv1.Job{
@@ -71,6 +72,7 @@ func BuildBackupJob(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJ
 				Spec: corev1.PodSpec{
 					RestartPolicy:                corev1.RestartPolicyNever,
 					AutomountServiceAccountToken: &noToken,
+					SecurityContext:              podSecurityContext(),
 					InitContainers:               []corev1.Container{bootstrapContainer(p.OperatorImage)},
 					Containers:                   []corev1.Container{container},
 					Volumes:                      volumes,
@@ -136,6 +138,7 @@ func backupVolumes(c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMo
 		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: secret, Items: items}}}
 	}
+	scratch, scratchMounts := mysqldScratchVolumes()
 	volumes := []corev1.Volume{
 		{Name: controllerVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 		{Name: scratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
@@ -149,6 +152,7 @@ func backupVolumes(c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMo
 		{Name: backupPassVolume, MountPath: backupSecretsDir + "/password", ReadOnly: true},
 		{Name: backupTLSVolume, MountPath: backupTLSDir, ReadOnly: true},
 	}
+	volumes, mounts = append(volumes, scratch...), append(mounts, scratchMounts...)
 	for _, f := range storeSecretFiles(c.Spec.Backup.ObjectStore) {
 		volumes = append(volumes, secretVolume(f.volume, f.sel.Name, corev1.KeyToPath{Key: f.sel.Key, Path: "value"}))
 		mounts = append(mounts, corev1.VolumeMount{Name: f.volume, MountPath: storeSecretsDir + "/" + f.volume, ReadOnly: true})

@@ -33,8 +33,12 @@ const (
 	ControllerDir = "/controller"
 	// ManagerPath is the manager binary inside the MySQL container.
 	ManagerPath = ControllerDir + "/manager"
-	// DataDir is where the instance's PVC is mounted.
-	DataDir = "/var/lib/mysql"
+	// DataVolumeDir is where the instance's PVC is mounted.
+	DataVolumeDir = "/var/lib/mysql"
+	// DataDir is mysqld's data directory: a subdirectory of the volume, whose root may hold
+	// lost+found (mysqld --initialize wants an empty directory). The instance manager moves a
+	// data directory found at the volume's root (earlier versions) into it.
+	DataDir = DataVolumeDir + "/data"
 	// ServerTLSDir holds tls.crt, tls.key and ca.crt of the instance's server certificate.
 	ServerTLSDir = "/etc/mysql-tls/server"
 	// ReplicationTLSDir holds the replication user's client certificate.
@@ -76,6 +80,7 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 			Hostname:           name,
 			ServiceAccountName: ServiceAccountName(c.Name),
 			Subdomain:          name,
+			SecurityContext:    podSecurityContext(),
 			InitContainers:     []corev1.Container{bootstrapContainer(opts.OperatorImage)},
 			Containers:         []corev1.Container{mysqlContainer(c, name)},
 			Volumes:            instanceVolumes(c.Name, name),
@@ -104,15 +109,17 @@ func bootstrapContainer(image string) corev1.Container {
 		ImagePullPolicy: corev1.PullIfNotPresent,
 		Command:         []string{"/manager", "bootstrap", ManagerPath},
 		VolumeMounts:    []corev1.VolumeMount{{Name: controllerVolume, MountPath: ControllerDir}},
+		SecurityContext: containerSecurityContext(),
 	}
 }
 
 func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container {
+	_, scratchMounts := mysqldScratchVolumes()
 	return corev1.Container{
 		Name:            MySQLContainerName,
 		Image:           c.Spec.ImageName,
 		ImagePullPolicy: corev1.PullIfNotPresent,
-		Command:         []string{ManagerPath, "instance", "run"},
+		Command:         []string{ManagerPath, "instance", "run", "--data-volume=" + DataVolumeDir, "--data-dir=" + DataDir},
 		Env: []corev1.EnvVar{
 			{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 			{Name: "NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
@@ -127,12 +134,13 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 		StartupProbe:   managerProbe(StartupPath, 10, 360),
 		ReadinessProbe: managerProbe(ReadinessPath, 5, 3),
 		LivenessProbe:  managerProbe(LivenessPath, 10, 3),
-		VolumeMounts: []corev1.VolumeMount{
-			{Name: dataVolume, MountPath: DataDir},
+		VolumeMounts: append([]corev1.VolumeMount{
+			{Name: dataVolume, MountPath: DataVolumeDir},
 			{Name: controllerVolume, MountPath: ControllerDir},
 			{Name: serverTLSVolume, MountPath: ServerTLSDir, ReadOnly: true},
 			{Name: replicationTLSVolume, MountPath: ReplicationTLSDir, ReadOnly: true},
-		},
+		}, scratchMounts...),
+		SecurityContext: containerSecurityContext(),
 	}
 }
 
@@ -149,7 +157,8 @@ func managerProbe(path string, period, failures int32) *corev1.Probe {
 }
 
 func instanceVolumes(cluster, instance string) []corev1.Volume {
-	return []corev1.Volume{
+	scratch, _ := mysqldScratchVolumes()
+	return append([]corev1.Volume{
 		{Name: dataVolume, VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: instance}}},
 		{Name: controllerVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
@@ -157,7 +166,7 @@ func instanceVolumes(cluster, instance string) []corev1.Volume {
 			Secret: &corev1.SecretVolumeSource{SecretName: ServerCertSecretName(instance)}}},
 		{Name: replicationTLSVolume, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: ReplicationClientSecretName(cluster)}}},
-	}
+	}, scratch...)
 }
 
 // defaultAffinity prefers spreading a Cluster's instances over distinct nodes; it is a preference,

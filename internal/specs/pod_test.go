@@ -39,11 +39,14 @@ func TestBuildPod(t *testing.T) {
 			initC.VolumeMounts[0].Name == controllerVolume && initC.VolumeMounts[0].MountPath == "/controller" &&
 			volumes[controllerVolume].EmptyDir != nil},
 		{"the MySQL container runs the copied manager", mysql.Image == "percona/percona-server:8.4" &&
-			reflect.DeepEqual(mysql.Command, []string{"/controller/manager", "instance", "run"}) &&
+			reflect.DeepEqual(mysql.Command, []string{"/controller/manager", "instance", "run",
+				"--data-volume=/var/lib/mysql", "--data-dir=/var/lib/mysql/data"}) &&
 			mounts[controllerVolume] == "/controller"},
 		{"resources come from the spec", mysql.Resources.Requests.Cpu().Equal(resource.MustParse("500m"))},
 		{"the data PVC is mounted", volumes[dataVolume].PersistentVolumeClaim != nil &&
-			volumes[dataVolume].PersistentVolumeClaim.ClaimName == "db-2" && mounts[dataVolume] == DataDir},
+			volumes[dataVolume].PersistentVolumeClaim.ClaimName == "db-2" && mounts[dataVolume] == "/var/lib/mysql"},
+		{"the data directory is a subdirectory of the volume (its root may hold lost+found)",
+			DataDir == "/var/lib/mysql/data"},
 		{"the server certificate is mounted", volumes[serverTLSVolume].Secret != nil &&
 			volumes[serverTLSVolume].Secret.SecretName == "db-2-server-tls" && mounts[serverTLSVolume] == ServerTLSDir},
 		{"the replication client certificate is mounted", volumes[replicationTLSVolume].Secret != nil &&

@@ -25,7 +25,7 @@ var hostileButAdmitted = []string{
 	`{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Backup, metadata: {name: ` + strings.Repeat("b", 63) + `}, spec: {cluster: {name: hostile-recovery}}}`,
 	`{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: ScheduledBackup, metadata: {name: snow.man}, spec: {schedule: "0 0 2 * * ☃", cluster: {name: hostile-cpu}, immediate: true}}`,
 	`{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: ScheduledBackup, metadata: {name: every-second}, spec: {schedule: "* * * * * *", cluster: {name: a.b}, successfulBackupsHistoryLimit: 2147483647, failedBackupsHistoryLimit: 0, timeout: 1s}}`,
-	`{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Cluster, metadata: {name: hostile-cpu}, spec: {instances: 64, resources: {requests: {ephemeral-storage: "-1"}}, storage: {size: 8Ei, storageClass: fast.ssd}, failoverDelay: 2147483647, maxSwitchoverDelay: 2147483647, mysql: {parameters: {"a\nb": x, server_id: "7", max_connections: "☃"}}}}`,
+	`{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Cluster, metadata: {name: hostile-cpu}, spec: {instances: 64, resources: {requests: {example.com/dongle: "-1"}}, storage: {size: 8Ei, storageClass: fast.ssd}, failoverDelay: 2147483647, maxSwitchoverDelay: 2147483647, mysql: {parameters: {"a\nb": x, server_id: "7", max_connections: "☃"}}}}`,
 	`{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Cluster, metadata: {name: hostile-recovery}, spec: {instances: 1, storage: {size: 1}, bootstrap: {recovery: {backup: {name: a.b}}}}}`,
 	`{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Cluster, metadata: {name: ` + strings.Repeat("d", 50) + `}, spec: {instances: 2, storage: {size: 1Gi}, managed: {services: {additional: [{name: x, selectorType: r, serviceTemplate: {spec: {type: LoadBalancer, externalTrafficPolicy: Local, loadBalancerSourceRanges: ["::/0"], healthCheckNodePort: 65535}}}]}}}}`,
 }
@@ -83,7 +83,7 @@ func TestOperatorKeepsReconcilingBesideHostileObjects(t *testing.T) {
 
 	// The hostile objects were reconciled too, not skipped: the Backup of a Cluster that does not
 	// exist failed, and the Clusters whose Pods the API server accepts got their rw Services.
-	// (hostile-cpu's Pods are refused for their negative ephemeral-storage request: its reconcile
+	// (hostile-cpu's Pods are refused for their negative extended-resource request: its reconcile
 	// stops there and is retried, without holding up the others.)
 	check.Eventually(t, time.Minute, "the hostile Backup of a missing Cluster is failed", func(ctx context.Context) (bool, error) {
 		var b v1.Backup

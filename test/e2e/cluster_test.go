@@ -5,7 +5,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 const mysqlImage = "cloudnative-mysql/mysql:9.7"
@@ -74,6 +77,81 @@ spec:
 			return strings.TrimSpace(out) == "written-on-rw", err
 		})
 	}
+
+	// The namespace enforces the "restricted" Pod Security profile, so the API server admitted
+	// these Pods only because they run as non-root without capabilities; mysqld itself runs as
+	// uid 999 in a data directory below the volume's root.
+	var namespace corev1.Namespace
+	if err := env.c.Get(context.Background(), client.ObjectKey{Name: ns}, &namespace); err != nil {
+		t.Fatal(err)
+	}
+	if namespace.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
+		t.Fatalf("namespace %s does not enforce the restricted profile: labels %v", ns, namespace.Labels)
+	}
+	for _, pod := range append(rw, ro...) {
+		uids := mysqldUIDs(t, ns, pod)
+		for _, uid := range uids {
+			if uid == "0" {
+				t.Errorf("%s: mysqld runs as root (Uid: %v)", pod, uids)
+			}
+		}
+		t.Logf("%s: mysqld runs as uid %v", pod, uids)
+		if got := sql(pod, "SELECT @@datadir"); got != "/var/lib/mysql/data/" {
+			t.Errorf("%s: datadir %q, want /var/lib/mysql/data/ (a subdirectory of the volume)", pod, got)
+		}
+	}
+	checkVolumesNotWorldWritable(t, ns)
+}
+
+// checkVolumesNotWorldWritable checks the host directories of the namespace's volumes (the local
+// node's hostPath provisioner): nothing for others, writable by the instances' group.
+func checkVolumesNotWorldWritable(t *testing.T, ns string) {
+	t.Helper()
+	var pvcs corev1.PersistentVolumeClaimList
+	if err := env.c.List(context.Background(), &pvcs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, pvc := range pvcs.Items {
+		var pv corev1.PersistentVolume
+		if err := env.c.Get(context.Background(), client.ObjectKey{Name: pvc.Spec.VolumeName}, &pv); err != nil {
+			t.Fatal(err)
+		}
+		if pv.Spec.HostPath == nil {
+			t.Fatalf("volume %s of %s is not a hostPath volume of the local node", pv.Name, pvc.Name)
+		}
+		fi, err := os.Stat(pv.Spec.HostPath.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		if fi.Mode().Perm()&0o007 != 0 || st.Gid != uint32(specs.MySQLGID) || fi.Mode().Perm()&0o070 != 0o070 {
+			t.Errorf("volume of %s (%s): mode %s, group %d; want nothing for others, group %d with rwx",
+				pvc.Name, pv.Spec.HostPath.Path, fi.Mode(), st.Gid, specs.MySQLGID)
+		}
+	}
+}
+
+// mysqldUIDs returns the real, effective, saved and filesystem uids of mysqld in an instance Pod,
+// read from /proc inside its container.
+func mysqldUIDs(t *testing.T, ns, pod string) []string {
+	t.Helper()
+	pid, stderr, err := Exec(ns, pod, "mysql", "cat", "/controller/run/mysqld.pid")
+	if err != nil {
+		t.Fatalf("%s: reading mysqld's pid file: %v\n%s", pod, err, stderr)
+	}
+	status, stderr, err := Exec(ns, pod, "mysql", "cat", "/proc/"+strings.TrimSpace(pid)+"/status")
+	if err != nil {
+		t.Fatalf("%s: reading mysqld's status: %v\n%s", pod, err, stderr)
+	}
+	for _, line := range strings.Split(status, "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if uids := strings.Fields(rest); len(uids) == 4 {
+				return uids
+			}
+		}
+	}
+	t.Fatalf("%s: no Uid line in mysqld's /proc status:\n%s", pod, status)
+	return nil
 }
 
 // servicePods returns the names of the ready Pods behind a Service.

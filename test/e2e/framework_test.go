@@ -118,12 +118,21 @@ func kubectl(args ...string) (string, error) {
 	return out.String(), err
 }
 
-// Namespace creates a namespace for the test, deleted at its end; on failure the namespace's
-// Pods, their logs and its Events are written to the test log first.
+// RestrictedLabels put a namespace under the Pod Security "restricted" profile: the API server
+// refuses any Pod that runs as root, keeps a capability, may escalate privileges or has no
+// seccomp profile.
+var RestrictedLabels = map[string]string{
+	"pod-security.kubernetes.io/enforce":         "restricted",
+	"pod-security.kubernetes.io/enforce-version": "latest",
+}
+
+// Namespace creates a namespace for the test under the "restricted" Pod Security profile,
+// deleted at its end; on failure the namespace's Pods, their logs and its Events are written to
+// the test log first.
 func Namespace(t *testing.T) string {
 	t.Helper()
 	name := fmt.Sprintf("e2e-%s-%04x", strings.ToLower(sanitize(t.Name())), rand.IntN(1<<16))
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: RestrictedLabels}}
 	if err := env.c.Create(context.Background(), ns); err != nil {
 		t.Fatalf("create namespace %s: %v", name, err)
 	}

@@ -60,7 +60,9 @@ func (o *options) bind(cmd *cobra.Command) {
 	fs.StringVar(&c.Instance, "pod-name", os.Getenv("POD_NAME"), "instance (Pod) name, <cluster>-<serial> ($POD_NAME)")
 	fs.StringVar(&c.Namespace, "namespace", os.Getenv("NAMESPACE"), "namespace ($NAMESPACE)")
 	fs.StringVar(&c.Cluster, "cluster", os.Getenv("CLUSTER_NAME"), "Cluster name ($CLUSTER_NAME)")
-	fs.StringVar(&c.DataDir, "data-dir", specs.DataDir, "mysqld's data directory (the PVC)")
+	fs.StringVar(&c.DataDir, "data-dir", specs.DataVolumeDir, "mysqld's data directory")
+	fs.StringVar(&c.DataVolume, "data-volume", "", "mount of the instance's volume, of which --data-dir is a subdirectory "+
+		"(a data directory at its root is moved there); empty: --data-dir is used as it is")
 	fs.StringVar(&c.RunDir, "run-dir", specs.ControllerDir+"/run", "directory for my.cnf, the socket and the pid file")
 	fs.StringVar(&c.ServerTLSDir, "server-tls-dir", specs.ServerTLSDir, "ca.crt, tls.crt, tls.key of the server certificate")
 	fs.StringVar(&c.ClientTLSDir, "client-tls-dir", specs.ReplicationTLSDir, "ca.crt, tls.crt, tls.key of the client certificate")

@@ -13,6 +13,7 @@ import (
 	cmdbackup "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // Options are the flags of `manager restore`.
@@ -43,7 +44,7 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.Ref.Cluster, "cluster", "", "Cluster the backup was taken of")
 	fs.StringVar(&o.Ref.Name, "backup-name", "", "Backup name")
 	fs.StringVar(&o.Ref.ID, "backup-id", "", "backup id")
-	fs.StringVar(&o.DataDir, "data-dir", "/var/lib/mysql", "data directory to restore into: absent or empty")
+	fs.StringVar(&o.DataDir, "data-dir", specs.DataDir, "data directory to restore into: absent or empty")
 	fs.StringVar(&o.RunDir, "run-dir", "", "scratch directory for the verification server (default: beside the data directory)")
 	fs.StringVar(&mysqld, "mysqld", localmysqld.DefaultMysqld, "mysqld binary")
 	fs.StringArrayVar(&o.MysqldArgs, "mysqld-arg", nil, "extra mysqld option of the verification start (repeatable)")

@@ -1,0 +1,116 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/test/chaos"
+)
+
+// nodeIP is the local node's address in its network namespace (hack/localcluster.sh).
+const nodeIP = "172.30.255.2"
+
+// objectStoreOnNode runs versitygw in the node's network namespace, where Pods reach it, with a
+// bucket "backups"; it returns its endpoint and keys.
+func objectStoreOnNode(t *testing.T) (endpoint, access, secret string) {
+	t.Helper()
+	bin := os.Getenv("CNM_VERSITYGW")
+	if bin == "" {
+		t.Fatal("CNM_VERSITYGW is not set: run with eval \"$(bash hack/substrate.sh env)\" (make e2e does)")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "backups"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	port := 19000 + os.Getpid()%1000
+	access, secret = "e2e-access", "e2e-secret-0123456789"
+	cmd := exec.Command("nsenter", "--net="+chaos.NodeNetns, "--", bin, "--access", access, "--secret", secret,
+		"--port", nodeIP+":"+strconv.Itoa(port), "posix", dir)
+	log, err := os.Create(filepath.Join(t.TempDir(), "versitygw.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	child, err := proc.StartTied(cmd)
+	if err != nil {
+		t.Fatalf("starting versitygw on the node: %v", err)
+	}
+	t.Cleanup(func() { _ = child.Stop(5 * time.Second); log.Close() })
+	return fmt.Sprintf("http://%s:%d", nodeIP, port), access, secret
+}
+
+// A backup of a Cluster in a namespace enforcing the "restricted" Pod Security profile: the API
+// server admits the backup Job's Pod, whose private mysqld (the clone recipient) runs as uid 999
+// with a read-only root filesystem, and the backup completes in the object store.
+func TestBackupUnderRestrictedProfile(t *testing.T) {
+	endpoint, access, secret := objectStoreOnNode(t)
+	ns := Namespace(t)
+	Apply(t, ns, `
+apiVersion: v1
+kind: Secret
+metadata: {name: store}
+stringData: {ACCESS_KEY_ID: `+access+`, SECRET_ACCESS_KEY: `+secret+`}
+---
+apiVersion: mysql.cloudnative-mysql.io/v1alpha1
+kind: Cluster
+metadata: {name: db}
+spec:
+  instances: 1
+  imageName: `+mysqlImage+`
+  storage: {size: 1Gi}
+  backup:
+    objectStore:
+      bucket: backups
+      endpoint: `+endpoint+`
+      allowInsecureEndpoint: true   # the node's own network namespace
+      forcePathStyle: true
+      credentials:
+        accessKeyId: {name: store, key: ACCESS_KEY_ID}
+        secretAccessKey: {name: store, key: SECRET_ACCESS_KEY}
+`)
+	cl := &mysqlv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
+	ConditionTrue(t, cl, "Ready", 5*time.Minute, func() []metav1.Condition { return cl.Status.Conditions })
+
+	b := &mysqlv1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "restricted"},
+		Spec: mysqlv1.BackupSpec{Cluster: mysqlv1.LocalObjectReference{Name: "db"}}}
+	if err := env.c.Create(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	WaitFor(t, 5*time.Minute, "the Backup completed", func() (bool, error) {
+		if err := env.c.Get(context.Background(), client.ObjectKeyFromObject(b), b); err != nil {
+			return false, err
+		}
+		if b.Status.Phase == mysqlv1.BackupPhaseFailed {
+			t.Fatalf("the Backup failed: %+v", b.Status)
+		}
+		return b.Status.Phase == mysqlv1.BackupPhaseCompleted, fmt.Errorf("phase %q", b.Status.Phase)
+	})
+
+	var pods corev1.PodList
+	if err := env.c.List(context.Background(), &pods, client.InNamespace(ns),
+		client.MatchingLabels{mysqlv1.BackupLabel: b.Name}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 {
+		t.Fatalf("%d Pods of the backup Job, want 1", len(pods.Items))
+	}
+	sc := pods.Items[0].Spec.SecurityContext
+	if sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != specs.MySQLUID || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		t.Errorf("the backup Job's Pod does not run as non-root uid %d: %+v", specs.MySQLUID, sc)
+	}
+}
