@@ -41,15 +41,21 @@ func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedIn
 }
 
 // replicaServesReads says whether a replica's reads are fresh enough to route: its applier runs
-// and its lag is within bound. Once excluded it returns only when the lag is within half the bound,
-// so a replica hovering at the bound does not flap. Without a report (or a bound) nothing changes.
+// without an error and its lag is within bound. Once excluded it returns only when the lag is
+// within half the bound, so a replica hovering at the bound does not flap. A replica whose source
+// is gone (a receiver error, the receiver stopped by a failover, so an unknown lag) is not broken:
+// it keeps its place and serves stale reads, so -ro does not empty while the primary is down.
+// Without a report (or a bound) nothing changes.
 func replicaServesReads(report *instanceclient.Status, routableNow bool, bound time.Duration) bool {
 	if report == nil || report.Replication == nil || bound <= 0 {
 		return true
 	}
 	r := report.Replication
-	if !r.SQLRunning || r.LastError != "" || r.LagSeconds < 0 {
+	if !r.SQLRunning || r.LastSQLError != "" {
 		return false
+	}
+	if r.LagSeconds < 0 {
+		return routableNow
 	}
 	lag := time.Duration(r.LagSeconds) * time.Second
 	if routableNow {

@@ -69,8 +69,11 @@ func TestDecideServices(t *testing.T) {
 
 func TestReplicaServesReads(t *testing.T) {
 	rep := func(lag int64, sql bool, lastErr string) *instanceclient.Status {
-		return &instanceclient.Status{Replication: &instanceclient.ReplicationStatus{LagSeconds: lag, SQLRunning: sql, LastError: lastErr}}
+		return &instanceclient.Status{Replication: &instanceclient.ReplicationStatus{LagSeconds: lag, SQLRunning: sql,
+			LastError: lastErr, LastSQLError: lastErr}}
 	}
+	sourceGone := &instanceclient.Status{Replication: &instanceclient.ReplicationStatus{LagSeconds: -1, SQLRunning: true,
+		LastError: "error reconnecting to source", LastIOErrno: 2005, LastIOError: "error reconnecting to source"}}
 	const bound = 30 * time.Second
 	for _, tc := range []struct {
 		rule     string
@@ -83,7 +86,9 @@ func TestReplicaServesReads(t *testing.T) {
 		{"a replica lagging past the bound serves no reads", rep(31, true, ""), true, false},
 		{"a stopped applier serves no reads", rep(0, false, ""), true, false},
 		{"an applier error serves no reads", rep(0, true, "1062"), true, false},
-		{"an unknown lag serves no reads", rep(-1, true, ""), true, false},
+		{"an unknown lag keeps a serving replica in", rep(-1, true, ""), true, true},
+		{"an unknown lag keeps an excluded replica out", rep(-1, true, ""), false, false},
+		{"a replica whose source is gone (receiver error) keeps serving stale reads", sourceGone, true, true},
 		{"an excluded replica stays out until within half the bound", rep(20, true, ""), false, false},
 		{"an excluded replica returns within half the bound", rep(15, true, ""), false, true},
 	} {
