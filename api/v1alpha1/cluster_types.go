@@ -134,7 +134,11 @@ type SemiSyncConfiguration struct {
 	Enabled bool `json:"enabled"`
 
 	// TimeoutMillis is applied as rpl_semi_sync_source_timeout: how long a commit waits for
-	// acknowledgements before the primary falls back to asynchronous replication.
+	// acknowledgements before the primary falls back to asynchronous replication. Under
+	// dataDurability required a value below 15000 (the primary Lease's TTL) is applied as 15000,
+	// so that a primary cut off from everything turns itself read-only before any of its commits
+	// could fall back; the Cluster is Degraded (SemiSyncAcknowledgementsLate) while a commit has
+	// waited longer than TimeoutMillis.
 	// +kubebuilder:default=10000
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=4294967295

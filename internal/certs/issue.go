@@ -18,6 +18,9 @@ type Request struct {
 	IPAddresses []net.IP
 	// Client issues a client-authentication certificate instead of a server one.
 	Client bool
+	// Validity is how long a leaf is valid; 0 means LeafValidity (short-lived certificates are
+	// for tests of renewal).
+	Validity time.Duration
 }
 
 // NewCA returns a self-signed CA valid from now (minus a small backdate) for CAValidity.
@@ -32,10 +35,14 @@ func NewCA(commonName string, now time.Time) (*KeyPair, error) {
 	}, nil)
 }
 
-// Issue signs a leaf certificate for req with ca, valid from now for LeafValidity (never past the
-// CA's own expiry).
+// Issue signs a leaf certificate for req with ca, valid from now for req.Validity, by default
+// LeafValidity (never past the CA's own expiry).
 func Issue(ca *KeyPair, req Request, now time.Time) (*KeyPair, error) {
-	notAfter := now.Add(LeafValidity)
+	validity := req.Validity
+	if validity <= 0 {
+		validity = LeafValidity
+	}
+	notAfter := now.Add(validity)
 	if notAfter.After(ca.Cert.NotAfter) {
 		notAfter = ca.Cert.NotAfter
 	}

@@ -95,6 +95,9 @@ func decideSteady(o Observation) Decision {
 			Reason: fmt.Sprintf("the primary %s is failing: %s", p, why)}
 	}
 	if start := FailoverStart(o, since); o.Now.Before(start) {
+		if o.RecoversInPlace() {
+			why += "; it still renews its Lease: recovering in place, given " + InPlaceRecoveryGrace.String()
+		}
 		return Decision{Kind: Wait, Operation: FailoverOperation, Until: start,
 			Reason: fmt.Sprintf("the primary %s is failing (%s) since %s; failover starts after failoverDelay (%s)",
 				p, why, since.UTC().Format(time.RFC3339), o.Spec.FailoverDelay)}
@@ -108,10 +111,24 @@ func decideSteady(o Observation) Decision {
 // that promoted it is still set until it is seen healthy.
 const NewPrimaryGrace = 15 * time.Second
 
+// InPlaceRecoveryGrace is how long a failing primary whose instance manager still renews its
+// Lease is given to recover in place before a failover starts: its mysqld crashed and is being
+// restarted (crash recovery and start took 2-6 s on the local node), and it will come back as
+// the primary, holding every transaction it wrote. A failover could not promote anyone before
+// that Lease expires anyway, and it would leave the old primary with the commits its replicas
+// never acknowledged, diverged.
+const InPlaceRecoveryGrace = 10 * time.Second
+
+// leaseRenewalFresh is how recently the operator must have seen the primary renew its Lease to
+// take its instance manager as alive: a renewal interval, plus slack for the request and the
+// watch that delivers it.
+const leaseRenewalFresh = LeaseRenewInterval + 3*time.Second
+
 // FailoverStart is when a failover from the current primary, failing since since, may start:
 // failoverDelay after it started failing, counted no earlier than its promotion
 // (currentPrimaryTimestamp; a primaryFailingSince older than that belongs to the primary it
-// replaced), and not within NewPrimaryGrace of its promotion.
+// replaced), and not within NewPrimaryGrace of its promotion. While the primary recovers in
+// place (RecoversInPlace), not before InPlaceRecoveryGrace after it started failing either.
 func FailoverStart(o Observation, since time.Time) time.Time {
 	st := o.Status
 	if st.CurrentPrimaryTimestamp.After(since) {
@@ -121,7 +138,22 @@ func FailoverStart(o Observation, since time.Time) time.Time {
 	if grace := st.CurrentPrimaryTimestamp.Add(NewPrimaryGrace); !st.CurrentPrimaryTimestamp.IsZero() && start.Before(grace) {
 		start = grace
 	}
+	if grace := since.Add(InPlaceRecoveryGrace); o.RecoversInPlace() && start.Before(grace) {
+		start = grace
+	}
 	return start
+}
+
+// RecoversInPlace reports whether the failing current primary is being recovered by its own
+// instance manager: its Pod runs (exists, not being deleted) and it holds the primary Lease,
+// which the operator saw it renew within leaseRenewalFresh. Its manager is alive and restarting
+// its mysqld; the server comes back read-only and turns writable again as the primary.
+func (o *Observation) RecoversInPlace() bool {
+	p := o.Status.CurrentPrimary
+	in, seen := o.instance(p)
+	l := o.Lease
+	return o.Spec.EnablePrimaryLease && seen && in.PodExists && !in.PodDeleting && l.Exists && l.Holder == p &&
+		!LeaseExpired(l, o.Now) && o.Now.Sub(l.ObservedAt) <= leaseRenewalFresh
 }
 
 // decideHealthy repoints replicas that do not follow the healthy primary, then clears
@@ -155,7 +187,7 @@ func decideHealthy(o Observation) Decision {
 
 // toRepoint lists the replicas that answered, are neither fenced nor diverged, and replicate from
 // another instance than the primary, or (after a failover stopped it) have their IO thread
-// stopped without an error.
+// stopped without an error. A thread still connecting is trying, not stopped.
 func (o *Observation) toRepoint() []string {
 	p := o.Status.CurrentPrimary
 	afterFailover := !o.Status.PrimaryFailingSince.IsZero()
@@ -165,7 +197,7 @@ func (o *Observation) toRepoint() []string {
 		if in.Name == p || !in.Reachable || r == nil || o.fenced(in.Name) || o.diverged(in.Name) {
 			continue
 		}
-		if r.Source != p || (afterFailover && !r.IORunning && r.IOLastError == "") {
+		if r.Source != p || (afterFailover && !r.IOActive() && r.IOLastError == "") {
 			out = append(out, in.Name)
 		}
 	}
@@ -216,11 +248,12 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	return d
 }
 
-// replicatingFrom lists the replicas that answered and still run an IO thread reading from p.
+// replicatingFrom lists the replicas that answered and still run an IO thread reading from p, or
+// one trying to connect to it (it would receive, and acknowledge, once p answers again).
 func (o *Observation) replicatingFrom(p string) []string {
 	var out []string
 	for _, in := range o.Instances {
-		if in.Name != p && in.Reachable && in.Replication != nil && in.Replication.Source == p && in.Replication.IORunning {
+		if in.Name != p && in.Reachable && in.Replication != nil && in.Replication.Source == p && in.Replication.IOActive() {
 			out = append(out, in.Name)
 		}
 	}

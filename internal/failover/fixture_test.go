@@ -48,7 +48,7 @@ func healthy() Observation {
 			EnablePrimaryLease: true},
 		Status: Status{CurrentPrimary: "c-1", TargetPrimary: "c-1", CurrentPrimaryTimestamp: t0.Add(-time.Hour),
 			TargetPrimaryTimestamp: t0.Add(-time.Hour)},
-		Lease: Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(-2 * time.Second), TTL: LeaseTTL},
+		Lease: Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(-2 * time.Second), ObservedAt: t0.Add(-2 * time.Second), TTL: LeaseTTL},
 		Instances: []Instance{
 			primaryInstance("c-1", a("1-10")),
 			replicaInstance("c-2", "c-1", a("1-10")),
@@ -112,8 +112,15 @@ func failingSince(t time.Time) change {
 }
 func failoverDelay(d time.Duration) change { return func(o *Observation) { o.Spec.FailoverDelay = d } }
 func leaseOff(o *Observation)              { o.Spec.EnablePrimaryLease = false }
+
+// leaseRenewed: the holder renewed at t and the operator saw it at once, their clocks agreeing.
 func leaseRenewed(t time.Time) change {
-	return func(o *Observation) { o.Lease.RenewTime = t }
+	return func(o *Observation) { o.Lease.RenewTime, o.Lease.ObservedAt = t, t }
+}
+
+// leaseSeen: the operator first saw the Lease's current renewal at t, on its own clock.
+func leaseSeen(t time.Time) change {
+	return func(o *Observation) { o.Lease.ObservedAt = t }
 }
 func leaseHolder(name string) change { return func(o *Observation) { o.Lease.Holder = name } }
 func noLease(o *Observation)         { o.Lease = Lease{} }

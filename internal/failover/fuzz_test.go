@@ -72,7 +72,8 @@ func observationFrom(data []byte) Observation {
 		}
 	}
 	if r.flag() {
-		o.Lease = Lease{Exists: true, Holder: pick(), RenewTime: t0.Add(-time.Duration(r.n(30)) * time.Second), TTL: LeaseTTL}
+		renewed := t0.Add(-time.Duration(r.n(30)) * time.Second)
+		o.Lease = Lease{Exists: true, Holder: pick(), RenewTime: renewed, ObservedAt: renewed, TTL: LeaseTTL}
 	}
 	for _, n := range names {
 		in := Instance{Name: n, PodExists: r.n(6) != 0, PodReady: r.likely(), PodDeleting: r.n(5) == 0,

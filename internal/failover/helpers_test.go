@@ -21,7 +21,12 @@ func TestLeaseTiming(t *testing.T) {
 	if LeaseSelfFenceMargin < 5*time.Second {
 		t.Errorf("the self-fence margin %s leaves too little for turning read-only and clock skew", LeaseSelfFenceMargin)
 	}
-	held := Lease{Exists: true, Holder: "c-1", RenewTime: t0, TTL: 15 * time.Second}
+	held := Lease{Exists: true, Holder: "c-1", RenewTime: t0, ObservedAt: t0, TTL: 15 * time.Second}
+	// The holder's clock runs 10 s behind the operator's: it renewed at what the operator calls
+	// t0, writing t0-10s; the operator saw that renewal at t0.
+	behind := Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(-10 * time.Second), ObservedAt: t0, TTL: LeaseTTL}
+	// The holder's clock runs 10 s ahead: it writes t0+10s for a renewal the operator sees at t0.
+	ahead := Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(10 * time.Second), ObservedAt: t0, TTL: LeaseTTL}
 	for _, tc := range []struct {
 		name    string
 		lease   Lease
@@ -33,8 +38,13 @@ func TestLeaseTiming(t *testing.T) {
 		{"a Lease past its TTL is expired", held, t0.Add(time.Minute), true},
 		{"a missing Lease protects nobody", Lease{}, t0, true},
 		{"a Lease without a holder protects nobody", Lease{Exists: true, RenewTime: t0, TTL: time.Minute}, t0, true},
-		{"a Lease without a TTL counts LeaseTTL", Lease{Exists: true, Holder: "c-1", RenewTime: t0}, t0.Add(LeaseTTL - time.Millisecond), false},
-		{"a renewal time in the future (holder's clock ahead) keeps the Lease live longer", Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(time.Minute), TTL: LeaseTTL}, t0.Add(30 * time.Second), false},
+		{"a Lease without a TTL counts LeaseTTL", Lease{Exists: true, Holder: "c-1", RenewTime: t0, ObservedAt: t0}, t0.Add(LeaseTTL - time.Millisecond), false},
+		{"a renewal time in the future (holder's clock ahead) keeps the Lease live longer", Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(time.Minute), ObservedAt: t0, TTL: LeaseTTL}, t0.Add(30 * time.Second), false},
+		{"clock skew, holder behind: the Lease is live for its TTL from when the operator saw the renewal, not from renewTime", behind, t0.Add(LeaseTTL - time.Millisecond), false},
+		{"clock skew, holder behind: it expires TTL after the operator saw the renewal", behind, t0.Add(LeaseTTL), true},
+		{"clock skew, holder ahead: the Lease is live until TTL after its renewTime", ahead, t0.Add(LeaseTTL + 9*time.Second), false},
+		{"clock skew, holder ahead: it expires TTL after its renewTime", ahead, t0.Add(LeaseTTL + 10*time.Second), true},
+		{"an unobserved Lease is never taken as expired", Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(-time.Hour), TTL: LeaseTTL}, t0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := LeaseExpired(tc.lease, tc.now); got != tc.expired {
@@ -42,6 +52,36 @@ func TestLeaseTiming(t *testing.T) {
 			}
 		})
 	}
+	t.Run("lease observer: expiry counts from the operator's first sight of each renewal, and again after a restart", func(t *testing.T) {
+		var obs LeaseObserver
+		l := Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(-time.Hour), TTL: LeaseTTL}
+		if got := obs.Observe("ns/db-primary", l, t0).ObservedAt; !got.Equal(t0) {
+			t.Fatalf("first sight: ObservedAt %v, want %v", got, t0)
+		}
+		if got := obs.Observe("ns/db-primary", l, t0.Add(5*time.Second)).ObservedAt; !got.Equal(t0) {
+			t.Errorf("unchanged Lease: ObservedAt %v, want the first sight %v", got, t0)
+		}
+		if LeaseExpired(obs.Observe("ns/db-primary", l, t0.Add(LeaseTTL-time.Millisecond)), t0.Add(LeaseTTL-time.Millisecond)) {
+			t.Error("a renewTime an hour old (holder's clock behind) expired the Lease before the operator saw it unchanged for its TTL")
+		}
+		if !LeaseExpired(obs.Observe("ns/db-primary", l, t0.Add(LeaseTTL)), t0.Add(LeaseTTL)) {
+			t.Error("a Lease seen unchanged for its TTL is not expired")
+		}
+		renewed := l
+		renewed.RenewTime = t0.Add(-time.Hour + 5*time.Second)
+		if got := obs.Observe("ns/db-primary", renewed, t0.Add(20*time.Second)).ObservedAt; !got.Equal(t0.Add(20 * time.Second)) {
+			t.Errorf("a renewal: ObservedAt %v, want the time it was seen", got)
+		}
+		moved := renewed
+		moved.Holder = "c-2"
+		if got := obs.Observe("ns/db-primary", moved, t0.Add(21*time.Second)).ObservedAt; !got.Equal(t0.Add(21 * time.Second)) {
+			t.Errorf("a new holder: ObservedAt %v, want the time it was seen", got)
+		}
+		var restarted LeaseObserver
+		if got := restarted.Observe("ns/db-primary", moved, t0.Add(30*time.Second)).ObservedAt; !got.Equal(t0.Add(30 * time.Second)) {
+			t.Errorf("after an operator restart: ObservedAt %v, want the restarted operator's first sight", got)
+		}
+	})
 	t.Run("a Lease live for its own holder does not hold it back", func(t *testing.T) {
 		if LeaseLiveFor(held, "c-1", t0) || !LeaseLiveFor(held, "c-2", t0) {
 			t.Error("LeaseLiveFor must hold back everyone but the holder")

@@ -2,17 +2,19 @@ package failover
 
 import "time"
 
-// Timing of the primary Lease <cluster>-primary.
+// Timing of the primary Lease <cluster>-primary, for the instances and the operator alike.
 //
 // The holder renews every LeaseRenewInterval, so a renewal can fail (an API server hiccup, a
-// conflict) and the next one still lands before the holder must self-fence. A holder that has not renewed successfully for LeaseSelfFenceAfter
-// (counted on its own clock from the start of its last successful renewal) sets super_read_only
-// and ends the client sessions already open, so none of them can still commit. That is
-// LeaseSelfFenceMargin before the Lease can be seen expired by the operator: the margin covers
-// the time to turn read-only and kill the sessions, plus clock skew between the holder's node and
-// the operator (renewTime is written with the holder's clock, and the operator compares it with
-// its own). Once LeaseExpired is true, the holder has therefore stopped writing even when nobody
-// can reach it, and a replica may be promoted.
+// conflict, one that hangs for its request timeout) and the next one still lands before the
+// holder must self-fence. A holder that has not renewed successfully for LeaseSelfFenceAfter
+// (counted on its own monotonic clock from when it sent its last successful renewal) sets
+// super_read_only and ends the client sessions already open, those whose commit waits for a
+// semi-sync acknowledgement included, so none of them can still commit or be acknowledged. That is
+// LeaseSelfFenceMargin before the TTL: the margin covers how often the holder checks its deadline
+// and the time to turn read-only and end the sessions. Clock skew is not in it: the operator
+// measures the expiry on its own clock, from when it saw the renewal (LeaseExpiry, as client-go's
+// leader election does), which is after the holder sent it. Once LeaseExpired is true, the holder
+// has therefore stopped writing even when nobody can reach it, and a replica may be promoted.
 //
 // The seed's "renew every 30 s" with a 15 s TTL could not keep a Lease held; these values can.
 const (
@@ -22,14 +24,60 @@ const (
 	LeaseSelfFenceMargin = LeaseTTL - LeaseSelfFenceAfter
 )
 
-// LeaseExpiry is when l stops protecting its holder: its last renewal plus its TTL (LeaseTTL when
-// the Lease records none).
+// LeaseExpiry is when l stops protecting its holder, on the operator's clock: its TTL (LeaseTTL
+// when the Lease records none) after the operator saw its holder or renewTime last change
+// (ObservedAt), and never before its TTL after renewTime. renewTime is written with the holder's
+// clock: a holder whose clock runs behind the operator's writes a renewTime in the operator's
+// past, which alone would make a live Lease look expired early; measured from the operator's
+// own observation, the TTL cannot have passed before it has on the holder's side. A holder whose
+// clock runs ahead writes a renewTime in the future, which only makes the wait longer. An
+// unobserved Lease (zero ObservedAt) never expires.
 func LeaseExpiry(l Lease) time.Time {
 	ttl := l.TTL
 	if ttl <= 0 {
 		ttl = LeaseTTL
 	}
-	return l.RenewTime.Add(ttl)
+	if l.ObservedAt.IsZero() {
+		return time.Unix(1<<62, 0)
+	}
+	observed := l.ObservedAt.Add(ttl)
+	if renewed := l.RenewTime.Add(ttl); renewed.After(observed) {
+		return renewed
+	}
+	return observed
+}
+
+// LeaseObserver remembers when the operator first saw each Lease's holder and renewTime, on its
+// own clock, so that LeaseExpiry does not depend on the holder's clock. Use one per operator
+// process; the zero value is ready. It is not safe for concurrent use.
+type LeaseObserver struct {
+	seen map[string]leaseSighting
+}
+
+type leaseSighting struct {
+	holder string
+	renew  time.Time
+	at     time.Time
+}
+
+// Observe returns l, read now, with ObservedAt set: now when its holder or renewTime differs
+// from what was last seen under key (or nothing was), else when that was first seen. After an
+// operator restart every Lease is first seen again, so its expiry is pushed back, never forward.
+func (o *LeaseObserver) Observe(key string, l Lease, now time.Time) Lease {
+	if !l.Exists {
+		delete(o.seen, key)
+		return l
+	}
+	if o.seen == nil {
+		o.seen = map[string]leaseSighting{}
+	}
+	s, ok := o.seen[key]
+	if !ok || s.holder != l.Holder || !s.renew.Equal(l.RenewTime) {
+		s = leaseSighting{holder: l.Holder, renew: l.RenewTime, at: now}
+		o.seen[key] = s
+	}
+	l.ObservedAt = s.at
+	return l
 }
 
 // LeaseExpired reports whether l no longer protects any holder at now: it does not exist, names

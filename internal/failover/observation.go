@@ -61,6 +61,11 @@ type Lease struct {
 	RenewTime time.Time
 	// TTL is spec.leaseDurationSeconds.
 	TTL time.Duration
+	// ObservedAt is the operator's own clock when it first saw this holder and renewTime. The
+	// renewTime is written with the holder's clock, which may be skewed from the operator's:
+	// as client-go's leader election does, the expiry is measured from when the operator saw
+	// the Lease last change (see LeaseExpiry). Zero: not observed, so never taken as expired.
+	ObservedAt time.Time
 }
 
 // Instance is what the operator observed of one instance: its Pod, and its answer to GET /status
@@ -85,6 +90,9 @@ type Instance struct {
 	Retrieved gtid.Set
 	// SemiSync is the primary's semi-sync state; nil on a replica or with semi-sync off.
 	SemiSync *SemiSync
+	// AckWaiters is the number of sessions whose commit waits for a semi-sync acknowledgement:
+	// their transactions are in the binary log (and perhaps on a replica) but not yet in Executed.
+	AckWaiters int32
 	// LabelRole and LabelRoutable are the role and routable labels the Pod carries now.
 	LabelRole     string
 	LabelRoutable bool
@@ -93,13 +101,25 @@ type Instance struct {
 // Replication is a replica's channel.
 type Replication struct {
 	// Source is the instance the channel replicates from.
-	Source       string
+	Source string
+	// IORunning: the receiver runs (Replica_IO_Running Yes). IOState is Replica_IO_Running as
+	// reported: Yes, No or Connecting ("" from instance managers that predate it).
 	IORunning    bool
+	IOState      string
 	IOLastError  string
 	SQLRunning   bool
 	SQLLastError string
 	// LagSeconds is the applier lag; -1 when unknown.
 	LagSeconds int64
+}
+
+// IOActive reports whether the receiver runs or is trying to (Connecting): either way it may
+// still receive from its source, and acknowledge to it.
+func (r *Replication) IOActive() bool {
+	if r.IOState == "" {
+		return r.IORunning
+	}
+	return r.IOState != "No"
 }
 
 // SemiSync is the primary's semi-sync state.

@@ -89,6 +89,14 @@ func decideSwitchover(o Observation) Decision {
 		}
 		return abort("the target is " + why)
 	}
+	if old.SeenReadOnly() && old.AckWaiters > 0 {
+		// With the AFTER_SYNC wait point those commits are in its binary log, perhaps on a replica,
+		// but not yet in its gtid_executed: its final set is not known until they end.
+		if late {
+			return abort(fmt.Sprintf("%d commits on %s still wait for semi-sync acknowledgements after maxSwitchoverDelay (%s)", old.AckWaiters, p, o.Spec.MaxSwitchoverDelay))
+		}
+		return wait(fmt.Sprintf("%d commits on %s still wait for semi-sync acknowledgements; its final GTID set is not known yet", old.AckWaiters, p))
+	}
 	need, source := o.switchoverNeed(old, t)
 	if errant := errantOf(ti, need); old.SeenReadOnly() && !errant.IsEmpty() {
 		return abort(fmt.Sprintf("the target has transactions %s never had (%s)", p, errant))
@@ -111,8 +119,9 @@ func decideSwitchover(o Observation) Decision {
 }
 
 // switchoverIneligible returns why in may not become primary in a switchover from p, or "".
-// Before the demotion (strict) it must also replicate from p with both threads running and no
-// error: a replica that does not receive from the primary will not catch up.
+// Before the demotion (strict) it must also replicate from p with both threads running (the
+// receiver may be connecting: the catch-up check waits for it) and no error: a replica that
+// does not receive from the primary will not catch up.
 func (o *Observation) switchoverIneligible(in Instance, p string, strict bool) string {
 	r := in.Replication
 	switch {
@@ -134,18 +143,28 @@ func (o *Observation) switchoverIneligible(in Instance, p string, strict bool) s
 		return "not replicating"
 	case !r.SQLRunning || r.SQLLastError != "":
 		return "not applying (SQL thread stopped or failed: " + quoteEmpty(r.SQLLastError) + ")"
-	case strict && (r.Source != p || !r.IORunning || r.IOLastError != ""):
+	case strict && (r.Source != p || !r.IOActive() || r.IOLastError != ""):
 		return "not receiving from " + p + " (source " + quoteEmpty(r.Source) + ", IO error " + quoteEmpty(r.IOLastError) + ")"
 	}
 	return ""
 }
 
 // switchoverNeed is the GTID set the target must hold before it is promoted, and who holds it:
-// the old primary's final set when it is seen read-only, else everything the other replicas that
-// answered hold (so no less advanced target is promoted).
+// when the old primary is seen read-only, what it wrote: its final gtid_executed, plus what the
+// other replicas received from it (in its binary log, even if a commit's acknowledgement was still
+// awaited when its gtid_executed was read); else everything the other replicas that answered hold
+// (so no less advanced target is promoted).
 func (o *Observation) switchoverNeed(old Instance, target string) (gtid.Set, string) {
 	if old.SeenReadOnly() {
-		return old.Executed, old.Name
+		need := old.Executed
+		for _, in := range o.Instances {
+			if in.Name == old.Name || in.Name == target || !in.Reachable || o.diverged(in.Name) ||
+				in.Replication == nil || in.Replication.Source != old.Name {
+				continue
+			}
+			need = union(need, in.Retrieved)
+		}
+		return need, old.Name
 	}
 	need, source := gtid.Set{}, ""
 	for _, in := range o.Instances {

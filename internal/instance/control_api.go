@@ -34,9 +34,13 @@ type ControlAPI struct {
 	State *LocalState
 	// LeaseHeld reports whether this instance holds the primary Lease (nil: never).
 	LeaseHeld func() bool
-	// ReleaseLease gives the primary Lease up after a demotion (nil: no Lease).
+	// ReleaseLease gives the primary Lease up after a demotion (nil: no Lease); not used when
+	// Demote is set.
 	ReleaseLease func(context.Context) error
-	Log          logr.Logger
+	// Demote, if set, runs a demotion's stop under the primary Lease's gate and releases the
+	// Lease (PrimaryLease.Demote).
+	Demote func(ctx context.Context, stop func(context.Context) error) error
+	Log    logr.Logger
 }
 
 // ServerTLSConfig requires a client certificate signed by the cluster CA and presents the
@@ -105,6 +109,7 @@ func StatusReport(instance string, st *mysql.Status) instanceclient.Status {
 	out := instanceclient.Status{
 		Instance: instance, Role: "replica", ReadOnly: st.SuperReadOnly || st.ReadOnly,
 		SuperReadOnly: st.SuperReadOnly, GTIDExecuted: st.GTIDExecuted.String(),
+		AckWaiters: int32(st.SemiSync.AckWaiters), LongestAckWaitMillis: st.SemiSync.LongestAckWait.Milliseconds(),
 	}
 	if st.Writable() {
 		out.Role = "primary"

@@ -1,20 +1,30 @@
 package instance
 
 import (
+	"context"
 	"net/http"
 )
 
 // demote serves POST /demote: the operator demotes a primary it is replacing. The server turns
-// super_read_only and its client sessions end (StopWrites), then the primary Lease is released.
-// The role reconciler, which would make the server writable again while status.targetPrimary
-// names it, is not told: the operator deletes the Pod next, or moves targetPrimary.
+// super_read_only, its client sessions end, and the commits still waiting for a semi-sync
+// acknowledgement end (DemoteServer); only then is it reported read-only, so that its
+// gtid_executed is everything it wrote. With Demote set (the primary Lease), this happens under
+// the Lease's gate, which also latches the server read-only against a promotion decided before;
+// the Lease is then released. The operator deletes the Pod next, or moves targetPrimary.
 func (c *ControlAPI) demote(w http.ResponseWriter, r *http.Request) {
-	if err := StopWrites(r.Context(), c.Op, c.Log); err != nil {
+	stop := func(ctx context.Context) error { return DemoteServer(ctx, c.Op, c.Log, demoteAckWaitTimeout) }
+	var err error
+	if c.Demote != nil {
+		err = c.Demote(r.Context(), stop)
+	} else {
+		err = stop(r.Context())
+	}
+	if err != nil {
 		c.Log.Error(err, "demoting on the operator's request")
-		http.Error(w, "turning read-only failed", http.StatusInternalServerError)
+		http.Error(w, "demoting failed: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	if c.ReleaseLease != nil {
+	if c.Demote == nil && c.ReleaseLease != nil {
 		if err := c.ReleaseLease(r.Context()); err != nil {
 			// The server is read-only already: the Lease expires on its own.
 			c.Log.Info("releasing the primary Lease after a demotion failed; it will expire", "error", err.Error())

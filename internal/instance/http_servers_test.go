@@ -15,6 +15,7 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/tlsfiles"
 )
 
 // TestServersCutOffSlowClients: a client that sends its headers but never its body, or keeps a
@@ -58,7 +59,9 @@ func TestControlAPIServerHasTimeouts(t *testing.T) {
 	m := &manager{cfg: &RunConfig{Instance: "db-1", ServerTLSDir: filepath.Join(dir, "tls"), ManagerAddr: "127.0.0.1:0"},
 		op: statusOp{}, deps: RunDeps{Log: testr.New(t)}}
 	writeTestTLS(t, m.cfg.ServerTLSDir, filepath.Join(dir, "client"))
-	srv, ln, err := m.controlAPI("db-replication", &LocalState{}, nil)
+	files, err := tlsfiles.NewLoader(tlsfiles.Files(m.cfg.serverTLS()), 0, nil)
+	must(t, err)
+	srv, ln, err := m.controlAPI(files, "db-replication", &LocalState{}, nil)
 	must(t, err)
 	defer ln.Close()
 	for name, got := range map[string]time.Duration{"ReadHeaderTimeout": srv.ReadHeaderTimeout,

@@ -37,8 +37,9 @@ type PrimaryLease struct {
 	StopWrites func(ctx context.Context) error
 	Log        logr.Logger
 
-	// gate serialises clearing read-only and the self-fence: a server cleared past its deadline
-	// is never left writable.
+	// gate serialises everything that changes whether the server accepts writes: clearing
+	// read-only (AllowWrites), the self-fence and a demotion (Demote). A server cleared past its
+	// deadline, or after a demotion, is never left writable.
 	gate sync.Mutex
 	// renewals are the renewals under way; Run waits for them before it returns.
 	renewals sync.WaitGroup
@@ -57,7 +58,14 @@ type PrimaryLease struct {
 	// holder and renewTime.
 	last *coordinationv1.Lease
 	seen observation
+	// demoted: a demotion latched the server read-only; AllowWrites refuses until EndDemotion.
+	// demotions counts the demotions, so that EndDemotion ends only those it has seen.
+	demoted   bool
+	demotions int
 }
+
+// ErrDemoted is returned by AllowWrites while a demotion holds the server read-only.
+var ErrDemoted = errors.New("demoted: the server stays read-only until the Cluster names another target primary")
 
 type observation struct {
 	holder string
@@ -201,9 +209,19 @@ func (l *PrimaryLease) desiredLocked(rec LeaseRecord, sent time.Time) *coordinat
 
 // AllowWrites acquires or renews the Lease, then runs clearReadOnly while the Lease is still
 // valid, bounded by the self-fencing deadline. With the Lease disabled it runs clearReadOnly.
+// It refuses (ErrDemoted) while a demotion holds the server read-only, whichever of the two
+// started first: both run under one gate.
 func (l *PrimaryLease) AllowWrites(ctx context.Context, clearReadOnly func(context.Context) error) error {
 	if !l.Enabled() {
+		l.gate.Lock()
+		defer l.gate.Unlock()
+		if l.Demoted() {
+			return ErrDemoted
+		}
 		return clearReadOnly(ctx)
+	}
+	if l.Demoted() {
+		return ErrDemoted
 	}
 	if err := l.Acquire(ctx); err != nil {
 		return err
@@ -211,8 +229,15 @@ func (l *PrimaryLease) AllowWrites(ctx context.Context, clearReadOnly func(conte
 	l.gate.Lock()
 	defer l.gate.Unlock()
 	l.mu.Lock()
-	held, deadline := l.held, SelfFenceDeadline(l.lastSent)
+	held, deadline, demoted := l.held, SelfFenceDeadline(l.lastSent), l.demoted
 	l.mu.Unlock()
+	if demoted {
+		// Demoted while the Lease was being acquired: give it back, the server stays read-only.
+		if err := l.Release(ctx); err != nil {
+			l.Log.Info("releasing the primary Lease after a demotion failed; it will expire", "error", err.Error())
+		}
+		return ErrDemoted
+	}
 	remaining := deadline.Sub(l.Clock.Now())
 	if !held || remaining <= 0 {
 		return fmt.Errorf("the primary Lease was not renewed in time; staying read-only")
@@ -220,6 +245,56 @@ func (l *PrimaryLease) AllowWrites(ctx context.Context, clearReadOnly func(conte
 	ctx, cancel := context.WithTimeout(ctx, remaining)
 	defer cancel()
 	return clearReadOnly(ctx)
+}
+
+// Demote turns the server read-only with stop and releases the Lease, under the gate that
+// AllowWrites and the self-fence hold, and latches the server read-only: AllowWrites refuses
+// until EndDemotion, so that a promotion decided before the demotion (a role reconciler pass
+// that read an older Cluster) cannot make the server writable again after it. The Lease is
+// released only once stop succeeded.
+func (l *PrimaryLease) Demote(ctx context.Context, stop func(context.Context) error) error {
+	l.gate.Lock()
+	l.mu.Lock()
+	l.demoted = true
+	l.demotions++
+	l.mu.Unlock()
+	err := stop(ctx)
+	l.gate.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := l.Release(ctx); err != nil {
+		// The server is read-only already: the Lease expires on its own.
+		l.Log.Info("releasing the primary Lease after a demotion failed; it will expire", "error", err.Error())
+	}
+	return nil
+}
+
+// Demoted reports whether a demotion holds the server read-only.
+func (l *PrimaryLease) Demoted() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.demoted
+}
+
+// DemotionMark returns the number of demotions so far; a role reconciler pass takes it before it
+// reads the Cluster, and passes it to EndDemotion.
+func (l *PrimaryLease) DemotionMark() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.demotions
+}
+
+// EndDemotion lifts the demotion latch, unless a demotion happened after mark was taken: the
+// Cluster read since mark no longer names this instance as the target primary, so a later
+// promotion is a new decision of the operator's.
+func (l *PrimaryLease) EndDemotion(mark int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.demoted && l.demotions == mark {
+		l.demoted = false
+		l.Log.Info("demotion latch lifted: this instance is no longer the target primary")
+	}
 }
 
 // Release deletes the Lease if it names this instance. Call it only once the server is

@@ -39,8 +39,9 @@ func TestMayTakeLease(t *testing.T) {
 }
 
 func TestLeaseTimingHoldsTheLease(t *testing.T) {
-	if LeaseRenewInterval*2 >= LeaseTTL-LeaseSafetyMargin {
-		t.Errorf("renewing every %s leaves fewer than two attempts before the self-fence at %s", LeaseRenewInterval, LeaseTTL-LeaseSafetyMargin)
+	if LeaseRenewInterval+LeaseRequestTimeout >= LeaseTTL-LeaseSafetyMargin {
+		t.Errorf("a renewal sent after %s that hangs for its %s timeout leaves no second attempt before the self-fence at %s",
+			LeaseRenewInterval, LeaseRequestTimeout, LeaseTTL-LeaseSafetyMargin)
 	}
 	if LeaseSafetyMargin <= LeaseCheckInterval {
 		t.Errorf("the margin %s does not cover the check interval %s", LeaseSafetyMargin, LeaseCheckInterval)
@@ -58,7 +59,7 @@ func TestDecideLeaseStep(t *testing.T) {
 		{"no Lease held: nothing to do", LeaseClock{Now: sent.Add(time.Hour)}, LeaseIdle},
 		{"just renewed: nothing to do", LeaseClock{Now: sent.Add(time.Second), Held: true, LastRenewSent: sent}, LeaseIdle},
 		{"renewal due after the renew interval", LeaseClock{Now: sent.Add(LeaseRenewInterval), Held: true, LastRenewSent: sent}, LeaseRenew},
-		{"renewal still due after a failed one", LeaseClock{Now: sent.Add(2 * LeaseRenewInterval), Held: true, LastRenewSent: sent}, LeaseRenew},
+		{"renewal still due after a failed one", LeaseClock{Now: sent.Add(LeaseRenewInterval + LeaseRequestTimeout), Held: true, LastRenewSent: sent}, LeaseRenew},
 		{"a renewal in flight is not sent twice", LeaseClock{Now: sent.Add(LeaseRenewInterval), Held: true, LastRenewSent: sent, RenewInFlight: true}, LeaseIdle},
 		{"just before the deadline: still renewing, not fenced", LeaseClock{Now: deadline.Add(-time.Millisecond), Held: true, LastRenewSent: sent}, LeaseRenew},
 		{"at the deadline (TTL minus the margin after the last renewal SENT): self-fence", LeaseClock{Now: deadline, Held: true, LastRenewSent: sent}, LeaseSelfFence},

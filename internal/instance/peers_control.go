@@ -80,5 +80,5 @@ func (p ControlPeers) State(ctx context.Context, instance string) (PeerState, er
 	if err != nil {
 		return PeerState{}, fmt.Errorf("gtid_executed reported by %s: %w", instance, err)
 	}
-	return PeerState{Executed: set, Writable: st.Role == "primary" && !st.ReadOnly}, nil
+	return PeerState{Executed: set, Writable: st.Role == "primary" && !st.ReadOnly, AckWaiters: int(st.AckWaiters)}, nil
 }

@@ -52,6 +52,11 @@ type RoleInput struct {
 	// target of a switchover waits for it to turn read-only, so that two instances never accept
 	// writes at once.
 	PrimaryWritable bool
+	// PrimaryAckWaiters, read with PrimaryExecuted, is the number of the primary's commits that
+	// wait for a semi-sync acknowledgement: with the AFTER_SYNC wait point they are in its binary
+	// log, and perhaps on a replica, but not in PrimaryExecuted yet. The target of a switchover
+	// waits for them to end before it takes PrimaryExecuted as the old primary's final set.
+	PrimaryAckWaiters int
 	// LeaseEnabled is spec.enablePrimaryLease.
 	LeaseEnabled bool
 	// Lease is whether this instance may take the primary Lease now (MayTakeLease), nil when it
@@ -143,6 +148,8 @@ func decideTarget(in RoleInput) RoleDecision {
 		return RoleDecision{Action: ActPrimary, Reason: "target primary"}
 	case in.PrimaryExecuted != nil && in.PrimaryWritable:
 		return RoleDecision{Action: ActHold, Reason: "waiting for " + old + " to turn read-only"}
+	case in.PrimaryExecuted != nil && in.PrimaryAckWaiters > 0:
+		return RoleDecision{Action: ActHold, Reason: "waiting for the commits of " + old + " that wait for semi-sync acknowledgements: its final GTID set is not known yet"}
 	case in.PrimaryExecuted != nil:
 		return RoleDecision{Action: ActPrimary, CatchUp: *in.PrimaryExecuted, Reason: "switchover from " + old + ", seen read-only"}
 	case in.LeaseEnabled && in.Lease == nil:

@@ -33,6 +33,9 @@ type Peers interface {
 type PeerState struct {
 	Executed gtid.Set
 	Writable bool
+	// AckWaiters is the number of its sessions whose commit waits for a semi-sync
+	// acknowledgement: their transactions are in its binary log but not yet in Executed.
+	AckWaiters int
 }
 
 // RoleReconciler converges the local mysqld to its Cluster's status.targetPrimary: gather (the
@@ -69,9 +72,17 @@ func LeaseEnabled(spec *v1alpha1.ClusterSpec) bool { return ptr.Deref(spec.Enabl
 
 // ReconcileOnce performs one pass and returns the decision it applied.
 func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error) {
+	mark := 0
+	if r.Lease != nil {
+		mark = r.Lease.DemotionMark()
+	}
 	var cluster v1alpha1.Cluster
 	if err := r.Client.Get(ctx, r.Cluster, &cluster); err != nil {
 		return RoleDecision{}, fmt.Errorf("reading Cluster %s: %w", r.Cluster, err)
+	}
+	if r.Lease != nil && cluster.Status.TargetPrimary != r.Instance {
+		// A demotion before this read is settled: the Cluster no longer names this instance.
+		r.Lease.EndDemotion(mark)
 	}
 	if r.Isolation != nil {
 		r.Isolation.ContactAPIServer()
@@ -94,7 +105,7 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 		if err != nil {
 			r.Log.Info("primary's state unavailable", "primary", p, "error", err.Error())
 		} else {
-			in.PrimaryExecuted, in.PrimaryWritable = &ps.Executed, ps.Writable
+			in.PrimaryExecuted, in.PrimaryWritable, in.PrimaryAckWaiters = &ps.Executed, ps.Writable, ps.AckWaiters
 		}
 	}
 	if r.Lease != nil {

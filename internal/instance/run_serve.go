@@ -2,11 +2,11 @@ package instance
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"time"
 
@@ -17,6 +17,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/tlsfiles"
 )
 
 // errServerStopped marks the failure of a server serve started (the probes, the control API):
@@ -67,7 +68,12 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 		m.deps.Log.WithName("lease"))
 	lease.Configure(LeaseEnabled(&cluster.Spec), ownerReference(cluster))
 	// The control API answers from the start, so that the operator sees a bootstrapping instance.
-	api, apiLn, err := m.controlAPI(client.cn, state, lease)
+	// The server certificate files, followed for the control API and mysqld.
+	serverFiles, err := tlsfiles.NewLoader(tlsfiles.Files(m.cfg.serverTLS()), 0, m.deps.Clock)
+	if err != nil {
+		return err
+	}
+	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease)
 	if err != nil {
 		return err
 	}
@@ -80,6 +86,7 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 			return err
 		}
 	}
+	wg.Go(func() { m.mysqldTLS(serverFiles).Run(ctx) })
 	state.SetBootstrapDone()
 	isolation.Arm()
 	r, err := m.roleReconciler(ctx, client, isolation, lease, state)
@@ -156,60 +163,41 @@ func (m *manager) serveUntil(ctx context.Context, srv *http.Server, ln net.Liste
 	return nil
 }
 
-// peerTLS is the client side of the instance's mTLS: its client certificate and the cluster CA.
+// peerTLS is the client side of the instance's mTLS: its client certificate and the cluster CA,
+// followed as the kubelet renews them.
 type peerTLS struct {
 	client *instanceclient.Client
 	cn     string
 }
 
 func (m *manager) peerClient() (peerTLS, error) {
-	files := m.cfg.clientTLS()
-	ca, cert, key, err := readTLS(files)
+	files, err := tlsfiles.NewLoader(tlsfiles.Files(m.cfg.clientTLS()), 0, m.deps.Clock)
 	if err != nil {
 		return peerTLS{}, err
 	}
-	leaf, err := certs.ParseCertificate(cert)
-	if err != nil {
-		return peerTLS{}, fmt.Errorf("parsing the client certificate: %w", err)
-	}
-	cfg, err := instanceclient.TLSConfig(ca, cert, key)
-	if err != nil {
-		return peerTLS{}, err
-	}
-	return peerTLS{client: instanceclient.New(cfg, 2*time.Second), cn: leaf.Subject.CommonName}, nil
+	cur, _ := files.Current()
+	cn := cur.Certificate.Leaf.Subject.CommonName
+	return peerTLS{client: instanceclient.NewFollowing(func() (*tls.Config, error) { return tlsfiles.ClientConfig(files) }, 2*time.Second),
+		cn: cn}, nil
 }
 
 // controlAPI serves the operator, and GET /status to the other instances (which present the
-// same client certificate as this one).
-func (m *manager) controlAPI(peerCN string, state *LocalState, lease *PrimaryLease) (*http.Server, net.Listener, error) {
-	ca, cert, key, err := readTLS(m.cfg.serverTLS())
-	if err != nil {
-		return nil, nil, err
-	}
-	tlsCfg, err := ServerTLSConfig(ca, cert, key)
-	if err != nil {
-		return nil, nil, err
-	}
+// same client certificate as this one). Its TLS configuration follows the mounted files, and
+// mysqld's certificates are reloaded when they change.
+func (m *manager) controlAPI(files *tlsfiles.Loader, peerCN string, state *LocalState, lease *PrimaryLease) (*http.Server, net.Listener, error) {
 	api := &ControlAPI{Instance: m.cfg.Instance, Op: m.op, AllowedClients: []string{certs.OperatorCommonName},
-		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held, ReleaseLease: lease.Release,
+		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held, Demote: lease.Demote,
 		Log: m.deps.Log.WithName("control-api")}
 	ln, err := net.Listen("tcp", m.cfg.ManagerAddr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listening for the control API: %w", err)
 	}
-	return newHTTPServer(api.Handler(), tlsCfg, controlAPITimeouts), ln, nil
+	return newHTTPServer(api.Handler(), tlsfiles.ServerConfig(files), controlAPITimeouts), ln, nil
 }
 
-func readTLS(f TLSFiles) (ca, cert, key []byte, err error) {
-	if ca, err = os.ReadFile(f.CA); err == nil {
-		if cert, err = os.ReadFile(f.Cert); err == nil {
-			key, err = os.ReadFile(f.Key)
-		}
-	}
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("reading TLS material: %w", err)
-	}
-	return ca, cert, key, nil
+// mysqldTLS keeps mysqld's server certificate, the files of serverFiles, current.
+func (m *manager) mysqldTLS(serverFiles *tlsfiles.Loader) *MysqldTLS {
+	return &MysqldTLS{Files: serverFiles, Op: m.op, Clock: m.deps.Clock, Log: m.deps.Log.WithName("tls")}
 }
 
 // roleReconciler wires the role reconciler: replication from the others over TLS with the

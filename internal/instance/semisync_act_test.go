@@ -14,7 +14,8 @@ const planTimeout = 500 * time.Millisecond
 
 // testSemiSyncPlan: with minSyncReplicas 2 and a replica stopped, preferred lowers the count so
 // commits stay fast and acknowledged; required keeps it, so a commit waits the timeout and the
-// primary reports the fallback to async; the replica's return brings semi-sync back.
+// primary reports the fallback to async (the timeout raised to semisync.RequiredMinTimeout under
+// required); the replica's return brings semi-sync back.
 func testSemiSyncPlan(t *testing.T, m map[string]*member, primary string, replicas []string) {
 	spec := &v1alpha1.ClusterSpec{Instances: 3, MinSyncReplicas: 2, MaxSyncReplicas: 2,
 		MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{

@@ -42,7 +42,9 @@ type Target struct {
 
 // Client calls instance managers. It is safe for concurrent use.
 type Client struct {
-	tls     *tls.Config
+	// tls returns the configuration of the next call: a client following renewed certificate
+	// files returns the current ones.
+	tls     func() (*tls.Config, error)
 	timeout time.Duration
 }
 
@@ -61,6 +63,12 @@ func TLSConfig(caPEM, certPEM, keyPEM []byte) (*tls.Config, error) {
 
 // New returns a client with tlsConfig; timeout <= 0 means DefaultTimeout.
 func New(tlsConfig *tls.Config, timeout time.Duration) *Client {
+	return NewFollowing(func() (*tls.Config, error) { return tlsConfig, nil }, timeout)
+}
+
+// NewFollowing returns a client that asks tlsConfig for the configuration of each call, so that
+// renewed certificates and CAs are used from the next call on; timeout <= 0 means DefaultTimeout.
+func NewFollowing(tlsConfig func() (*tls.Config, error), timeout time.Duration) *Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -68,16 +76,21 @@ func New(tlsConfig *tls.Config, timeout time.Duration) *Client {
 }
 
 // clientFor returns an HTTP client verifying t's certificate for t.ServerName: the instance is
-// dialled by Pod IP, which no certificate carries. Connections are not reused across calls.
-func (c *Client) clientFor(t Target) *http.Client {
-	cfg := c.tls.Clone()
+// dialled by Pod IP, which no certificate carries. Connections are not reused across calls, so
+// each call handshakes with the current TLS configuration.
+func (c *Client) clientFor(t Target) (*http.Client, error) {
+	base, err := c.tls()
+	if err != nil {
+		return nil, fmt.Errorf("the TLS configuration for %s: %w", t.Instance, err)
+	}
+	cfg := base.Clone()
 	cfg.ServerName = t.ServerName
 	return &http.Client{Transport: &http.Transport{
 		TLSClientConfig:     cfg,
 		DialContext:         (&net.Dialer{Timeout: c.timeout}).DialContext,
 		TLSHandshakeTimeout: c.timeout,
 		DisableKeepAlives:   true,
-	}}
+	}}, nil
 }
 
 // Status fetches GET /status from t.
@@ -110,7 +123,11 @@ func (c *Client) do(ctx context.Context, t Target, method, path string, in, out 
 		return fmt.Errorf("building the request to %s: %w", t.Instance, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.clientFor(t).Do(req)
+	hc, err := c.clientFor(t)
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("%w: %s at %s within %s: %w", ErrUnreachable, t.Instance, t.Address, c.timeout, err)
 	}

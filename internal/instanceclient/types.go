@@ -29,6 +29,12 @@ type Status struct {
 	SemiSyncReplica *SemiSyncReplicaStatus `json:"semiSyncReplica,omitempty"`
 	// LeaseHeld: this instance holds the primary Lease <cluster>-primary and renewed it in time.
 	LeaseHeld bool `json:"leaseHeld,omitempty"`
+	// AckWaiters is the number of sessions whose commit waits for a semi-sync acknowledgement:
+	// their transaction is in the binary log (and perhaps on a replica) but not yet in
+	// GTIDExecuted. LongestAckWaitMillis is how long the oldest of them has waited (whole
+	// seconds, as the processlist counts them).
+	AckWaiters           int32 `json:"ackWaiters,omitempty"`
+	LongestAckWaitMillis int64 `json:"longestAckWaitMillis,omitempty"`
 	// Bootstrapping: initialization or the clone from the primary is not over yet; the instance
 	// has no data to serve and is no candidate for promotion.
 	Bootstrapping bool `json:"bootstrapping,omitempty"`

@@ -21,6 +21,12 @@ type Operator interface {
 	Status(ctx context.Context) (*Status, error)
 	// SetReadOnly turns super_read_only (and read_only) on, or both off.
 	SetReadOnly(ctx context.Context, on bool) error
+	// SetOfflineMode turns offline_mode on or off: on, the server ends the sessions of accounts
+	// without CONNECTION_ADMIN or SUPER and refuses their new connections.
+	SetOfflineMode(ctx context.Context, on bool) error
+	// SetSemiSyncSourceEnabled turns rpl_semi_sync_source_enabled on or off. Off, the commits
+	// waiting for an acknowledgement complete without one.
+	SetSemiSyncSourceEnabled(ctx context.Context, on bool) error
 	// KillClientSessions ends every client session (KILL CONNECTION), keeping the server's own
 	// threads, the replication dump threads and the instance manager's root@localhost sessions;
 	// it returns how many it ended.
@@ -50,6 +56,8 @@ type Operator interface {
 	// Clone replaces the server's data with a copy of donor's. On success mysqld shuts itself
 	// down: the caller must start it again.
 	Clone(ctx context.Context, donor Donor) error
+	// ReloadTLS makes the server read its certificate files again (ALTER INSTANCE RELOAD TLS).
+	ReloadTLS(ctx context.Context) error
 	// Close releases the connections.
 	Close() error
 }
@@ -104,6 +112,14 @@ func (o *operator) SetReadOnly(ctx context.Context, on bool) error {
 	}
 	// read_only=OFF implies super_read_only=OFF.
 	return o.exec(ctx, "turning read_only off", "SET GLOBAL read_only = OFF")
+}
+
+func (o *operator) SetOfflineMode(ctx context.Context, on bool) error {
+	return o.exec(ctx, "switching offline_mode", "SET GLOBAL offline_mode = ?", boolInt(on))
+}
+
+func (o *operator) SetSemiSyncSourceEnabled(ctx context.Context, on bool) error {
+	return o.exec(ctx, "switching the semi-sync source", "SET GLOBAL rpl_semi_sync_source_enabled = ?", boolInt(on))
 }
 
 // mysqlErrorNumber returns the server error number in err, 0 if there is none.

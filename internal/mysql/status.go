@@ -63,6 +63,31 @@ type SemiSyncStatus struct {
 	Clients       int64 // Rpl_semi_sync_source_clients
 	YesTx         int64 // Rpl_semi_sync_source_yes_tx: commits acknowledged by replicas
 	NoTx          int64 // Rpl_semi_sync_source_no_tx: commits not acknowledged in time
+	// AckWaiters is the number of sessions whose commit waits for a semi-sync acknowledgement
+	// (processlist state "Waiting for semi-sync ACK from replica"): with the AFTER_SYNC wait
+	// point their transaction is in the binary log, and perhaps on a replica, but not yet in
+	// gtid_executed. LongestAckWait is how long the oldest of them has waited (whole seconds,
+	// as the processlist counts).
+	AckWaiters     int
+	LongestAckWait time.Duration
+}
+
+// ackWaitState matches the processlist state of a session whose commit waits for a semi-sync
+// acknowledgement ("Waiting for semi-sync ACK from replica"; "slave" before 8.0.26).
+const ackWaitState = "Waiting for semi-sync ACK from %"
+
+// ackWaits counts the sessions waiting for a semi-sync acknowledgement and the longest wait.
+// information_schema.processlist is read, not performance_schema, which may be off; it does not
+// wait behind a commit.
+func (o *operator) ackWaits(ctx context.Context) (int, time.Duration, error) {
+	var n, longest int64
+	err := o.db.QueryRowContext(ctx,
+		"SELECT COUNT(*), COALESCE(MAX(time), 0) FROM information_schema.processlist WHERE state LIKE ?", ackWaitState).
+		Scan(&n, &longest)
+	if err != nil {
+		return 0, 0, fmt.Errorf("counting the commits waiting for a semi-sync acknowledgement on %s: %w", o.addr, err)
+	}
+	return int(n), time.Duration(longest) * time.Second, nil
 }
 
 func (o *operator) Status(ctx context.Context) (*Status, error) {
@@ -127,7 +152,15 @@ func (o *operator) semiSyncStatus(ctx context.Context) (SemiSyncStatus, error) {
 	}
 	_, sourceLoaded := vars["rpl_semi_sync_source_enabled"]
 	_, replicaLoaded := vars["rpl_semi_sync_replica_enabled"]
+	waiters, longest := 0, time.Duration(0)
+	if sourceLoaded {
+		if waiters, longest, err = o.ackWaits(ctx); err != nil {
+			return SemiSyncStatus{}, err
+		}
+	}
 	return SemiSyncStatus{
+		AckWaiters:             waiters,
+		LongestAckWait:         longest,
 		SourcePluginInstalled:  sourceLoaded,
 		ReplicaPluginInstalled: replicaLoaded,
 		SourceEnabled:          vars["rpl_semi_sync_source_enabled"] == "ON",

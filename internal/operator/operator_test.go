@@ -40,12 +40,14 @@ func httpGet(ctx context.Context, url string) (int, string, error) {
 }
 
 // TestManagerElectsLeaderAndServesProbesAndMetrics runs the operator's manager against the real
-// API server: it must take the leader Lease and serve /healthz, /readyz and /metrics.
+// API server as its ServiceAccount with the RBAC of config/rbac: it must take the leader Lease,
+// serve /healthz and /readyz, and serve /metrics over HTTPS to authorised callers only.
 func TestManagerElectsLeaderAndServesProbesAndMetrics(t *testing.T) {
 	env := kubetest.StartT(t, kubetest.Options{})
 	ns := env.NewNamespace(t)
+	asOperator, reader, stranger := metricsAccount(t, env)
 	probes, metrics := freeAddr(t), freeAddr(t)
-	mgr, err := operator.NewManager(env.Config, operator.Options{
+	mgr, err := operator.NewManager(asOperator, operator.Options{
 		MetricsBindAddress:      metrics,
 		HealthProbeBindAddress:  probes,
 		LeaderElection:          true,
@@ -78,7 +80,6 @@ func TestManagerElectsLeaderAndServesProbesAndMetrics(t *testing.T) {
 	for _, c := range []struct{ url, want string }{
 		{fmt.Sprintf("http://%s/healthz", probes), "ok"},
 		{fmt.Sprintf("http://%s/readyz", probes), "ok"},
-		{fmt.Sprintf("http://%s/metrics", metrics), "leader_election_master_status"},
 	} {
 		var code int
 		var body string
@@ -93,4 +94,5 @@ func TestManagerElectsLeaderAndServesProbesAndMetrics(t *testing.T) {
 			t.Errorf("GET %s: body lacks %q", c.url, c.want)
 		}
 	}
+	checkMetricsAccess(t, metrics, reader, stranger, "leader_election_master_status")
 }

@@ -5,11 +5,23 @@ import (
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
 // defaultTimeout applies when the spec leaves timeoutMillis unset (the CRD defaults it).
 const defaultTimeout = 10 * time.Second
+
+// RequiredMinTimeout is the shortest rpl_semi_sync_source_timeout applied under dataDurability
+// required, whatever timeoutMillis says: the primary Lease's TTL. A primary cut off from its
+// replicas and from the API server turns itself read-only and ends the sessions whose commit
+// waits for an acknowledgement (unacknowledged to their clients) by failover.LeaseSelfFenceAfter
+// after its last renewal plus the time that takes, which is less than the TTL. With a shorter
+// timeout its commits would fall back to asynchronous replication, and be acknowledged without
+// any replica holding them, before it has self-fenced: a failover would then lose them. With
+// timeoutMillis shorter than this, commits wait RequiredMinTimeout, and the Cluster reports
+// Degraded (SemiSyncAcknowledgementsLate) while one has waited longer than timeoutMillis.
+const RequiredMinTimeout = failover.LeaseTTL
 
 // ReplicaHealth is what the plan needs to know of one replica: healthy means it is connected to
 // the primary, both replication threads run without error, and it can acknowledge.
@@ -30,7 +42,8 @@ type Plan struct {
 	Enabled bool
 	// WaitForReplicaCount is applied as rpl_semi_sync_source_wait_for_replica_count.
 	WaitForReplicaCount int
-	// Timeout is applied as rpl_semi_sync_source_timeout.
+	// Timeout is applied as rpl_semi_sync_source_timeout: timeoutMillis, raised to
+	// RequiredMinTimeout under required durability.
 	Timeout time.Duration
 	// Participants are the replicas that acknowledge (rpl_semi_sync_replica_enabled), at most
 	// maxSyncReplicas of them, healthy ones first, each group in name order.
@@ -68,6 +81,9 @@ func PlanFor(spec *v1alpha1.ClusterSpec, replicas []ReplicaHealth) Plan {
 		}
 	}
 	plan.WaitForReplicaCount = want
+	if cfg.DataDurability == v1alpha1.DataDurabilityRequired {
+		plan.Timeout = max(plan.Timeout, RequiredMinTimeout)
+	}
 	if cfg.DataDurability != v1alpha1.DataDurabilityRequired && healthy < want {
 		plan.WaitForReplicaCount = max(healthy, 1)
 		plan.Lowered = true

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
@@ -74,8 +75,12 @@ func TestPlanSemiSync(t *testing.T) {
 			if !slices.Equal(p.Participants, tc.participants) {
 				t.Errorf("participants = %v, want %v", p.Participants, tc.participants)
 			}
-			if tc.spec.MySQL.SemiSync != nil && p.Timeout != 1500*time.Millisecond {
-				t.Errorf("timeout = %s, want timeoutMillis 1500", p.Timeout)
+			wantTimeout := 1500 * time.Millisecond
+			if tc.enabled && tc.spec.MySQL.SemiSync.DataDurability == req {
+				wantTimeout = RequiredMinTimeout
+			}
+			if tc.spec.MySQL.SemiSync != nil && p.Timeout != wantTimeout {
+				t.Errorf("timeout = %s, want %s", p.Timeout, wantTimeout)
 			}
 			reversed := slices.Clone(tc.replicas)
 			slices.Reverse(reversed)
@@ -107,5 +112,34 @@ func TestSemiSyncSettingsFor(t *testing.T) {
 	off := PlanFor(semiSyncSpec(false, "", 0, 0), nil)
 	if got := off.SettingsFor("c-1", true); got.SourceEnabled || got.ReplicaEnabled || got.WaitForReplicaCount < 1 {
 		t.Errorf("semi-sync off: %+v", got)
+	}
+}
+
+// TestRequiredTimeoutOutlastsSelfFence: under required, an isolated primary must never
+// acknowledge a commit that no replica acknowledged before it has turned itself read-only and
+// ended the waiting sessions. It self-fences LeaseSelfFenceAfter after its last renewal was sent,
+// checks the deadline every LeaseCheckInterval and takes up to three statement timeouts of a
+// second each to stop writes; a commit waiting since the isolation falls back no earlier than the
+// applied timeout after it.
+func TestRequiredTimeoutOutlastsSelfFence(t *testing.T) {
+	const stopWritesWorstCase = 3*time.Second + 250*time.Millisecond
+	if done := failover.LeaseSelfFenceAfter + stopWritesWorstCase; done >= RequiredMinTimeout {
+		t.Fatalf("self-fence done %s after the last renewal, not before the required semi-sync timeout %s", done, RequiredMinTimeout)
+	}
+	for _, tc := range []struct {
+		rule    string
+		millis  int64
+		durable v1alpha1.DataDurability
+		want    time.Duration
+	}{
+		{"required raises a timeout shorter than the self-fence (the 10 s default) to RequiredMinTimeout", 10000, v1alpha1.DataDurabilityRequired, RequiredMinTimeout},
+		{"required keeps a longer timeout", 600000, v1alpha1.DataDurabilityRequired, 10 * time.Minute},
+		{"preferred keeps timeoutMillis: it favours availability", 1000, v1alpha1.DataDurabilityPreferred, time.Second},
+	} {
+		spec := semiSyncSpec(true, tc.durable, 1, 1)
+		spec.MySQL.SemiSync.TimeoutMillis = tc.millis
+		if got := PlanFor(spec, replicas(true, true)).Timeout; got != tc.want {
+			t.Errorf("%s: timeout %s, want %s", tc.rule, got, tc.want)
+		}
 	}
 }

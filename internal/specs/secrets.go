@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
 )
 
 // Password length and alphabet: 32 characters of 62 give about 190 bits, with nothing a shell,
@@ -75,8 +76,27 @@ func BuildCASecret(c *mysqlv1alpha1.Cluster, certPEM, keyPEM []byte) *corev1.Sec
 	}
 }
 
+// BuildRollingCASecret is BuildCASecret during a CA roll: previousPEM, the CA being replaced,
+// stays trusted (under ca-previous.crt) until every certificate is reissued; nil ends the roll.
+func BuildRollingCASecret(c *mysqlv1alpha1.Cluster, certPEM, keyPEM, previousPEM []byte) *corev1.Secret {
+	s := BuildCASecret(c, certPEM, keyPEM)
+	if len(previousPEM) > 0 {
+		s.Data[CAPreviousCertKey] = previousPEM
+	}
+	return s
+}
+
 // Keys of the CA Secret.
 const (
 	CACertKey = "ca.crt"
 	CAKeyKey  = "ca.key"
+	// CAPreviousCertKey holds the CA a roll replaces, still trusted until every certificate is
+	// reissued under the new one; absent outside a roll.
+	CAPreviousCertKey = "ca-previous.crt"
 )
+
+// CATrust is the trust bundle of a CA Secret's data: the current CA and, during a roll, the
+// previous one.
+func CATrust(data map[string][]byte) []byte {
+	return certs.Bundle(data[CACertKey], data[CAPreviousCertKey])
+}

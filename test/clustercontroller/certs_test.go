@@ -104,4 +104,44 @@ func TestCertificatesAndRenewal(t *testing.T) {
 				slices.Contains(leaf(t, ns, "db-2-server-tls").DNSNames, "db-reads."+ns+".svc"), nil
 		})
 	})
+	t.Run("an expiring CA is rolled with both CAs trusted until every certificate is under the new one", func(t *testing.T) {
+		leaves := []string{"db-1-server-tls", "db-2-server-tls", "db-operator-client-tls", "db-replication-client-tls"}
+		clk.SetTime(ca.NotAfter.Add(-certs.CARenewBefore + time.Hour))
+		var rolled *x509.Certificate
+		check.Eventually(t, waitTimeout, "a new CA is made and the old one kept as previous", func(context.Context) (bool, error) {
+			d := secretData(t, ns, "db-ca")
+			rolled, _ = certs.ParseCertificate(d["ca.crt"])
+			prev, _ := certs.ParseCertificate(d["ca-previous.crt"])
+			return rolled != nil && !rolled.Equal(ca) && prev != nil && prev.Equal(ca), nil
+		})
+		both := x509.NewCertPool()
+		both.AddCert(ca)
+		both.AddCert(rolled)
+		for _, s := range leaves {
+			check.Eventually(t, waitTimeout, s+" trusts both CAs", func(context.Context) (bool, error) {
+				pool := x509.NewCertPool()
+				return pool.AppendCertsFromPEM(secretData(t, ns, s)["ca.crt"]) && pool.Equal(both), nil
+			})
+		}
+		clk.SetTime(clk.Now().Add(certs.PropagationDelay + time.Minute))
+		for _, s := range leaves {
+			check.Eventually(t, waitTimeout, s+" is issued by the new CA", func(context.Context) (bool, error) {
+				return leaf(t, ns, s).CheckSignatureFrom(rolled) == nil, nil
+			})
+		}
+		if _, ok := secretData(t, ns, "db-ca")["ca-previous.crt"]; !ok {
+			t.Error("the previous CA is dropped before the new certificates can be in use")
+		}
+		clk.SetTime(clk.Now().Add(certs.PropagationDelay + time.Minute))
+		check.Eventually(t, waitTimeout, "the previous CA is dropped", func(context.Context) (bool, error) {
+			_, ok := secretData(t, ns, "db-ca")["ca-previous.crt"]
+			return !ok, nil
+		})
+		for _, s := range leaves {
+			check.Eventually(t, waitTimeout, s+" trusts the new CA alone", func(context.Context) (bool, error) {
+				return string(secretData(t, ns, s)["ca.crt"]) == string(secretData(t, ns, "db-ca")["ca.crt"]), nil
+			})
+		}
+		assertEvents(t, ns, "CARollEnded")
+	})
 }

@@ -7,24 +7,19 @@ import (
 	"net/url"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	driver "github.com/go-sql-driver/mysql"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/cutproxy"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
 // isolationLimit is short here, so that a clone outlasts it and an isolation shows quickly.
@@ -64,31 +59,16 @@ func TestLeaseFencingAndIsolation(t *testing.T) {
 }
 
 func startCutWorld(t *testing.T) *cutWorld {
-	env := kubetest.StartT(t, kubetest.Options{})
-	bin := buildManager(t)
-	rootfs, base := rootFS(t)
-	p := newPKI(t)
-	ns := env.NewNamespace(t)
-	cluster := &v1alpha1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
-		Spec: v1alpha1.ClusterSpec{Instances: 2, MaxSwitchoverDelay: 60,
-			Storage: v1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")}},
-	}
-	must(t, env.Client.Create(t.Context(), cluster))
-	w := &cutWorld{world: &world{env: env, key: types.NamespacedName{Namespace: ns, Name: "db"}, nodes: map[string]*node{}},
+	w := &cutWorld{world: newWorld(t, worldOptions{instances: 2, firstHost: 24, startNone: true, operatorTimeout: 2 * time.Second,
+		cluster: func(c *v1alpha1.Cluster) {
+			c.Spec.MinSyncReplicas, c.Spec.MaxSyncReplicas, c.Spec.MySQL.SemiSync = 0, 0, nil
+		}}),
 		api: map[string]*cutproxy.Proxy{}, top: t}
-	w.setTarget(t, "db-1")
-	apiServer := must1(url.Parse(env.Config.Host))(t).Host
-	kubeconfig := env.KubeconfigFile(t)
-	first := 24 + syscall.Getpid()%200
-	var all []*node
-	for i := 1; i <= 2; i++ {
-		n := newNode(t, p, base, "db-"+strconv.Itoa(i), net.IPv4(127, 0, 0, byte(first+i)).String())
+	apiServer := must1(url.Parse(w.env.Config.Host))(t).Host
+	for _, n := range w.nodes {
 		w.api[n.name] = cutproxy.Start(t, "127.0.0.1:0", apiServer)
-		n.kubeconfig = proxiedKubeconfig(t, kubeconfig, w.api[n.name].Addr())
+		n.kubeconfig = proxiedKubeconfig(t, w.kubeconfig, w.api[n.name].Addr())
 		n.args = []string{"--isolation-limit", isolationLimit.String()}
-		w.nodes[n.name] = n
-		all = append(all, n)
 	}
 	db1, db2 := w.nodes["db-1"], w.nodes["db-2"]
 	w.db2ToDB1API = cutproxy.Start(t, net.JoinHostPort(db1.host, "0"), net.JoinHostPort(db1.host, strconv.Itoa(db1.apiPort)))
@@ -97,9 +77,6 @@ func startCutWorld(t *testing.T) *cutWorld {
 	w.db1ToDB2API = cutproxy.Start(t, net.JoinHostPort(db2.host, "0"), net.JoinHostPort(db2.host, strconv.Itoa(db2.apiPort)))
 	_, port, _ = net.SplitHostPort(w.db1ToDB2API.Addr())
 	db1.peerAPIPorts = map[string]int{"db-2": must1(strconv.Atoi(port))(t)}
-	w.start = func(t *testing.T, n *node) { n.start(t, bin, rootfs, kubeconfig, ns, all) }
-	cfg := must1(instanceclient.TLSConfig(p.ca.CertPEM, p.operator.CertPEM, p.operator.KeyPEM))(t)
-	w.operator = instanceclient.New(cfg, 2*time.Second)
 	w.start(t, db1)
 	w.waitRoles(t, 60*time.Second, "db-1")
 	w.waitLeaseHeld(t, "db-1")

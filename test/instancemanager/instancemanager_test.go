@@ -1,12 +1,14 @@
 package instancemanager
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,11 +28,13 @@ import (
 // world is the running cluster the ordered steps share.
 type world struct {
 	// start restarts a stopped node's manager.
-	start    func(*testing.T, *node)
-	env      *kubetest.Env
-	key      types.NamespacedName
-	nodes    map[string]*node
-	operator *instanceclient.Client
+	start func(*testing.T, *node)
+	env   *kubetest.Env
+	// kubeconfig reaches env's API server directly (a node's own kubeconfig may replace it).
+	kubeconfig string
+	key        types.NamespacedName
+	nodes      map[string]*node
+	operator   *instanceclient.Client
 }
 
 // TestInstanceManagers runs three `manager instance run` processes, each with its own mysqld,
@@ -61,6 +65,29 @@ func startWorld(t *testing.T) *world { return startWorldWith(t, nil) }
 
 // startWorldWith is startWorld with the Cluster changed by mutate before it is created.
 func startWorldWith(t *testing.T, mutate func(*v1alpha1.Cluster)) *world {
+	return newWorld(t, worldOptions{cluster: mutate})
+}
+
+// worldOptions say how a world differs from startWorld's: three instances of a Cluster with
+// semi-sync, every manager started, an operator client with a 5 s timeout.
+type worldOptions struct {
+	// cluster changes the Cluster before it is created.
+	cluster func(*v1alpha1.Cluster)
+	// instances is the number of nodes (3 when 0), named db-1, db-2...
+	instances int
+	// firstHost is the last byte of the loopback address before db-1's, less the pid's share
+	// (20 when 0): worlds of one test binary on different addresses.
+	firstHost int
+	// startNone leaves every manager stopped: the caller starts them with w.start.
+	startNone bool
+	// operatorTimeout is the operator client's (5 s when 0).
+	operatorTimeout time.Duration
+}
+
+// newWorld starts an API server, creates the Cluster db with status.targetPrimary db-1, and
+// prepares the nodes (and starts their managers unless o.startNone).
+func newWorld(t *testing.T, o worldOptions) *world {
+	instances, firstHost, timeout := cmp.Or(o.instances, 3), cmp.Or(o.firstHost, 20), cmp.Or(o.operatorTimeout, 5*time.Second)
 	env := kubetest.StartT(t, kubetest.Options{})
 	bin := buildManager(t)
 	rootfs, base := rootFS(t)
@@ -68,31 +95,33 @@ func startWorldWith(t *testing.T, mutate func(*v1alpha1.Cluster)) *world {
 	ns := env.NewNamespace(t)
 	cluster := &v1alpha1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
-		Spec: v1alpha1.ClusterSpec{Instances: 3, MinSyncReplicas: 1, MaxSyncReplicas: 2, MaxSwitchoverDelay: 60,
+		Spec: v1alpha1.ClusterSpec{Instances: int32(instances), MinSyncReplicas: 1, MaxSyncReplicas: 2, MaxSwitchoverDelay: 60,
 			Storage: v1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")},
 			MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
 				Enabled: true, TimeoutMillis: 2000, DataDurability: v1alpha1.DataDurabilityPreferred}}},
 	}
-	if mutate != nil {
-		mutate(cluster)
+	if o.cluster != nil {
+		o.cluster(cluster)
 	}
 	must(t, env.Client.Create(t.Context(), cluster))
-	w := &world{env: env, key: types.NamespacedName{Namespace: ns, Name: "db"}, nodes: map[string]*node{}}
+	w := &world{env: env, key: types.NamespacedName{Namespace: ns, Name: "db"}, nodes: map[string]*node{},
+		kubeconfig: env.KubeconfigFile(t)}
 	w.setTarget(t, "db-1")
-	first := 20 + syscall.Getpid()%200
+	first := firstHost + syscall.Getpid()%200
 	var all []*node
-	for i := 1; i <= 3; i++ {
-		n := newNode(t, p, base, "db-"+string(rune('0'+i)), net.IPv4(127, 0, 0, byte(first+i)).String())
+	for i := 1; i <= instances; i++ {
+		n := newNode(t, p, base, "db-"+strconv.Itoa(i), net.IPv4(127, 0, 0, byte(first+i)).String())
 		w.nodes[n.name] = n
 		all = append(all, n)
 	}
-	kubeconfig := env.KubeconfigFile(t)
-	w.start = func(t *testing.T, n *node) { n.start(t, bin, rootfs, kubeconfig, ns, all) }
-	for _, n := range all {
-		w.start(t, n)
+	w.start = func(t *testing.T, n *node) { n.start(t, bin, rootfs, w.kubeconfig, ns, all) }
+	if !o.startNone {
+		for _, n := range all {
+			w.start(t, n)
+		}
 	}
 	cfg := must1(instanceclient.TLSConfig(p.ca.CertPEM, p.operator.CertPEM, p.operator.KeyPEM))(t)
-	w.operator = instanceclient.New(cfg, 5*time.Second)
+	w.operator = instanceclient.New(cfg, timeout)
 	return w
 }
 

@@ -32,6 +32,10 @@ func NewCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
+	f.BoolVar(&opts.MetricsInsecure, "metrics-insecure", false,
+		"serve metrics over plain HTTP without authentication (default: HTTPS, callers authorised for GET /metrics through the API server)")
+	f.StringVar(&opts.MetricsCertDir, "metrics-cert-dir", "",
+		"directory of tls.crt and tls.key for the metrics server; empty means a self-signed certificate")
 	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.BoolVar(&opts.LeaderElection, "leader-elect", true, "elect one active operator through a Lease")
 	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", os.Getenv("POD_NAMESPACE"),

@@ -3,6 +3,7 @@ package backup
 import (
 	"context"
 	"os"
+	"time"
 
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
@@ -44,6 +45,10 @@ type Reconciler struct {
 	OperatorImage string
 	// MaxConcurrentReconciles defaults to DefaultWorkers.
 	MaxConcurrentReconciles int
+	// FirstLook delays the first step of a Backup a ScheduledBackup created until that long
+	// after its creation (FirstLookWait); zero acts at once. NewReconciler sets
+	// ScheduledFirstLook.
+	FirstLook time.Duration
 }
 
 // DefaultWorkers is how many Backups are reconciled in parallel unless configured: the Backups
@@ -52,11 +57,13 @@ type Reconciler struct {
 const DefaultWorkers = 50
 
 // NewReconciler returns the production reconciler for mgr, with the operator image from
-// specs.OperatorImageEnv.
+// specs.OperatorImageEnv and a scheduled Backup's first step ScheduledFirstLook after its
+// creation.
 func NewReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *Reconciler {
 	return &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Recorder: mgr.GetEventRecorderFor("backup-controller"), Clock: clk,
-		Instances: instances.MTLS{Reader: mgr.GetAPIReader()}, OperatorImage: os.Getenv(specs.OperatorImageEnv)}
+		Instances: instances.MTLS{Reader: mgr.GetAPIReader()}, OperatorImage: os.Getenv(specs.OperatorImageEnv),
+		FirstLook: ScheduledFirstLook}
 }
 
 // Reconcile runs the remote-cleanup finalizer (which ends here for a Backup being deleted), then

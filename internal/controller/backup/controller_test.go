@@ -11,9 +11,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
@@ -28,6 +31,7 @@ func TestBackupController(t *testing.T) {
 	t.Run("a Backup past its timeout fails and its Job is deleted", w.testTimeout)
 	t.Run("a Job that succeeded without metadata.json fails the Backup", w.testNoMetadata)
 	t.Run("a missing Cluster or object store fails fast", w.testFailFast)
+	t.Run("a scheduled Backup is first acted on ScheduledFirstLook after its creation, nothing written before", w.testScheduledFirstLook)
 }
 
 func (w *bkWorld) testCompleted(t *testing.T) {
@@ -167,5 +171,28 @@ func (w *bkWorld) testFailFast(t *testing.T) {
 	}
 	if ev := w.events(); !strings.Contains(ev, "Warning ClusterNotFound") || !strings.Contains(ev, "Warning NoObjectStore") {
 		t.Errorf("events %s", ev)
+	}
+}
+
+func (w *bkWorld) testScheduledFirstLook(t *testing.T) {
+	w.T = t
+	w.Create(&v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: "nightly-1", Namespace: w.NS,
+		Labels: map[string]string{v1.ScheduledBackupLabel: "nightly"}},
+		Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: "nope"}}})
+	created := w.backup("nightly-1")
+	w.Clock.SetTime(created.CreationTimestamp.Add(500 * time.Millisecond))
+	r := w.reconciler()
+	r.FirstLook = backup.ScheduledFirstLook
+	res, err := r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key("nightly-1")})
+	check.Must(t, err)
+	if b := w.backup("nightly-1"); res.RequeueAfter != 1500*time.Millisecond || b.Status.Phase != "" || b.ResourceVersion != created.ResourceVersion {
+		t.Fatalf("requeue after %s, status %+v (resourceVersion %s, was %s), want 1.5s and nothing written",
+			res.RequeueAfter, b.Status, b.ResourceVersion, created.ResourceVersion)
+	}
+	w.Clock.Step(1500 * time.Millisecond)
+	_, err = r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key("nightly-1")})
+	check.Must(t, err)
+	if b := w.backup("nightly-1"); b.Status.Phase != v1.BackupPhaseFailed || !strings.Contains(b.Status.Error, "Cluster nope not found") {
+		t.Errorf("status %+v after the first look, want failed", b.Status)
 	}
 }

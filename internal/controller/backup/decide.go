@@ -19,10 +19,19 @@ import (
 // waitInterval is how often a Backup waiting for a target or a store answer is retried.
 const waitInterval = 10 * time.Second
 
+// ScheduledFirstLook is how long after its creation NewReconciler's controller first acts on a
+// Backup a ScheduledBackup created: the Backups of the schedules sharing a slot are created
+// together, and one failed or started at once sends its status write and Event among the slot's
+// remaining creates, making the last schedules late. A Backup created otherwise is acted on at
+// once. Nothing is lost by the wait: a scheduled Backup starts a second or two later.
+const ScheduledFirstLook = 2 * time.Second
+
 // Observation is what gather read. Fields past Backup are read only in the phases that need them.
 type Observation struct {
 	Now    time.Time
 	Backup *v1.Backup
+	// FirstLook is the reconciler's ScheduledFirstLook setting (zero: none).
+	FirstLook time.Duration
 	// Cluster is the Backup's Cluster while it has no Job: without a Job name, to choose the
 	// target (nil: not found); pending with a Job name, to build the Job from.
 	Cluster *v1.Cluster
@@ -75,6 +84,9 @@ func Decide(o Observation) Decision {
 	if b.IsDone() || b.DeletionTimestamp != nil {
 		return Decision{}
 	}
+	if wait := FirstLookWait(o.FirstLook, o.Now, b); wait > 0 {
+		return Decision{RequeueAfter: wait}
+	}
 	if b.Status.JobName == "" {
 		return decideNew(o)
 	}
@@ -82,6 +94,17 @@ func Decide(o Observation) Decision {
 		return decideStart(o)
 	}
 	return decideRunning(o)
+}
+
+// FirstLookWait is how long a Backup still waits for its first step: until firstLook after its
+// creation (creationTimestamp, whole seconds, so 1 to 2 s after the create for a firstLook of
+// 2 s) when a ScheduledBackup created it and nothing has been written to its status yet; never
+// longer than firstLook from now, whatever the clocks say. Zero: act now.
+func FirstLookWait(firstLook time.Duration, now time.Time, b *v1.Backup) time.Duration {
+	if firstLook <= 0 || b.Labels[v1.ScheduledBackupLabel] == "" || b.Status.Phase != "" || b.Status.JobName != "" {
+		return 0
+	}
+	return max(0, min(firstLook, b.CreationTimestamp.Add(firstLook).Sub(now)))
 }
 
 // fail returns the decision that ends the Backup with reason and an Event of kind k.

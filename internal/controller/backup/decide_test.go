@@ -77,8 +77,15 @@ func TestDecideBackup(t *testing.T) {
 		phase     v1.BackupPhase
 		event     string
 		deleteJob bool
-		err       bool // the reconcile fails, to be retried with backoff
+		err       bool          // the reconcile fails, to be retried with backoff
+		requeue   time.Duration // when set, the RequeueAfter wanted
 	}{
+		{rule: "a scheduled Backup's first step waits until ScheduledFirstLook after its creation, nothing written",
+			o:      Observation{Now: bkT0.Add(500 * time.Millisecond), Backup: scheduled(bkBackup("", "")), FirstLook: ScheduledFirstLook},
+			action: ActNothing, requeue: 1500 * time.Millisecond},
+		{rule: "a scheduled Backup is acted on once ScheduledFirstLook has passed since its creation",
+			o:      Observation{Now: bkT0.Add(ScheduledFirstLook), Backup: scheduled(bkBackup("", "")), FirstLook: ScheduledFirstLook},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "ClusterNotFound"},
 		{rule: "a completed Backup is never acted on, even with its Job gone",
 			o: Observation{Now: now, Backup: bkBackup(v1.BackupPhaseCompleted, "b1")}, action: ActNothing},
 		{rule: "a failed Backup is never acted on, even past its timeout",
@@ -174,11 +181,44 @@ func TestDecideBackup(t *testing.T) {
 			if tc.action != ActNothing && d.Status.Phase != tc.phase {
 				t.Errorf("phase %q, want %q (%s)", d.Status.Phase, tc.phase, d.Status.Error)
 			}
+			if tc.requeue != 0 && d.RequeueAfter != tc.requeue {
+				t.Errorf("requeue after %s, want %s", d.RequeueAfter, tc.requeue)
+			}
 			if tc.event != "" && (len(d.Events) != 1 || d.Events[0].Kind.Reason != tc.event) {
 				t.Errorf("events %+v, want %s", d.Events, tc.event)
 			}
 			if d.Status.Phase == v1.BackupPhaseFailed && (d.Status.Error == "" || d.Status.CompletedAt == nil) {
 				t.Errorf("failed without a reason or time: %+v", d.Status)
+			}
+		})
+	}
+}
+
+// scheduled labels b as a ScheduledBackup's child.
+func scheduled(b *v1.Backup) *v1.Backup {
+	b.Labels = map[string]string{v1.ScheduledBackupLabel: "nightly"}
+	return b
+}
+
+func TestFirstLookWait(t *testing.T) {
+	for _, tc := range []struct {
+		rule      string
+		firstLook time.Duration
+		now       time.Time
+		b         *v1.Backup
+		want      time.Duration
+	}{
+		{"a scheduled Backup just created waits the rest of the first look", ScheduledFirstLook, bkT0.Add(300 * time.Millisecond), scheduled(bkBackup("", "")), 1700 * time.Millisecond},
+		{"a scheduled Backup whose first look has passed does not wait", ScheduledFirstLook, bkT0.Add(3 * time.Second), scheduled(bkBackup("", "")), 0},
+		{"a Backup created by hand does not wait", ScheduledFirstLook, bkT0, bkBackup("", ""), 0},
+		{"a scheduled Backup with a phase does not wait", ScheduledFirstLook, bkT0, scheduled(bkBackup(v1.BackupPhasePending, "")), 0},
+		{"a scheduled Backup with a Job name does not wait", ScheduledFirstLook, bkT0, scheduled(bkBackup("", "b1")), 0},
+		{"without a first look nothing waits", 0, bkT0, scheduled(bkBackup("", "")), 0},
+		{"a clock behind the creation waits the first look at most", ScheduledFirstLook, bkT0.Add(-time.Hour), scheduled(bkBackup("", "")), ScheduledFirstLook},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			if got := FirstLookWait(tc.firstLook, tc.now, tc.b); got != tc.want {
+				t.Errorf("wait %s, want %s", got, tc.want)
 			}
 		})
 	}

@@ -19,8 +19,8 @@ import (
 
 // gather reads, once, what Decide needs for the Backup's phase.
 func (r *Reconciler) gather(ctx context.Context, b *v1.Backup) (Observation, error) {
-	o := Observation{Now: r.Clock.Now(), Backup: b}
-	if b.IsDone() || b.DeletionTimestamp != nil {
+	o := Observation{Now: r.Clock.Now(), Backup: b, FirstLook: r.FirstLook}
+	if b.IsDone() || b.DeletionTimestamp != nil || FirstLookWait(o.FirstLook, o.Now, b) > 0 {
 		return o, nil
 	}
 	if b.Status.JobName == "" {

@@ -104,12 +104,7 @@ func (w *bkWorld) createBackup(name, cluster string, timeout time.Duration) {
 		Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: cluster}, Timeout: &metav1.Duration{Duration: timeout}}})
 }
 
-func (w *bkWorld) backup(name string) *v1.Backup {
-	w.T.Helper()
-	var b v1.Backup
-	w.Get(name, &b)
-	return &b
-}
+func (w *bkWorld) backup(name string) *v1.Backup { return ctrlworld.Get[v1.Backup](w.World, name) }
 
 // job returns the Backup's Job, nil when it does not exist.
 func (w *bkWorld) job(name string) *batchv1.Job {

@@ -55,6 +55,9 @@ type Reconciler struct {
 	// MaxReadLag is how far a replica may lag before it leaves the read Services; 0 means
 	// DefaultMaxReadLag.
 	MaxReadLag time.Duration
+
+	// leases remembers when this operator saw each primary Lease change, on its own clock.
+	leases leaseObservations
 }
 
 // NewReconciler returns the production Reconciler: cached reads, Secrets read directly,

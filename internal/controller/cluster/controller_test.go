@@ -58,10 +58,7 @@ func (w *clusterWorld) reconcileOK() {
 }
 
 func (w *clusterWorld) secret(name string) *corev1.Secret {
-	w.T.Helper()
-	var s corev1.Secret
-	w.Get(name, &s)
-	return &s
+	return ctrlworld.Get[corev1.Secret](w.World, name)
 }
 
 // fakeInstances stands in for the instance managers: it answers with the reports the test set

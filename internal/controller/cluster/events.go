@@ -31,6 +31,8 @@ var (
 		Format: "Created Secret %s"}
 	evCertificateIssued = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "CertificateIssued",
 		Format: "Issued %s (%s)"}
+	evCARollEnded = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "CARollEnded",
+		Format: "Every certificate is issued by the new CA; %s no longer trusts the previous one"}
 	evReady = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "ClusterReady",
 		Format: "All %d instances are ready and %s is the primary"}
 	evNotReady = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "ClusterNotReady",

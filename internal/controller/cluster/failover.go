@@ -71,12 +71,14 @@ func observeReport(fi *failover.Instance, r *instanceclient.Status) {
 		}
 		fi.Retrieved = retrieved
 		fi.Replication = &failover.Replication{Source: rep.SourceInstance,
-			IORunning: rep.IORunning, IOLastError: rep.LastIOError,
+			IORunning: rep.IORunning, IOState: rep.IOState, IOLastError: rep.LastIOError,
 			SQLRunning: rep.SQLRunning, SQLLastError: rep.LastSQLError, LagSeconds: rep.LagSeconds}
 	}
 	if s := r.SemiSync; s != nil {
-		fi.SemiSync = &failover.SemiSync{Active: s.Active, WaitForReplicaCount: s.WaitForReplicaCount, Clients: s.Clients}
+		fi.SemiSync = &failover.SemiSync{Active: s.Active, WaitForReplicaCount: s.WaitForReplicaCount, Clients: s.Clients,
+			LongestAckWait: time.Duration(r.LongestAckWaitMillis) * time.Millisecond}
 	}
+	fi.AckWaiters = r.AckWaiters
 	fi.Reachable, fi.Role, fi.ReadOnly, fi.SuperReadOnly = true, r.Role, r.ReadOnly, r.SuperReadOnly
 }
 

@@ -25,7 +25,7 @@ func (w *world) fence(value string) *world {
 }
 
 func (w *world) lease(holder string, renewed time.Time) *world {
-	w.o.Lease = failover.Lease{Exists: true, Holder: holder, RenewTime: renewed, TTL: failover.LeaseTTL}
+	w.o.Lease = failover.Lease{Exists: true, Holder: holder, RenewTime: renewed, ObservedAt: renewed, TTL: failover.LeaseTTL}
 	return w
 }
 

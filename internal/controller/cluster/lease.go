@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -21,17 +22,33 @@ import (
 )
 
 // readLease reads the primary Lease <cluster>-primary from the API server (the operator does not
-// cache Leases): a stale copy could show a Lease expired that its holder has renewed since.
+// cache Leases): a stale copy could show a Lease expired that its holder has renewed since. The
+// Lease comes back with when this operator first saw its holder and renewTime, on its own clock
+// (failover.LeaseExpiry measures the expiry from it, not from the holder's renewTime alone).
 func (r *Reconciler) readLease(ctx context.Context, c *v1.Cluster) (failover.Lease, error) {
 	var l coordinationv1.Lease
-	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: specs.PrimaryLeaseName(c.Name)}, &l)
+	key := client.ObjectKey{Namespace: c.Namespace, Name: specs.PrimaryLeaseName(c.Name)}
+	err := r.APIReader.Get(ctx, key, &l)
+	now := r.Clock.Now()
 	if err != nil {
 		if client.IgnoreNotFound(err) == nil {
-			return failover.Lease{}, nil
+			return r.leases.observe(key.String(), failover.Lease{}, now), nil
 		}
 		return failover.Lease{}, fmt.Errorf("reading the primary Lease of Cluster %s: %w", c.Name, err)
 	}
-	return observeLease(&l), nil
+	return r.leases.observe(key.String(), observeLease(&l), now), nil
+}
+
+// leaseObservations is a failover.LeaseObserver safe for concurrent reconciles.
+type leaseObservations struct {
+	mu sync.Mutex
+	o  failover.LeaseObserver
+}
+
+func (s *leaseObservations) observe(key string, l failover.Lease, now time.Time) failover.Lease {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.o.Observe(key, l, now)
 }
 
 // observeLease is the Lease as the failover engine reads it.
@@ -57,7 +74,10 @@ func (d *Decision) planLeaseEvents(o Observation) {
 
 // leaseTransitions enqueues the Cluster that owns a primary Lease whenever the Lease is taken,
 // changes holder or is released, and records that on the Cluster as an Event: the transitions
-// happen between two reconciles, which see only the Lease of the moment.
+// happen between two reconciles, which see only the Lease of the moment. Only a transition the
+// watch saw happen is an Event: the Leases an operator finds when it starts (its informer's
+// initial list, after a restart or a leader change) were taken before, and already reported; a
+// renewal (same holder) is none either.
 func leaseTransitions(rec record.EventRecorder) handler.TypedEventHandler[client.Object, reconcile.Request] {
 	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 	emit := func(l client.Object, q queue, kind string, args ...any) {
@@ -78,7 +98,11 @@ func leaseTransitions(rec record.EventRecorder) handler.TypedEventHandler[client
 	}
 	return handler.Funcs{
 		CreateFunc: func(_ context.Context, e event.CreateEvent, q queue) {
-			emit(e.Object, q, "taken", holderOf(e.Object))
+			kind := "taken"
+			if e.IsInInitialList || holderOf(e.Object) == "" {
+				kind = ""
+			}
+			emit(e.Object, q, kind, holderOf(e.Object))
 		},
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q queue) {
 			kind := ""

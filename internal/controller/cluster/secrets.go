@@ -31,30 +31,55 @@ func (r *Reconciler) writeSecrets(ctx context.Context, c *v1.Cluster, w SecretWo
 		}
 	}
 	ca := w.CA
-	if w.RenewCA != "" {
+	name := specs.CASecretName(c.Name)
+	switch {
+	case w.RenewCA != "":
 		var err error
 		if ca, err = certs.NewCA(c.Name+"-ca", now); err != nil {
 			return events, fmt.Errorf("creating the cluster CA: %w", err)
 		}
-		name := specs.CASecretName(c.Name)
+		if err := r.writeSecret(ctx, specs.BuildRollingCASecret(c, ca.CertPEM, ca.KeyPEM, w.PreviousCA), w.CASecret); err != nil {
+			return events, err
+		}
+		log.FromContext(ctx).Info("issued cluster CA", "secret", name, "reason", w.RenewCA, "previousTrusted", len(w.PreviousCA) > 0)
+		events = append(events, evCertificateIssued.With(name, w.RenewCA))
+	case w.EndRoll && ca != nil:
 		if err := r.writeSecret(ctx, specs.BuildCASecret(c, ca.CertPEM, ca.KeyPEM), w.CASecret); err != nil {
 			return events, err
 		}
-		log.FromContext(ctx).Info("issued cluster CA", "secret", name, "reason", w.RenewCA)
-		events = append(events, evCertificateIssued.With(name, w.RenewCA))
+		log.FromContext(ctx).Info("CA roll ended: the previous CA is no longer trusted", "secret", name)
+		events = append(events, evCARollEnded.With(name))
 	}
+	if ca == nil {
+		return events, nil // the CA Secret is not the Cluster's: nothing is signed
+	}
+	bundle := certs.Bundle(ca.CertPEM, w.PreviousCA)
 	for _, cw := range w.Certificates {
-		kp, err := certs.Issue(ca, cw.Request, now)
+		data, err := certData(ca, cw, bundle, now)
 		if err != nil {
-			return events, fmt.Errorf("issuing %s: %w", cw.Secret, err)
-		}
-		if err := r.writeSecret(ctx, specs.BuildTLSSecret(c, cw.Secret, kp.SecretData(ca)), cw.Live); err != nil {
 			return events, err
 		}
-		log.FromContext(ctx).Info("issued certificate", "secret", cw.Secret, "reason", cw.Reason)
+		if err := r.writeSecret(ctx, specs.BuildTLSSecret(c, cw.Secret, data), cw.Live); err != nil {
+			return events, err
+		}
+		log.FromContext(ctx).Info("issued certificate", "secret", cw.Secret, "reason", cw.Reason, "trustOnly", cw.TrustOnly)
 		events = append(events, evCertificateIssued.With(cw.Secret, cw.Reason))
 	}
 	return events, nil
+}
+
+// certData is the Secret data cw asks for: the live certificate and key with the trust bundle
+// when only the trust changes, else a new certificate issued by ca.
+func certData(ca *certs.KeyPair, cw CertWork, bundle []byte, now time.Time) (map[string][]byte, error) {
+	if cw.TrustOnly && cw.Live != nil {
+		return map[string][]byte{certs.CertKey: cw.Live.Data[certs.CertKey], certs.KeyKey: cw.Live.Data[certs.KeyKey],
+			certs.CAKey: bundle}, nil
+	}
+	kp, err := certs.Issue(ca, cw.Request, now)
+	if err != nil {
+		return nil, fmt.Errorf("issuing %s: %w", cw.Secret, err)
+	}
+	return map[string][]byte{certs.CertKey: kp.CertPEM, certs.KeyKey: kp.KeyPEM, certs.CAKey: bundle}, nil
 }
 
 // createUserSecret creates the password Secret of user with a new password; false when it

@@ -25,8 +25,9 @@ type StatusSource interface {
 	InstanceStatuses(ctx context.Context, c *v1.Cluster, pods []corev1.Pod) (map[string]*instanceclient.Status, map[string]error)
 }
 
-// MTLS asks instance managers with the operator's client certificate, read from the
-// Cluster's Secrets on each call so renewed certificates are picked up.
+// MTLS asks instance managers with the operator's client certificate, trusting the cluster CA
+// (both CAs during a CA roll), read from the Cluster's Secrets on each call so renewed
+// certificates and CAs are picked up.
 type MTLS struct {
 	Reader client.Reader
 	// Timeout bounds each call; 0 means instanceclient.DefaultTimeout.
@@ -73,7 +74,7 @@ func (s MTLS) client(ctx context.Context, c *v1.Cluster) (*instanceclient.Client
 	if err := s.Reader.Get(ctx, key, &cert); err != nil {
 		return nil, fmt.Errorf("reading the operator client certificate: %w", err)
 	}
-	cfg, err := instanceclient.TLSConfig(ca.Data[specs.CACertKey], cert.Data[certs.CertKey], cert.Data[certs.KeyKey])
+	cfg, err := instanceclient.TLSConfig(specs.CATrust(ca.Data), cert.Data[certs.CertKey], cert.Data[certs.KeyKey])
 	if err != nil {
 		return nil, err
 	}

@@ -182,19 +182,9 @@ func (w *retWorld) reconcileOK(cluster string) ctrl.Result {
 	return res
 }
 
-func (w *retWorld) cluster(name string) *v1.Cluster {
-	w.T.Helper()
-	var c v1.Cluster
-	w.Get(name, &c)
-	return &c
-}
+func (w *retWorld) cluster(name string) *v1.Cluster { return ctrlworld.Get[v1.Cluster](w.World, name) }
 
-func (w *retWorld) backup(name string) *v1.Backup {
-	w.T.Helper()
-	var b v1.Backup
-	w.Get(name, &b)
-	return &b
-}
+func (w *retWorld) backup(name string) *v1.Backup { return ctrlworld.Get[v1.Backup](w.World, name) }
 
 // wantStamp checks status.lastRetentionRunTime: at want, or absent when want is zero.
 func (w *retWorld) wantStamp(cluster string, want time.Time) {

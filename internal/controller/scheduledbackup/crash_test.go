@@ -63,11 +63,7 @@ func hasEvent(events []string, reason string) bool {
 // create and before the status patch, three times over, then restarts it.
 func TestCrashAfterCreateLeavesExactlyOneBackupForTheSlot(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	w.createCluster("db")
-	w.createSchedule("nightly")
-	w.reconcile("nightly")
-	slot := w.firstSlot("nightly")
+	w, slot := newNightly(t)
 	w.Clock.SetTime(slot.Add(200e6))
 	crashing := w.crashBeforeStatus()
 	for range 3 {

@@ -18,11 +18,7 @@ import (
 // restarted process, which remembers nothing, deletes it again and finds it gone, harmlessly.
 func TestScheduledBackupLaggingCacheNeverDeletesAPrunedBackupTwice(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	w.createCluster("db")
-	w.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) { s.FailedBackupsHistoryLimit = int32Ptr(1) })
-	w.reconcile("nightly")
-	first := w.firstSlot("nightly")
+	w, first := newNightly(t, func(s *v1.ScheduledBackupSpec) { s.FailedBackupsHistoryLimit = int32Ptr(1) })
 	second := first.Add(time.Hour)
 	for _, slot := range []time.Time{first, second} {
 		w.Clock.SetTime(slot)

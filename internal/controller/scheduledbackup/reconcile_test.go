@@ -71,11 +71,8 @@ func TestDueSlotCreatesOneBackupAtTheDeterministicNameInheritingTheSpec(t *testi
 
 func TestDowntimeYieldsOneBackupForTheMostRecentSlot(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	w.createCluster("db")
-	w.createSchedule("nightly")
-	w.reconcile("nightly")
-	latest := w.firstSlot("nightly").Add(5 * time.Hour)
+	w, first := newNightly(t)
+	latest := first.Add(5 * time.Hour)
 	w.Clock.SetTime(latest.Add(10 * time.Minute))
 	w.reconcile("nightly")
 	w.reconcile("nightly")
@@ -87,11 +84,7 @@ func TestDowntimeYieldsOneBackupForTheMostRecentSlot(t *testing.T) {
 
 func TestConcurrencyGuardWaitsForTheRunningBackupAndAFailureDoesNotStopTheSchedule(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	w.createCluster("db")
-	w.createSchedule("nightly")
-	w.reconcile("nightly")
-	first := w.firstSlot("nightly")
+	w, first := newNightly(t)
 	second := first.Add(time.Hour)
 	w.Clock.SetTime(first)
 	w.reconcile("nightly")
@@ -119,11 +112,7 @@ func TestConcurrencyGuardWaitsForTheRunningBackupAndAFailureDoesNotStopTheSchedu
 
 func TestNameCollisionIsNotAdoptedAndSkipsTheSlot(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	w.createCluster("db")
-	w.createSchedule("nightly")
-	w.reconcile("nightly")
-	first := w.firstSlot("nightly")
+	w, first := newNightly(t)
 	foreign := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: childName("nightly", first), Namespace: w.NS},
 		Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: "other"}}}
 	if err := w.Client.Create(w.Ctx, foreign); err != nil {
@@ -150,11 +139,7 @@ func TestNameCollisionIsNotAdoptedAndSkipsTheSlot(t *testing.T) {
 
 func TestSuspendCreatesNothingAndLeavesExistingBackupsAlone(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	w.createCluster("db")
-	w.createSchedule("nightly")
-	w.reconcile("nightly")
-	first := w.firstSlot("nightly")
+	w, first := newNightly(t)
 	w.Clock.SetTime(first)
 	w.reconcile("nightly")
 	w.setPhase(childName("nightly", first), v1.BackupPhaseRunning)

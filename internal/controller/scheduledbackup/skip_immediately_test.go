@@ -37,11 +37,7 @@ func TestSkipImmediatelyOnCreationSkipsTheImmediateBackupAndResetsTheFlag(t *tes
 // while slots are due takes no Backup for them and resumes at the next slot.
 func TestSkipImmediatelyOnUnsuspendSkipsTheDueSlot(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	w.createCluster("db")
-	w.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) { s.Suspend = boolPtr(true) })
-	w.reconcile("nightly")
-	first := w.firstSlot("nightly")
+	w, first := newNightly(t, func(s *v1.ScheduledBackupSpec) { s.Suspend = boolPtr(true) })
 	w.Clock.SetTime(first.Add(2*time.Hour + 10*time.Minute))
 	w.reconcile("nightly")
 	w.updateSpec("nightly", func(s *v1.ScheduledBackupSpec) { s.Suspend, s.SkipImmediately = boolPtr(false), boolPtr(true) })

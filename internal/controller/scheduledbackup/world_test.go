@@ -30,6 +30,17 @@ func newWorld(t *testing.T) *world {
 	return &world{World: ctrlworld.New(t, shared)}
 }
 
+// newNightly is a world with the Cluster db and the hourly ScheduledBackup nightly (changed by
+// mutate), looked at once, and nightly's first slot.
+func newNightly(t *testing.T, mutate ...func(*v1.ScheduledBackupSpec)) (*world, time.Time) {
+	t.Helper()
+	w := newWorld(t)
+	w.createCluster("db")
+	w.createSchedule("nightly", mutate...)
+	w.reconcile("nightly")
+	return w, w.firstSlot("nightly")
+}
+
 // reconciler is a fresh reconciler over c, as an operator process would build after a restart.
 func (w *world) reconciler(c client.Client) *scheduledbackup.Reconciler {
 	return &scheduledbackup.Reconciler{Client: c, APIReader: c, Recorder: w.Recorder, Clock: w.Clock}
@@ -78,18 +89,10 @@ func (w *world) createCluster(name string) *unstructured.Unstructured {
 }
 
 func (w *world) schedule(name string) *v1.ScheduledBackup {
-	w.T.Helper()
-	var sb v1.ScheduledBackup
-	w.Get(name, &sb)
-	return &sb
+	return ctrlworld.Get[v1.ScheduledBackup](w.World, name)
 }
 
-func (w *world) backup(name string) *v1.Backup {
-	w.T.Helper()
-	var b v1.Backup
-	w.Get(name, &b)
-	return &b
-}
+func (w *world) backup(name string) *v1.Backup { return ctrlworld.Get[v1.Backup](w.World, name) }
 
 // updateSpec changes a ScheduledBackup's spec as a user would.
 func (w *world) updateSpec(name string, mutate func(*v1.ScheduledBackupSpec)) {

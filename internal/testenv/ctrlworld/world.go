@@ -77,6 +77,17 @@ func (w *World) Get(name string, obj client.Object) {
 	}
 }
 
+// Get reads the named object of w's namespace, failing the test on error: Get[v1.Backup](w, name).
+func Get[T any, P interface {
+	*T
+	client.Object
+}](w *World, name string) P {
+	w.T.Helper()
+	obj := P(new(T))
+	w.Get(name, obj)
+	return obj
+}
+
 // UpdateStatus writes obj's status through the status subresource, failing the test on error.
 func (w *World) UpdateStatus(obj client.Object) {
 	w.T.Helper()

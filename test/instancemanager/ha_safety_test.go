@@ -1,0 +1,353 @@
+package instancemanager
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
+)
+
+// TestHASafety runs the Cluster reconciler against three `manager instance run` processes with
+// real mysqld, as TestOperatorFailover does, for the safety rules of primary changes under load:
+// switchovers under a continuous write load never mark a healthy instance diverged and lose no
+// acknowledged write, and the Cluster is Degraded while a commit waits for semi-sync
+// acknowledgements longer than timeoutMillis. The steps share the world and run in order.
+func TestHASafety(t *testing.T) {
+	w := startOperatorWorld(t)
+	steps := []struct {
+		name string
+		run  func(*testing.T, *operatorWorld)
+	}{
+		{"the operator creates the Pods and the Cluster becomes Ready", testOperatorComeUp},
+		{"switchovers under a continuous write load mark nothing diverged and lose no acknowledged write", testSwitchoversUnderLoad},
+		{"a commit waiting for semi-sync acknowledgements longer than timeoutMillis makes the Cluster Degraded until acknowledged", testDegradedWhileAckWaits},
+		{"a killed mysqld on the primary recovers in place while its Lease holds; the replicas stay ready and readable", testKilledPrimaryMysqld},
+	}
+	for _, s := range steps {
+		if !t.Run(s.name, func(t *testing.T) { defer w.explain(t); s.run(t, w) }) {
+			t.Fatalf("step %q failed; later steps depend on it", s.name)
+		}
+	}
+}
+
+// appWriter inserts rows into app.t as the application user, one after the other, always on the
+// instance status.currentPrimary names, and remembers which inserts were acknowledged.
+type appWriter struct {
+	o     *operatorWorld
+	dbs   map[string]*sql.DB
+	mu    sync.Mutex
+	acked []int
+	fails int
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+func (o *operatorWorld) startWriter(t *testing.T, firstID int) *appWriter {
+	o.nodes[o.cluster(t).Status.CurrentPrimary].exec(t,
+		"CREATE USER IF NOT EXISTS 'app'@'%' IDENTIFIED BY 'app-pw'", "GRANT ALL ON app.* TO 'app'@'%'")
+	aw := &appWriter{o: o, dbs: map[string]*sql.DB{}, done: make(chan struct{})}
+	for name, n := range o.nodes {
+		aw.dbs[name] = appDB(o.root, n)
+		aw.dbs[name].SetMaxOpenConns(1)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	aw.stop = cancel
+	var primary atomic.Value
+	primary.Store(o.cluster(t).Status.CurrentPrimary)
+	go func() {
+		for ctx.Err() == nil {
+			var c v1alpha1.Cluster
+			if o.env.Client.Get(ctx, o.key, &c) == nil {
+				primary.Store(c.Status.CurrentPrimary)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	go func() {
+		defer close(aw.done)
+		for id := firstID; ctx.Err() == nil; id++ {
+			ictx, icancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := aw.dbs[primary.Load().(string)].ExecContext(ictx, "INSERT INTO app.t VALUES (?)", id)
+			icancel()
+			aw.mu.Lock()
+			if err == nil {
+				aw.acked = append(aw.acked, id)
+			} else {
+				aw.fails++
+			}
+			aw.mu.Unlock()
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	return aw
+}
+
+func (aw *appWriter) finish() (acked []int, fails int) {
+	aw.stop()
+	<-aw.done
+	aw.mu.Lock()
+	defer aw.mu.Unlock()
+	return slices.Clone(aw.acked), aw.fails
+}
+
+func (aw *appWriter) count() int {
+	aw.mu.Lock()
+	defer aw.mu.Unlock()
+	return len(aw.acked)
+}
+
+// missingRows returns the ids of acked that n does not hold.
+func missingRows(t *testing.T, n *node, acked []int) []int {
+	rows, err := n.db.QueryContext(t.Context(), "SELECT id FROM app.t")
+	must(t, err)
+	defer rows.Close()
+	have := map[int]bool{}
+	for rows.Next() {
+		var id int
+		must(t, rows.Scan(&id))
+		have[id] = true
+	}
+	must(t, rows.Err())
+	var missing []int
+	for _, id := range acked {
+		if !have[id] {
+			missing = append(missing, id)
+		}
+	}
+	return missing
+}
+
+// testSwitchoversUnderLoad: an application writes without pause through whichever instance is the
+// current primary while the primary is switched over three times, around the three instances.
+// Under load a commit of the old primary is often waiting for its semi-sync acknowledgement when
+// it is demoted: in its binary log, perhaps on a replica, not yet in its gtid_executed. No
+// instance may ever be listed diverged, and every acknowledged insert must be on every instance
+// at the end.
+func testSwitchoversUnderLoad(t *testing.T, o *operatorWorld) {
+	aw := o.startWriter(t, 1000)
+	var diverged atomic.Value
+	diverged.Store("")
+	ctx, cancel := context.WithCancel(t.Context())
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for ctx.Err() == nil {
+			if d := o.cluster(t).Status.DivergedInstances; len(d) > 0 {
+				diverged.Store(strings.Join(d, ","))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	defer func() { cancel(); <-sampled }()
+	order := []string{"db-1", "db-2", "db-3", "db-1"}
+	for i := 1; i < len(order); i++ {
+		from, to := order[i-1], order[i]
+		before := aw.count()
+		eventually(t, 30*time.Second, "the writer acknowledged on "+from, func() bool { return aw.count() > before+20 })
+		begin := time.Now()
+		o.setTarget(t, to)
+		var others []string
+		for _, n := range []string{"db-1", "db-2", "db-3"} {
+			if n != to {
+				others = append(others, n)
+			}
+		}
+		o.waitRoles(t, 90*time.Second, to, others...)
+		t.Logf("switchover %s -> %s under load: %s; %d inserts acknowledged so far", from, to,
+			time.Since(begin).Round(time.Millisecond), aw.count())
+		if d := diverged.Load().(string); d != "" {
+			t.Fatalf("switchover %s -> %s marked %s diverged", from, to, d)
+		}
+	}
+	before := aw.count()
+	eventually(t, 30*time.Second, "the writer acknowledged on db-1 again", func() bool { return aw.count() > before+20 })
+	acked, fails := aw.finish()
+	o.waitRoles(t, 60*time.Second, "db-1", "db-2", "db-3")
+	t.Logf("%d inserts acknowledged, %d failed (during the switchovers)", len(acked), fails)
+	for _, name := range []string{"db-1", "db-2", "db-3"} {
+		if missing := missingRows(t, o.nodes[name], acked); len(missing) > 0 {
+			t.Errorf("%s lacks %d acknowledged inserts: %v", name, len(missing), missing[:min(len(missing), 10)])
+		}
+	}
+	if d := diverged.Load().(string); d != "" {
+		t.Errorf("an instance was listed diverged: %s", d)
+	}
+	if ev := o.events(t)[failover.EventSwitchoverBlocked]; ev != "" {
+		t.Errorf("a switchover was blocked: %s", ev)
+	}
+}
+
+// testDegradedWhileAckWaits: under required durability with timeoutMillis 2 s (applied as the
+// Lease TTL, which outlasts a self-fence), both replicas are fenced so their receivers stay
+// stopped, and a client's commit waits for an acknowledgement. The primary's control API reports
+// the waiting commit and how long it waited; once it waited longer than timeoutMillis the Cluster
+// is Degraded with reason SemiSyncAcknowledgementsLate and an Event; once a replica receives
+// again the commit is acknowledged and the condition clears.
+func testDegradedWhileAckWaits(t *testing.T, o *operatorWorld) {
+	primary := o.cluster(t).Status.CurrentPrimary
+	var replicas []string
+	for _, n := range []string{"db-1", "db-2", "db-3"} {
+		if n != primary {
+			replicas = append(replicas, n)
+		}
+	}
+	p := o.nodes[primary]
+	o.updateSpec(t, func(s *v1alpha1.ClusterSpec) {
+		s.MinSyncReplicas = 1
+		s.MySQL.SemiSync.DataDurability = v1alpha1.DataDurabilityRequired
+		s.MySQL.SemiSync.TimeoutMillis = 2000
+	})
+	eventually(t, 30*time.Second, "the required timeout applied on "+primary, func() bool {
+		st := p.status(t)
+		return st != nil && st.SemiSync.Timeout >= 15*time.Second && st.SemiSync.SourceActive
+	})
+	o.setFence(t, fmt.Sprintf(`[%q,%q]`, replicas[0], replicas[1]))
+	eventually(t, 30*time.Second, "both replicas fenced", func() bool {
+		return len(o.cluster(t).Status.FencedInstances) == 2
+	})
+	for _, r := range replicas {
+		must(t, o.nodes[r].op.StopReceiver(t.Context()))
+	}
+	app := appDB(t, p)
+	committed := make(chan error, 1)
+	begin := time.Now()
+	go func() {
+		_, err := app.ExecContext(context.Background(), "INSERT INTO app.t VALUES (99999)")
+		committed <- err
+	}()
+	eventually(t, 20*time.Second, "the Cluster Degraded: SemiSyncAcknowledgementsLate", func() bool {
+		c := meta.FindStatusCondition(o.cluster(t).Status.Conditions, v1alpha1.ConditionDegraded)
+		return c != nil && c.Status == "True" && c.Reason == failover.ReasonSemiSyncAckWait
+	})
+	t.Logf("Degraded %s after the commit started waiting", time.Since(begin).Round(time.Millisecond))
+	if time.Since(begin) < 2*time.Second {
+		t.Errorf("Degraded after %s, before the commit waited timeoutMillis", time.Since(begin))
+	}
+	st, err := o.operator.Status(t.Context(), p.target())
+	must(t, err)
+	if st.AckWaiters != 1 || st.LongestAckWaitMillis < 2000 {
+		t.Errorf("the control API reports %d commits waiting, the longest %d ms; want 1, over 2000 ms", st.AckWaiters, st.LongestAckWaitMillis)
+	}
+	eventually(t, 10*time.Second, "a Degraded Event about the late acknowledgements", func() bool {
+		return strings.Contains(o.events(t)["Degraded"], "semi-sync acknowledgements")
+	})
+	select {
+	case err := <-committed:
+		t.Fatalf("the commit returned (%v) while no replica could acknowledge it", err)
+	default:
+	}
+	must(t, o.nodes[replicas[0]].op.StartReplication(t.Context()))
+	select {
+	case err := <-committed:
+		must(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the commit was not acknowledged once a replica received again")
+	}
+	eventually(t, 20*time.Second, "Degraded cleared of SemiSyncAcknowledgementsLate", func() bool {
+		c := meta.FindStatusCondition(o.cluster(t).Status.Conditions, v1alpha1.ConditionDegraded)
+		return c != nil && c.Reason != failover.ReasonSemiSyncAckWait
+	})
+	o.setFence(t, "")
+	o.waitRoles(t, 60*time.Second, primary, replicas...)
+}
+
+// testKilledPrimaryMysqld kills the primary's mysqld (SIGKILL, mysqld only: its instance
+// manager lives and restarts it), with failoverDelay 0 as by default, under a write load. The
+// manager keeps renewing the Lease, so the operator gives the primary InPlaceRecoveryGrace to
+// recover in place: it comes back as the primary with everything it wrote, no failover starts,
+// and the replicas stay ready and readable all along. The figures are logged.
+func testKilledPrimaryMysqld(t *testing.T, o *operatorWorld) {
+	o.updateSpec(t, func(s *v1alpha1.ClusterSpec) { s.FailoverDelay = 0 })
+	primary := o.cluster(t).Status.CurrentPrimary
+	var replicas []string
+	for _, n := range []string{"db-1", "db-2", "db-3"} {
+		if n != primary {
+			replicas = append(replicas, n)
+		}
+	}
+	o.waitRoles(t, 60*time.Second, primary, replicas...)
+	aw := o.startWriter(t, 50000)
+	before := aw.count()
+	eventually(t, 30*time.Second, "the writer acknowledged", func() bool { return aw.count() > before+20 })
+	readers := map[string]*sql.DB{}
+	for _, r := range replicas {
+		readers[r] = appDB(t, o.nodes[r])
+		readers[r].SetMaxOpenConns(1)
+	}
+	type sample struct{ ready, read int }
+	samples := map[string]*sample{}
+	total := 0
+	pid := o.nodes[primary].mysqldPID(t)
+	if pid == 0 {
+		t.Fatal("no mysqld pid")
+	}
+	killed := time.Now()
+	must(t, syscall.Kill(pid, syscall.SIGKILL))
+	var writable time.Duration
+	for time.Since(killed) < 40*time.Second {
+		total++
+		for _, r := range replicas {
+			if samples[r] == nil {
+				samples[r] = &sample{}
+			}
+			if o.nodes[r].probe("/readyz") == 200 {
+				samples[r].ready++
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			var n int
+			if readers[r].QueryRowContext(ctx, "SELECT COUNT(*) FROM app.t").Scan(&n) == nil {
+				samples[r].read++
+			}
+			cancel()
+		}
+		if writable == 0 {
+			c := o.cluster(t)
+			if st := o.nodes[c.Status.CurrentPrimary].status(t); st != nil && st.Writable() && c.Status.CurrentPrimary == c.Status.TargetPrimary &&
+				aw.count() > before+40 {
+				writable = time.Since(killed)
+			}
+		}
+		if writable != 0 && time.Since(killed) > writable+5*time.Second {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	acked, fails := aw.finish()
+	c := o.cluster(t)
+	t.Logf("mysqld of %s killed: writes acknowledged again after %s on %s (%d failed inserts meanwhile)",
+		primary, writable.Round(100*time.Millisecond), c.Status.CurrentPrimary, fails)
+	for _, r := range replicas {
+		t.Logf("replica %s: ready in %d of %d samples, answered a read in %d", r, samples[r].ready, total, samples[r].read)
+		if samples[r].ready < total || samples[r].read*100 < total*95 {
+			t.Errorf("replica %s ready %d/%d, readable %d/%d: want ready all along, readable in 95%% of samples",
+				r, samples[r].ready, total, samples[r].read, total)
+		}
+	}
+	if writable == 0 || writable > 15*time.Second {
+		t.Fatalf("writes not acknowledged again within 15 s of the kill (%s)", writable)
+	}
+	if c.Status.CurrentPrimary != primary || o.events(t)[failover.EventFailoverStarted] != "" {
+		t.Errorf("a failover ran (primary %s, FailoverStarted %q): the primary should have recovered in place",
+			c.Status.CurrentPrimary, o.events(t)[failover.EventFailoverStarted])
+	}
+	o.waitRoles(t, 60*time.Second, primary, replicas...)
+	for _, name := range []string{"db-1", "db-2", "db-3"} {
+		if missing := missingRows(t, o.nodes[name], acked); len(missing) > 0 {
+			t.Errorf("%s lacks %d acknowledged inserts: %v", name, len(missing), missing[:min(len(missing), 10)])
+		}
+	}
+	if d := o.cluster(t).Status.DivergedInstances; len(d) > 0 {
+		t.Errorf("diverged after the in-place recovery: %v", d)
+	}
+}
