@@ -2,9 +2,11 @@
 # demo-node.sh is `make demo` on a real node: it brings the local cluster up (hack/localcluster.sh),
 # installs the operator from config/default as a user would, starts the local S3 server on the
 # node, creates a three-instance Cluster with an object store and a ScheduledBackup, waits, and
-# prints the objects, the primary, the replicas and the first backup. What does not happen within
+# prints the objects, the primary, the replicas and the first backup, then deletes the primary's Pod
+# and shows a replica promoted. What does not happen within
 # its wait is printed as not available yet, never faked.
 #   bash hack/demo-node.sh        up and run the demo (the cluster stays up to look around)
+#   bash hack/demo-node.sh failover  delete the primary's Pod again and show the failover
 #   bash hack/demo-node.sh down   stop the S3 server and the local cluster
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -50,6 +52,41 @@ wait_until() { # wait_until SECONDS COMMAND...: true once COMMAND succeeds, fals
 
 cluster_ready() { [ "$(k -n $DEMO_NS get cluster demo -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]; }
 backup_done() { k -n $DEMO_NS get backups -o jsonpath='{.items[*].status.phase}' | grep -qiE 'completed|failed'; }
+
+rw_endpoints() { k -n $DEMO_NS get endpointslices -l kubernetes.io/service-name=demo-rw -o jsonpath='{range .items[*].endpoints[?(@.conditions.ready==true)]}{.targetRef.name} {end}'; }
+current_primary() { k -n $DEMO_NS get cluster demo -o jsonpath='{.status.currentPrimary}'; }
+
+# failover deletes the primary's Pod, as a lost node or a drain would, and shows a replica promoted:
+# status.currentPrimary changes, the demo-rw Service follows, the Events say what the operator did.
+failover() {
+	local old new t0 rw
+	echo "== failover: kubectl delete pod <primary>"
+	old=$(current_primary)
+	if [ -z "$old" ] || ! cluster_ready; then
+		echo "no Ready Cluster with a primary: failover not shown"
+		return 0
+	fi
+	echo "primary: $old; demo-rw routes to: $(rw_endpoints)"
+	t0=$SECONDS
+	k -n $DEMO_NS delete pod "$old" --wait=false
+	primary_moved() { new=$(current_primary) && [ -n "$new" ] && [ "$new" != "$old" ]; }
+	if wait_until 60 primary_moved; then
+		new=$(current_primary)
+		echo "replica $new promoted: status.currentPrimary $old -> $new after $((SECONDS - t0)) s"
+	else
+		echo "status.currentPrimary still $(current_primary) after 60 s: no replica promoted"
+	fi
+	rw_on_new() { [ "$(rw_endpoints)" = "$(current_primary) " ]; }
+	wait_until 30 rw_on_new || true
+	echo "demo-rw routes to: $(rw_endpoints) ($((SECONDS - t0)) s after the delete)"
+	if wait_until 120 cluster_ready; then
+		echo "Cluster Ready again after $((SECONDS - t0)) s; $old is back as a $(k -n $DEMO_NS get pod "$old" -o jsonpath='{.metadata.labels.mysql\.cloudnative-mysql\.io/role}' 2>/dev/null)"
+	else
+		echo "Cluster not Ready within 2 minutes of the delete"
+	fi
+	k -n $DEMO_NS get events --field-selector involvedObject.kind=Cluster --sort-by=.lastTimestamp \
+		-o custom-columns='REASON:.reason,MESSAGE:.message' 2>/dev/null | grep -Ei 'REASON|failover|lease|promot|primary' | tail -n 12 || true
+}
 
 up() {
 	local t0=$SECONDS
@@ -129,6 +166,8 @@ EOF
 	echo "== first backup"
 	k -n $DEMO_NS get backups -o custom-columns='NAME:.metadata.name,PHASE:.status.phase,INSTANCE:.status.instanceName,ID:.status.backupId,DESTINATION:.status.destinationPath' || true
 	find "$DEMO_DIR/s3/backups" -type f 2>/dev/null | sed "s|$DEMO_DIR/s3/||" | head -n 10
+	failover
+
 	cat <<EOF
 
 Look around:
@@ -143,6 +182,7 @@ EOF
 
 case "${1:-up}" in
 up) up ;;
+failover) failover ;;
 down) down ;;
 *) die "usage: $0 [up|down]" ;;
 esac

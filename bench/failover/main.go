@@ -28,7 +28,7 @@ func run() int {
 		kinds      = flag.String("kinds", kindList(chaos.Kinds), "fault kinds, used in turn")
 		durability = flag.String("durability", "required", "the Cluster's semi-sync dataDurability: required or preferred")
 		timeoutMs  = flag.Int64("semisync-timeout-millis", 600000, "semi-sync timeoutMillis: longer than any outage, so required keeps acknowledged writes on a replica")
-		hold       = flag.Duration("hold", 20*time.Second, "how long a network cut lasts (the Lease TTL is 15 s)")
+		hold       = flag.Duration("hold", 45*time.Second, "how long a network cut lasts: longer than the Lease TTL (15 s) and the failover after it")
 		rate       = flag.Duration("write-interval", 20*time.Millisecond, "time between two inserts")
 		namespace  = flag.String("namespace", "", "namespace of the Cluster (default failover-<durability>-<time>)")
 		name       = flag.String("cluster", "db", "name of the Cluster")
@@ -37,6 +37,7 @@ func run() int {
 		keep       = flag.Bool("keep", false, "keep the namespace at the end")
 		out        = flag.String("out", "", "write the report as JSON to this file")
 		ready      = flag.Duration("ready-timeout", 5*time.Minute, "how long the Cluster may take to be Ready again after a fault before the run stops")
+		recover    = flag.Bool("recover-diverged", true, "when a fault leaves an instance diverged, check what it alone holds and recover it (PVC and Pod deleted) instead of stopping")
 	)
 	flag.Parse()
 	ks, err := chaos.ParseKinds(*kinds)
@@ -78,8 +79,9 @@ func run() int {
 		}()
 	}
 	rep, runErr := chaos.Run(ctx, env, chaos.Config{Target: t, Faults: *faults, Kinds: ks, Hold: *hold, WriteInterval: *rate,
-		ReadyTimeout: *ready})
+		ReadyTimeout: *ready, RecoverDiverged: *recover})
 	rep.Print(os.Stdout)
+	rep.PrintTargets(os.Stdout)
 	if *out != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		if err := os.WriteFile(*out, b, 0o644); err != nil {

@@ -131,14 +131,20 @@ func (e *Env) Inject(ctx context.Context, t Target, k Kind, primary, replica str
 		case <-ctx.Done():
 		case <-time.After(hold):
 		}
+		now := time.Now()
+		f.Healed = &now
+		if _, err := os.Stat(netns); err != nil {
+			// A failover during the cut deleted the Pod: its network namespace, rules and all,
+			// went with it.
+			f.Detail += "; the Pod was gone before the heal (deleted by the failover)"
+			return f, nil
+		}
 		var heal error
 		for _, r := range rules {
 			if err := iptables(context.Background(), netns, append([]string{"-D"}, r...)); err != nil {
 				heal = err
 			}
 		}
-		now := time.Now()
-		f.Healed = &now
 		return f, heal
 	case Switchover:
 		f.To = replica

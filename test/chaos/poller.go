@@ -55,6 +55,17 @@ func (a *Addresses) Run(ctx context.Context) {
 	}
 }
 
+// Names returns the instances that have an address now.
+func (a *Addresses) Names() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]string, 0, len(a.addrs))
+	for n := range a.addrs {
+		out = append(out, n)
+	}
+	return out
+}
+
 // Get returns the current address of an instance, "" when unknown.
 func (a *Addresses) Get(instance string) string {
 	a.mu.Lock()
@@ -76,15 +87,33 @@ type Poller struct {
 	obs []Observation
 }
 
-// Run polls until ctx ends.
+// Run polls until ctx ends: Instances from the start, and every instance that appears later (one
+// created to replace a diverged instance, say) from when its Pod has an address.
 func (p *Poller) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, inst := range p.Instances {
+	polled := map[string]bool{}
+	start := func(inst string) {
+		if polled[inst] {
+			return
+		}
+		polled[inst] = true
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			p.poll(ctx, inst)
 		}()
+	}
+	for _, inst := range p.Instances {
+		start(inst)
+	}
+	for ctx.Err() == nil {
+		for _, inst := range p.Addrs.Names() {
+			start(inst)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(p.Interval):
+		}
 	}
 	wg.Wait()
 }

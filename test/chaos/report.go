@@ -23,7 +23,9 @@ type FaultResult struct {
 	// that were True when it was Ready again (Degraded=FailoverBlocked, say).
 	Events     []string `json:"events,omitempty"`
 	Conditions []string `json:"conditions,omitempty"`
-	Error      string   `json:"error,omitempty"`
+	// Diverged are the instances listed as diverged after the fault, inspected and recovered.
+	Diverged []Divergence `json:"diverged,omitempty"`
+	Error    string       `json:"error,omitempty"`
 }
 
 // Lost counts acknowledged ids missing on the primary after the fault.
@@ -67,6 +69,17 @@ func (f FaultResult) Problems() []string {
 			out = append(out, c.Instance+" did not catch up with the primary")
 		}
 	}
+	for _, d := range f.Diverged {
+		if len(d.Acknowledged) > 0 {
+			out = append(out, fmt.Sprintf("%s diverged holding %d acknowledged writes the primary lacks, first %d", d.Instance, len(d.Acknowledged), d.Acknowledged[0]))
+		}
+		if len(d.Unexplained) > 0 {
+			out = append(out, fmt.Sprintf("%s diverged holding %d rows the writer never saw committed, first %d", d.Instance, len(d.Unexplained), d.Unexplained[0]))
+		}
+		if d.Error != "" {
+			out = append(out, fmt.Sprintf("diverged %s: %s", d.Instance, d.Error))
+		}
+	}
 	if f.Writes.LateOld > 0 {
 		out = append(out, fmt.Sprintf("the old primary acknowledged %d writes after the new one's first", f.Writes.LateOld))
 	}
@@ -80,6 +93,9 @@ func (f FaultResult) Line() string {
 		sinceOrDash(f.At, f.ReadyAt), 100*f.Reads.Fraction(), f.Reads.LongestGap.Round(time.Millisecond), f.Lost())
 	if f.Writes.Handover != nil {
 		s += ", handover " + dur(f.Writes.Handover)
+	}
+	for _, d := range f.Diverged {
+		s += fmt.Sprintf(", %s DIVERGED (errant %s, %d rows of unknown outcome the primary lacks; recovered)", d.Instance, d.Errant, len(d.ExtraRows))
 	}
 	if p := f.Problems(); len(p) > 0 {
 		s += "; PROBLEMS: " + strings.Join(p, "; ")
@@ -238,6 +254,11 @@ func (r *Report) Print(out io.Writer) {
 		fmt.Fprintf(out, "writable-instance changes seen by the poller: %d, gap between the old one's last and the new one's first writable sample: min %s\n",
 			q.N, minDur(r.HandoverGaps).Round(time.Millisecond))
 	}
+	nd := 0
+	for _, f := range r.Faults {
+		nd += len(f.Diverged)
+	}
+	fmt.Fprintf(out, "instances left diverged by a fault (recovered by the checker: PVC and Pod deleted): %d\n", nd)
 	for _, f := range r.Faults {
 		if b := f.Blocked(); len(b) > 0 {
 			fmt.Fprintf(out, "blocked at fault %s on %s: %s\n", f.Kind, f.Primary, strings.Join(b, "; "))

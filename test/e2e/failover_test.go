@@ -63,7 +63,7 @@ func runFaults(t *testing.T, kinds ...chaos.Kind) (*chaos.Report, *mysqlv1.Clust
 		t.Fatal(err)
 	}
 	rep, err := chaos.Run(ctx, ce, chaos.Config{Target: target, Faults: len(kinds), Kinds: kinds,
-		ReadyTimeout: 3 * time.Minute, WriteTimeout: 90 * time.Second, CatchUp: 30 * time.Second})
+		ReadyTimeout: 3 * time.Minute, WriteTimeout: 90 * time.Second, CatchUp: 30 * time.Second, RecoverDiverged: true})
 	var out strings.Builder
 	rep.Print(&out)
 	t.Logf("report:\n%s", out.String())

@@ -86,8 +86,9 @@ func TestReplicaServesReads(t *testing.T) {
 		{"a replica lagging past the bound serves no reads", rep(31, true, ""), true, false},
 		{"a stopped applier serves no reads", rep(0, false, ""), true, false},
 		{"an applier error serves no reads", rep(0, true, "1062"), true, false},
-		{"a replica whose source is gone (receiver error, lag unknown) keeps serving stale reads", sourceGone, true, true},
-		{"an excluded replica whose lag is unknown stays out", rep(-1, true, ""), false, false},
+		{"an unknown lag keeps a serving replica in", rep(-1, true, ""), true, true},
+		{"an unknown lag keeps an excluded replica out", rep(-1, true, ""), false, false},
+		{"a replica whose source is gone (receiver error) keeps serving stale reads", sourceGone, true, true},
 		{"an excluded replica stays out until within half the bound", rep(20, true, ""), false, false},
 		{"an excluded replica returns within half the bound", rep(15, true, ""), false, true},
 	} {
