@@ -93,11 +93,22 @@ func (e *Env) Exec(ctx context.Context, ns, pod, container, stdin string, comman
 }
 
 // RootSQL runs statements as root@localhost over the instance's local socket (the only place
-// that account matches), inside the instance's container. The statements go on standard input,
-// so a password in them never shows on a command line.
+// that account matches), inside the instance's container, with root's password from the Secret
+// <cluster>-root. The password and the statements go on standard input, so neither shows on a
+// command line.
 func (e *Env) RootSQL(ctx context.Context, ns, pod, stmts string) (string, error) {
-	return e.Exec(ctx, ns, pod, specs.MySQLContainerName, stmts, "mysql", "-uroot",
-		"-S", specs.ControllerDir+"/run/mysqld.sock", "-N", "-B")
+	var p corev1.Pod
+	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: pod}, &p); err != nil {
+		return "", fmt.Errorf("reading Pod %s/%s: %w", ns, pod, err)
+	}
+	var secret corev1.Secret
+	key := client.ObjectKey{Namespace: ns, Name: specs.UserSecretName(p.Labels[mysqlv1.ClusterLabel], specs.UserRoot)}
+	if err := e.Client.Get(ctx, key, &secret); err != nil {
+		return "", fmt.Errorf("reading root's password from %s: %w", key.Name, err)
+	}
+	password := string(secret.Data[corev1.BasicAuthPasswordKey])
+	return e.Exec(ctx, ns, pod, specs.MySQLContainerName, password+"\n"+stmts, "sh", "-c",
+		"IFS= read -r MYSQL_PWD && export MYSQL_PWD && exec mysql -uroot -S "+specs.ControllerDir+"/run/mysqld.sock -N -B")
 }
 
 // Ready says whether the Cluster has settled: condition Ready True, no switchover or failover in
