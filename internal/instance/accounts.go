@@ -30,14 +30,7 @@ func MarkApplicationPending(dataDir string) error {
 
 // ApplicationPending reports whether dataDir carries the marker.
 func ApplicationPending(dataDir string) (bool, error) {
-	_, err := os.Stat(filepath.Join(dataDir, applicationPendingMarker))
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	}
-	return false, fmt.Errorf("looking for the application marker: %w", err)
+	return exists(filepath.Join(dataDir, applicationPendingMarker))
 }
 
 func clearApplicationPending(dataDir string) error {

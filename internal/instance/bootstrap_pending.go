@@ -38,10 +38,8 @@ func ClearClonePending(dataDir string) (bool, error) {
 // again from an empty data directory rather than starting on an initialized one that never got
 // the donor's data. It reports whether it did.
 func DiscardUnfinishedClone(dataDir string) (bool, error) {
-	if _, err := os.Stat(filepath.Join(dataDir, clonePendingMarker)); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	} else if err != nil {
-		return false, fmt.Errorf("looking for the clone marker: %w", err)
+	if marked, err := exists(filepath.Join(dataDir, clonePendingMarker)); err != nil || !marked {
+		return false, err
 	}
 	entries, err := os.ReadDir(dataDir)
 	if err != nil {

@@ -2,24 +2,14 @@ package instance
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 )
 
 // HasData reports whether dataDir (a path the instance manager sees) holds an initialized data
 // directory: the data dictionary tablespace mysql.ibd exists.
 func HasData(dataDir string) (bool, error) {
-	_, err := os.Stat(filepath.Join(dataDir, "mysql.ibd"))
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	}
-	return false, fmt.Errorf("inspecting the data directory: %w", err)
+	return exists(filepath.Join(dataDir, "mysql.ibd"))
 }
 
 // InitializeDataDir creates the system tables in an empty data directory with

@@ -92,6 +92,7 @@ func moveEntries(volume, staging string) error {
 	return syncDir(staging)
 }
 
+// exists reports whether path names a file (a symbolic link is not followed).
 func exists(path string) (bool, error) {
 	_, err := os.Lstat(path)
 	switch {
@@ -100,7 +101,7 @@ func exists(path string) (bool, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return false, nil
 	}
-	return false, fmt.Errorf("inspecting the volume: %w", err)
+	return false, fmt.Errorf("inspecting %s: %w", path, err)
 }
 
 // syncDir makes the renames into dir durable.
