@@ -41,7 +41,9 @@ func TestBuildInstanceRBAC(t *testing.T) {
 		{"but not changed", !allows("", "pods", "db-1", "delete") && !allows("", "pods", "db-1", "patch")},
 		{"the replication and backup passwords can be read", allows("", "secrets", "db-replication", "get") &&
 			allows("", "secrets", "db-backup", "get")},
-		{"root's and the application's cannot", !allows("", "secrets", "db-root", "get") && !allows("", "secrets", "db-app", "get")},
+		{"root's and the application's can be read (the first primary sets them, the manager logs in as root)",
+			allows("", "secrets", "db-root", "get") && allows("", "secrets", "db-app", "get")},
+		{"no other Secret of the namespace can be read", !allows("", "secrets", "other-root", "get")},
 		{"no Events are recorded", !allows("", "events", "", "create")},
 		{"the CA key cannot be read", !allows("", "secrets", "db-ca", "get")},
 	} {

@@ -23,7 +23,8 @@ func TestInstanceServiceAccountPermissions(t *testing.T) {
 	}{
 		{"read its Cluster", "mysql.cloudnative-mysql.io", "clusters", "", "db", "get", true},
 		{"never watch Clusters", "mysql.cloudnative-mysql.io", "clusters", "", "", "watch", false},
-		{"never the root password", "", "secrets", "", "db-root", "get", false},
+		{"read the root password (the manager logs in as root and sets it)", "", "secrets", "", "db-root", "get", true},
+		{"never another Cluster's root password", "", "secrets", "", "other-root", "get", false},
 		{"write its Cluster's status", "mysql.cloudnative-mysql.io", "clusters", "status", "db", "patch", true},
 		{"never its Cluster's spec", "mysql.cloudnative-mysql.io", "clusters", "", "db", "patch", false},
 		{"never another Cluster's status", "mysql.cloudnative-mysql.io", "clusters", "status", "other", "patch", false},
