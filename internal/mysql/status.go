@@ -13,8 +13,10 @@ import (
 
 // Status is a snapshot of one server.
 type Status struct {
-	ServerUUID    string
-	GTIDExecuted  gtid.Set
+	ServerUUID   string
+	GTIDExecuted gtid.Set
+	// ReadOnly and SuperReadOnly are the flags in effect (see readOnlyInEffect): a SET GLOBAL
+	// super_read_only = ON still waiting for the commits in flight leaves both false.
 	ReadOnly      bool
 	SuperReadOnly bool
 	// Replication is nil when no replication source is configured.
@@ -99,6 +101,7 @@ func (o *operator) Status(ctx context.Context) (*Status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the server variables of %s: %w", o.addr, err)
 	}
+	st.ReadOnly, st.SuperReadOnly = readOnlyInEffect(st.ReadOnly, st.SuperReadOnly)
 	if st.GTIDExecuted, err = gtid.Parse(executed); err != nil {
 		return nil, fmt.Errorf("gtid_executed of %s: %w", o.addr, err)
 	}
@@ -109,6 +112,16 @@ func (o *operator) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// readOnlyInEffect returns the read-only flags that are in effect, from @@GLOBAL.read_only and
+// @@GLOBAL.super_read_only. SET GLOBAL super_read_only = ON on a writable server shows
+// @@super_read_only = 1 at once, then waits for the commits in flight (a commit waiting for its
+// semi-sync acknowledgement among them) and only then turns read_only on; until it does, the
+// server still commits and its gtid_executed still grows. super_read_only is in effect only
+// with read_only, which MySQL turns on with it and never leaves off under it.
+func readOnlyInEffect(readOnly, superReadOnly bool) (ro, superRO bool) {
+	return readOnly, superReadOnly && readOnly
 }
 
 // replicationStatus reads SHOW REPLICA STATUS (it needs no performance_schema).
