@@ -59,7 +59,7 @@ func TestBootstrapOnAVolumeWithLostAndFound(t *testing.T) {
 	n.args = []string{"--data-volume", volume, "--data-dir", filepath.Join(volume, "data")}
 	w.start(t, n)
 	w.waitRoles(t, 2*time.Minute, "db-1")
-	n.exec(t, "CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)")
+	n.exec(t, "CREATE DATABASE IF NOT EXISTS app", "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)")
 	if !fileExists(filepath.Join(volume, "data", "mysql.ibd")) || !fileExists(filepath.Join(volume, "data", "app")) {
 		t.Errorf("the data directory is not %s/data", volume)
 	}
