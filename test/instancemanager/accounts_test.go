@@ -42,10 +42,7 @@ type accountsWorld struct {
 // password; the replication and clone donor accounts take only the replication certificate.
 func TestAccounts(t *testing.T) {
 	w := startAccountsWorld(t)
-	steps := []struct {
-		name string
-		run  func(*testing.T, *accountsWorld)
-	}{
+	steps := []step[*accountsWorld]{
 		{"a primary and a replica cloned from it come up", func(t *testing.T, w *accountsWorld) {
 			w.waitRoles(t, 120*time.Second, "db-1", "db-2")
 		}},
@@ -54,11 +51,7 @@ func TestAccounts(t *testing.T) {
 		{"the replication account refuses another certificate of the cluster CA", testReplicationSubject},
 		{"require_secure_transport is on: plain TCP is refused, TLS and the socket are not, the replica replicates", testSecureTransport},
 	}
-	for _, s := range steps {
-		if !t.Run(s.name, func(t *testing.T) { s.run(t, w) }) {
-			t.Fatalf("step %q failed; later steps depend on it", s.name)
-		}
-	}
+	runSteps(t, w, steps, nil)
 }
 
 func startAccountsWorld(t *testing.T) *accountsWorld {

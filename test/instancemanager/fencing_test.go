@@ -40,10 +40,7 @@ type cutWorld struct {
 // server, each through a TCP proxy the test cuts, with the test playing the operator.
 func TestLeaseFencingAndIsolation(t *testing.T) {
 	w := startCutWorld(t)
-	steps := []struct {
-		name string
-		run  func(*testing.T, *cutWorld)
-	}{
+	steps := []step[*cutWorld]{
 		{"a clone longer than the isolation limit completes; liveness never fails during it", testLongCloneStaysLive},
 		{"a primary cut from the API server turns read-only before its Lease can expire and open sessions cannot commit", testCutPrimarySelfFences},
 		{"once the API server is back the primary renews its Lease and accepts writes again", testPrimaryRecovers},
@@ -51,11 +48,7 @@ func TestLeaseFencingAndIsolation(t *testing.T) {
 		{"an instance that reaches neither the API server nor a peer fails liveness", testIsolatedFailsLiveness},
 		{"with enablePrimaryLease false there is no Lease, and a target that cannot reach the old primary waits for its Pod to be gone", testLeaseDisabled},
 	}
-	for _, s := range steps {
-		if !t.Run(s.name, func(t *testing.T) { s.run(t, w) }) {
-			t.Fatalf("step %q failed; later steps depend on it", s.name)
-		}
-	}
+	runSteps(t, w, steps, nil)
 }
 
 func startCutWorld(t *testing.T) *cutWorld {

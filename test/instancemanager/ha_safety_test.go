@@ -25,20 +25,13 @@ import (
 // acknowledgements longer than timeoutMillis. The steps share the world and run in order.
 func TestHASafety(t *testing.T) {
 	w := startOperatorWorld(t)
-	steps := []struct {
-		name string
-		run  func(*testing.T, *operatorWorld)
-	}{
+	steps := []step[*operatorWorld]{
 		{"the operator creates the Pods and the Cluster becomes Ready", testOperatorComeUp},
 		{"switchovers under a continuous write load mark nothing diverged and lose no acknowledged write", testSwitchoversUnderLoad},
 		{"a commit waiting for semi-sync acknowledgements longer than timeoutMillis makes the Cluster Degraded until acknowledged", testDegradedWhileAckWaits},
 		{"a killed mysqld on the primary recovers in place while its Lease holds; the replicas stay ready and readable", testKilledPrimaryMysqld},
 	}
-	for _, s := range steps {
-		if !t.Run(s.name, func(t *testing.T) { defer w.explain(t); s.run(t, w) }) {
-			t.Fatalf("step %q failed; later steps depend on it", s.name)
-		}
-	}
+	runSteps(t, w, steps, w.explain)
 }
 
 // writerClients is how many clients an appWriter runs; each inserts ids from its own range.

@@ -291,3 +291,25 @@ func withRootPassword(t *testing.T, pw string) func(*node) {
 		n.rootPassword = pw
 	}
 }
+
+// step is one stage of a test on world W whose later stages depend on the earlier ones.
+type step[W any] struct {
+	name string
+	run  func(*testing.T, W)
+}
+
+// runSteps runs steps in order, each as a subtest, and stops at the first that fails; explain,
+// when given, runs at the end of each step (it reports the world's state when the step failed).
+func runSteps[W any](t *testing.T, w W, steps []step[W], explain func(*testing.T)) {
+	t.Helper()
+	for _, s := range steps {
+		if !t.Run(s.name, func(t *testing.T) {
+			if explain != nil {
+				defer explain(t)
+			}
+			s.run(t, w)
+		}) {
+			t.Fatalf("step %q failed; later steps depend on it", s.name)
+		}
+	}
+}

@@ -42,10 +42,7 @@ type world struct {
 // operator's part (status.targetPrimary, the semi-sync count over the control API).
 func TestInstanceManagers(t *testing.T) {
 	w := startWorld(t)
-	steps := []struct {
-		name string
-		run  func(*testing.T, *world)
-	}{
+	steps := []step[*world]{
 		{"three instances come up: a primary and two replicas by clone", testComeUp},
 		{"writes on the primary reach both replicas, acknowledged by semi-sync", testWritesReplicate},
 		{"editing targetPrimary converges to the new primary", testSwitchover},
@@ -54,11 +51,7 @@ func TestInstanceManagers(t *testing.T) {
 		{"an instance with an errant transaction is reported diverged, not re-cloned", testDiverged},
 		{"the primary releases its Lease at shutdown, read-only before mysqld stops", testShutdownReleasesLease},
 	}
-	for _, s := range steps {
-		if !t.Run(s.name, func(t *testing.T) { s.run(t, w) }) {
-			t.Fatalf("step %q failed; later steps depend on it", s.name)
-		}
-	}
+	runSteps(t, w, steps, nil)
 }
 
 func startWorld(t *testing.T) *world { return startWorldWith(t, nil) }

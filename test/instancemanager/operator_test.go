@@ -55,10 +55,7 @@ const failoverDelay = 20
 // share the world and run in order.
 func TestOperatorFailover(t *testing.T) {
 	w := startOperatorWorld(t)
-	steps := []struct {
-		name string
-		run  func(*testing.T, *operatorWorld)
-	}{
+	steps := []step[*operatorWorld]{
 		{"the operator creates the Pods and the Cluster becomes Ready", testOperatorComeUp},
 		{"a stopped primary is replaced by the most advanced replica after failoverDelay", testAutomaticFailover},
 		{"the former primary's Pod comes back and it rejoins as a replica", testFormerPrimaryRejoins},
@@ -67,11 +64,7 @@ func TestOperatorFailover(t *testing.T) {
 		{"a switchover whose target cannot reach the old primary waits for its Lease; never two writers", testSwitchoverTargetCut},
 		{"a diverged instance is listed, out of every Service, its PVC kept", testOperatorDiverged},
 	}
-	for _, s := range steps {
-		if !t.Run(s.name, func(t *testing.T) { defer w.explain(t); s.run(t, w) }) {
-			t.Fatalf("step %q failed; later steps depend on it", s.name)
-		}
-	}
+	runSteps(t, w, steps, w.explain)
 }
 
 func startOperatorWorld(t *testing.T) *operatorWorld {
