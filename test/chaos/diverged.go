@@ -55,34 +55,7 @@ func settledButDiverged(c *mysqlv1.Cluster, pods []corev1.Pod) []string {
 // WaitReadyOrDiverged polls until the Cluster is Ready, or settled but for diverged instances,
 // which it then returns.
 func (e *Env) WaitReadyOrDiverged(ctx context.Context, t Target, timeout time.Duration) (*mysqlv1.Cluster, []corev1.Pod, []string, error) {
-	deadline := time.Now().Add(timeout)
-	why := ""
-	for {
-		c, err := e.Cluster(ctx, t)
-		if err == nil {
-			var pods []corev1.Pod
-			if pods, err = e.Pods(ctx, t); err == nil {
-				var ok bool
-				if ok, why = Ready(c, pods); ok {
-					return c, pods, nil, nil
-				}
-				if d := settledButDiverged(c, pods); len(d) > 0 {
-					return c, pods, d, nil
-				}
-			}
-		}
-		if err != nil {
-			why = err.Error()
-		}
-		if time.Now().After(deadline) {
-			return nil, nil, nil, fmt.Errorf("cluster %s/%s not ready after %s: %s", t.Namespace, t.Name, timeout, why)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, nil, nil, ctx.Err()
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
+	return e.waitSettled(ctx, t, timeout, true)
 }
 
 // InspectDiverged compares a diverged instance with the primary: its errant GTIDs, the checker's

@@ -151,6 +151,13 @@ func podReady(p *corev1.Pod) bool {
 
 // WaitReady polls until Ready or the timeout, returning the Cluster and its Pods.
 func (e *Env) WaitReady(ctx context.Context, t Target, timeout time.Duration) (*mysqlv1.Cluster, []corev1.Pod, error) {
+	c, pods, _, err := e.waitSettled(ctx, t, timeout, false)
+	return c, pods, err
+}
+
+// waitSettled polls until the Cluster is Ready or, with acceptDiverged, settled but for diverged
+// instances, which it then returns.
+func (e *Env) waitSettled(ctx context.Context, t Target, timeout time.Duration, acceptDiverged bool) (*mysqlv1.Cluster, []corev1.Pod, []string, error) {
 	deadline := time.Now().Add(timeout)
 	why := ""
 	for {
@@ -160,7 +167,10 @@ func (e *Env) WaitReady(ctx context.Context, t Target, timeout time.Duration) (*
 			if pods, err = e.Pods(ctx, t); err == nil {
 				var ok bool
 				if ok, why = Ready(c, pods); ok {
-					return c, pods, nil
+					return c, pods, nil, nil
+				}
+				if d := settledButDiverged(c, pods); acceptDiverged && len(d) > 0 {
+					return c, pods, d, nil
 				}
 			}
 		}
@@ -168,11 +178,11 @@ func (e *Env) WaitReady(ctx context.Context, t Target, timeout time.Duration) (*
 			why = err.Error()
 		}
 		if time.Now().After(deadline) {
-			return nil, nil, fmt.Errorf("cluster %s/%s not ready after %s: %s", t.Namespace, t.Name, timeout, why)
+			return nil, nil, nil, fmt.Errorf("cluster %s/%s not ready after %s: %s", t.Namespace, t.Name, timeout, why)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+			return nil, nil, nil, ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
