@@ -108,7 +108,7 @@ func (c *ControlAPI) status(w http.ResponseWriter, r *http.Request) {
 func StatusReport(instance string, st *mysql.Status) instanceclient.Status {
 	out := instanceclient.Status{
 		Instance: instance, Role: "replica", ReadOnly: st.SuperReadOnly || st.ReadOnly,
-		SuperReadOnly: st.SuperReadOnly, GTIDExecuted: st.GTIDExecuted.String(),
+		SuperReadOnly: st.SuperReadOnly, GTIDExecuted: st.GTIDExecuted.String(), GTIDInFlight: st.GTIDInFlight.String(),
 		AckWaiters: int32(st.SemiSync.AckWaiters), LongestAckWaitMillis: st.SemiSync.LongestAckWait.Milliseconds(),
 	}
 	if st.Writable() {

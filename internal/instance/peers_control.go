@@ -80,5 +80,10 @@ func (p ControlPeers) State(ctx context.Context, instance string) (PeerState, er
 	if err != nil {
 		return PeerState{}, fmt.Errorf("gtid_executed reported by %s: %w", instance, err)
 	}
-	return PeerState{Executed: set, Writable: st.Role == "primary" && !st.ReadOnly, AckWaiters: int(st.AckWaiters)}, nil
+	inFlight, err := gtid.Parse(st.GTIDInFlight)
+	if err != nil {
+		return PeerState{}, fmt.Errorf("GTIDs in flight reported by %s: %w", instance, err)
+	}
+	return PeerState{Executed: set, InFlight: inFlight, Writable: st.Role == "primary" && !st.ReadOnly,
+		AckWaiters: int(st.AckWaiters)}, nil
 }

@@ -42,6 +42,12 @@ type RoleInput struct {
 	// after Executed: a primary's set only grows, so whatever this server received from it is then
 	// in PrimaryExecuted, and only transactions the primary never had count as errant.
 	PrimaryExecuted *gtid.Set
+	// PrimaryInFlight, read with PrimaryExecuted (just before it), are the primary's GTIDs that
+	// are in its binary log, or being written there, but not committed yet: the commits that
+	// wait for a semi-sync acknowledgement (AFTER_SYNC). Its replicas, and their replicas, may
+	// have applied them already, so they are not errant: the primary commits them once
+	// acknowledged, or at the latest when the wait times out.
+	PrimaryInFlight gtid.Set
 	// Received is what this server's replication channel received from ReplicatingFrom
 	// (Retrieved_Gtid_Set). Those transactions were in that source's binary log, so they are not
 	// errant relative to it even before they show in its gtid_executed: with semi-sync's
@@ -126,7 +132,7 @@ func decideReplica(in RoleInput) RoleDecision {
 		}
 		return RoleDecision{Action: ActHold, Reason: "primary's GTID set unknown; cannot check divergence"}
 	}
-	errant := gtid.Errant(in.Executed, *in.PrimaryExecuted)
+	errant := gtid.Errant(in.Executed, *in.PrimaryExecuted).Subtract(in.PrimaryInFlight)
 	if in.ReplicatingFrom == primary {
 		errant = errant.Subtract(in.Received)
 	}

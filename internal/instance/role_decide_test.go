@@ -97,6 +97,15 @@ func TestDecideRole(t *testing.T) {
 		{"a transaction received from another source is still errant",
 			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-3", Executed: gtid.MustParse(uP + ":1-6"),
 				Received: gtid.MustParse(uP + ":1-6"), PrimaryExecuted: setPtr(uP + ":1-5")}, ActDiverged, "", uP + ":6", ""},
+		{"a primary's commit waiting for its acknowledgement, applied by a replica through another source, is not errant",
+			// The replica follows the former primary, which already replicates from the new
+			// one: the new primary's commit is in its binary log and owned by its waiting
+			// session (gtid_owned), not yet in its gtid_executed.
+			RoleInput{Instance: "c-3", Status: status("c-1", "c-1"), ReplicatingFrom: "c-2", Executed: gtid.MustParse(uP + ":1-6"),
+				PrimaryExecuted: setPtr(uP + ":1-5"), PrimaryInFlight: gtid.MustParse(uP + ":6")}, ActFollow, "c-1", "", ""},
+		{"a transaction neither executed nor in flight on the primary is still errant",
+			RoleInput{Instance: "c-3", Status: status("c-1", "c-1"), ReplicatingFrom: "c-2", Executed: gtid.MustParse(uP + ":1-7"),
+				PrimaryExecuted: setPtr(uP + ":1-5"), PrimaryInFlight: gtid.MustParse(uP + ":6")}, ActDiverged, "", uP + ":7", ""},
 		{"a local write next to received transactions is errant",
 			RoleInput{Instance: "c-2", Status: status("c-1", "c-1"), ReplicatingFrom: "c-1", Executed: gtid.MustParse(uP + ":1-6," + uR + ":1"),
 				Received: gtid.MustParse(uP + ":1-6"), PrimaryExecuted: setPtr(uP + ":1-5")}, ActDiverged, "", uR + ":1", ""},

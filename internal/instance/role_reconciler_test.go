@@ -33,7 +33,7 @@ func (p memberPeers) State(ctx context.Context, instance string) (PeerState, err
 	if err != nil {
 		return PeerState{}, err
 	}
-	return PeerState{Executed: st.GTIDExecuted, Writable: st.Writable()}, nil
+	return PeerState{Executed: st.GTIDExecuted, InFlight: st.GTIDInFlight, Writable: st.Writable()}, nil
 }
 
 // TestRoleReconcilerFollowsTheCluster runs two role reconcilers against the real API server and

@@ -21,6 +21,11 @@ type Status struct {
 	SuperReadOnly bool `json:"superReadOnly,omitempty"`
 	// GTIDExecuted is @@gtid_executed.
 	GTIDExecuted string `json:"gtidExecuted"`
+	// GTIDInFlight are the GTIDs its sessions own and have not committed yet (@@gtid_owned, read
+	// before GTIDExecuted): with the AFTER_SYNC wait point, a commit waiting for its semi-sync
+	// acknowledgement is in the binary log, and perhaps on a replica, but not yet in
+	// GTIDExecuted. Empty in the reports of instance managers that predate it.
+	GTIDInFlight string `json:"gtidInFlight,omitempty"`
 	// Replication is the replica's applier state; nil on a primary.
 	Replication *ReplicationStatus `json:"replication,omitempty"`
 	// SemiSync is the primary's semi-sync state; nil on a replica or when semi-sync is off.

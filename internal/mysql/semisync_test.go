@@ -98,7 +98,14 @@ func testStatusWhileCommitWaits(t *testing.T, primary, r1 *node) {
 		if !st.Writable() || !st.SemiSync.SourceActive || st.SemiSync.WaitForReplicaCount != 2 {
 			t.Errorf("status while a commit waits: writable %v, %+v; want writable, semi-sync active, waiting for two", st.Writable(), st.SemiSync)
 		}
+		// The waiting commit is in the binary log, not yet in gtid_executed: the status
+		// reports it in flight.
+		if st.GTIDInFlight.Count() != 1 || !st.GTIDExecuted.Subtract(st.GTIDInFlight).Equal(st.GTIDExecuted) {
+			t.Errorf("status while a commit waits: in flight %q, executed %q; want the one waiting commit in flight and not executed",
+				st.GTIDInFlight, st.GTIDExecuted)
+		}
 	}
+	waiting := primary.status(t).GTIDInFlight
 	select {
 	case err := <-committed:
 		t.Fatalf("the commit returned (%v) without its second acknowledgement", err)
@@ -114,6 +121,9 @@ func testStatusWhileCommitWaits(t *testing.T, primary, r1 *node) {
 		check.Must(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the commit still waits with one acknowledgement required")
+	}
+	if st := primary.status(t); !st.GTIDInFlight.IsEmpty() || !st.GTIDExecuted.Contains(waiting) {
+		t.Errorf("after the commit: in flight %q, executed %q; want nothing in flight and %q executed", st.GTIDInFlight, st.GTIDExecuted, waiting)
 	}
 	if st := primary.status(t).SemiSync; !st.SourceActive || st.WaitForReplicaCount != 1 {
 		t.Errorf("after lowering the count: %+v, want semi-sync active, one acknowledgement", st)

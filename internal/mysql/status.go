@@ -15,6 +15,13 @@ import (
 type Status struct {
 	ServerUUID   string
 	GTIDExecuted gtid.Set
+	// GTIDInFlight are the GTIDs the server's sessions own but have not committed yet
+	// (@@GLOBAL.gtid_owned), read before GTIDExecuted. A commit that waits for its semi-sync
+	// acknowledgement (the AFTER_SYNC wait point) is among them: it is in the binary log, and
+	// perhaps on a replica already, but not yet in gtid_executed. Because GTIDInFlight is read
+	// first, a transaction this server had written to its binary log before the read is in one
+	// of the two sets.
+	GTIDInFlight gtid.Set
 	// ReadOnly and SuperReadOnly are the flags in effect (see readOnlyInEffect): a SET GLOBAL
 	// super_read_only = ON still waiting for the commits in flight leaves both false.
 	ReadOnly      bool
@@ -94,8 +101,16 @@ func (o *operator) ackWaits(ctx context.Context) (int, time.Duration, error) {
 
 func (o *operator) Status(ctx context.Context) (*Status, error) {
 	st := &Status{}
+	var owned string
+	if err := o.db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_owned").Scan(&owned); err != nil {
+		return nil, fmt.Errorf("reading gtid_owned of %s: %w", o.addr, err)
+	}
+	var err error
+	if st.GTIDInFlight, err = parseOwned(owned); err != nil {
+		return nil, fmt.Errorf("gtid_owned of %s: %w", o.addr, err)
+	}
 	var executed string
-	err := o.db.QueryRowContext(ctx,
+	err = o.db.QueryRowContext(ctx,
 		"SELECT @@server_uuid, @@GLOBAL.gtid_executed, @@GLOBAL.read_only, @@GLOBAL.super_read_only").
 		Scan(&st.ServerUUID, &executed, &st.ReadOnly, &st.SuperReadOnly)
 	if err != nil {
