@@ -121,7 +121,8 @@ func decideSwitchover(o Observation) Decision {
 // switchoverIneligible returns why in may not become primary in a switchover from p, or "".
 // Before the demotion (strict) it must also replicate from p with both threads running (the
 // receiver may be connecting: the catch-up check waits for it) and no error: a replica that
-// does not receive from the primary will not catch up.
+// does not receive from the primary will not catch up. After it, a target that no longer
+// replicates is eligible: it reset replication to promote itself.
 func (o *Observation) switchoverIneligible(in Instance, p string, strict bool) string {
 	r := in.Replication
 	switch {
@@ -139,8 +140,13 @@ func (o *Observation) switchoverIneligible(in Instance, p string, strict bool) s
 		return "not answering"
 	case !in.SuperReadOnly:
 		return "not read-only"
-	case r == nil:
+	case r == nil && strict:
 		return "not replicating"
+	case r == nil:
+		// After the demotion a target without replication is one that reset it to promote: it
+		// does so right before it takes the Lease and turns writable. What it must hold is
+		// checked against its executed set as for any target.
+		return ""
 	case !r.SQLRunning || r.SQLLastError != "":
 		return "not applying (SQL thread stopped or failed: " + quoteEmpty(r.SQLLastError) + ")"
 	case strict && (r.Source != p || !r.IOActive() || r.IOLastError != ""):

@@ -22,7 +22,13 @@ type RoleActor struct {
 	// Lease, if set, is the primary Lease: acquired before the server clears read-only,
 	// released once it is read-only again.
 	Lease WriteGuard
-	Log   logr.Logger
+	// StillTarget, if set, reads the Cluster afresh and reports whether it still names this
+	// instance as the target primary. A promotion calls it once the Lease is held, right before
+	// the server clears read-only: a promotion decided on an older read of the Cluster then does
+	// not make the server writable after the operator aborted the switchover, which would leave
+	// its first writes on it alone.
+	StillTarget func(ctx context.Context) (bool, error)
+	Log         logr.Logger
 }
 
 // WriteGuard lets the server accept writes only while this instance holds the primary Lease
@@ -45,6 +51,10 @@ type RoleOutcome struct {
 	// Diverged: the caller reports the instance in status.divergedInstances.
 	Diverged bool
 }
+
+// ErrNoLongerTarget is returned when a promotion is abandoned because the Cluster no longer names
+// this instance as the target primary; the server stays read-only.
+var ErrNoLongerTarget = errors.New("no longer the target primary")
 
 // ErrNotDrained is returned when a promotion is abandoned because the applier did not execute
 // what was received within DrainTimeout; the server stays read-only.
@@ -122,7 +132,18 @@ func (a *RoleActor) promote(ctx context.Context, catchUp gtid.Set, st *mysql.Sta
 		}
 	}
 	a.Log.Info("promoting to primary")
-	clearReadOnly := func(ctx context.Context) error { return a.Op.SetReadOnly(ctx, false) }
+	clearReadOnly := func(ctx context.Context) error {
+		if a.StillTarget != nil {
+			still, err := a.StillTarget(ctx)
+			if err != nil {
+				return fmt.Errorf("confirming the target primary before turning writable: %w", err)
+			}
+			if !still {
+				return ErrNoLongerTarget
+			}
+		}
+		return a.Op.SetReadOnly(ctx, false)
+	}
 	if a.Lease == nil {
 		return clearReadOnly(ctx)
 	}

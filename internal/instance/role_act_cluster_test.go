@@ -1,6 +1,9 @@
 package instance
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,6 +30,9 @@ func TestInstances(t *testing.T) {
 	})
 	ok = ok && t.Run("an errant write makes a replica diverged", func(t *testing.T) {
 		testDiverged(t, m, status)
+	})
+	ok = ok && t.Run("a promotion the Cluster no longer names leaves the server read-only", func(t *testing.T) {
+		testPromotionNoLongerTarget(t, m, status)
 	})
 	if !ok {
 		t.Fatal("a step failed; the steps after it did not run")
@@ -104,6 +110,34 @@ func testDiverged(t *testing.T, m map[string]*member, status *v1alpha1.ClusterSt
 	status.DivergedInstances, status.TargetPrimary = []string{"c-3"}, "c-3"
 	if d, _ := m["c-3"].reconcile(t, status, m); d.Action != ActDiverged || m["c-3"].writable(t) {
 		t.Fatalf("diverged target: %s, writable %v", d.Action, m["c-3"].writable(t))
+	}
+}
+
+// testPromotionNoLongerTarget: a replica whose promotion was decided on an older read of the
+// Cluster confirms the target once more before it clears read-only; the operator aborted the
+// switchover meanwhile, so it stays read-only and writes nothing.
+func testPromotionNoLongerTarget(t *testing.T, m map[string]*member, status *v1alpha1.ClusterStatus) {
+	var r *member
+	for _, n := range []string{"c-1", "c-2", "c-3"} {
+		if n != status.CurrentPrimary && !slices.Contains(status.DivergedInstances, n) {
+			r = m[n]
+			break
+		}
+	}
+	before := r.gtidSet(t)
+	st, err := r.op.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	r.actor.StillTarget = func(context.Context) (bool, error) { asked++; return false, nil }
+	defer func() { r.actor.StillTarget = nil }()
+	_, err = r.actor.Apply(t.Context(), RoleDecision{Action: ActPrimary, Reason: "target primary"}, st)
+	if !errors.Is(err, ErrNoLongerTarget) || asked != 1 {
+		t.Fatalf("%s: Apply = %v after %d confirmations; want ErrNoLongerTarget after one", r.name, err, asked)
+	}
+	if r.writable(t) || !r.gtidSet(t).Equal(before) {
+		t.Errorf("%s: writable %v, GTID set %q -> %q; want read-only and unchanged", r.name, r.writable(t), before, r.gtidSet(t))
 	}
 }
 

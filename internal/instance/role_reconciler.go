@@ -32,6 +32,9 @@ type Peers interface {
 // PeerState is another instance's state as the role decision needs it.
 type PeerState struct {
 	Executed gtid.Set
+	// InFlight are the GTIDs it has written to its binary log, or is writing, without having
+	// committed them yet (mysql.Status.GTIDInFlight), read before Executed.
+	InFlight gtid.Set
 	Writable bool
 	// AckWaiters is the number of its sessions whose commit waits for a semi-sync
 	// acknowledgement: their transactions are in its binary log but not yet in Executed.
@@ -106,6 +109,7 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 			r.Log.Info("primary's state unavailable", "primary", p, "error", err.Error())
 		} else {
 			in.PrimaryExecuted, in.PrimaryWritable, in.PrimaryAckWaiters = &ps.Executed, ps.Writable, ps.AckWaiters
+			in.PrimaryInFlight = ps.InFlight
 		}
 	}
 	if r.Lease != nil {
@@ -124,6 +128,16 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 		return d, err
 	}
 	return d, r.report(ctx, &cluster, d, out, local)
+}
+
+// StillTarget reads the Cluster from the API server and reports whether its status still names
+// this instance as the target primary (RoleActor.StillTarget).
+func (r *RoleReconciler) StillTarget(ctx context.Context) (bool, error) {
+	var cluster v1alpha1.Cluster
+	if err := r.Client.Get(ctx, r.Cluster, &cluster); err != nil {
+		return false, fmt.Errorf("reading Cluster %s: %w", r.Cluster, err)
+	}
+	return cluster.Status.TargetPrimary == r.Instance, nil
 }
 
 // needsProofOfStop: this instance is the target of a switchover and the old primary did not

@@ -218,11 +218,13 @@ func (m *manager) roleReconciler(ctx context.Context, peers peerTLS, isolation *
 			VerifyServerCert: true}, nil
 	}
 	log := m.deps.Log.WithName("role")
-	return &RoleReconciler{
+	r := &RoleReconciler{
 		Client: m.deps.Client, Cluster: m.cluster, Instance: m.cfg.Instance,
 		Actor: &RoleActor{Op: m.op, SourceFor: sourceFor, DrainTimeout: 30 * time.Second, Lease: lease, Log: log},
 		Peers: ControlPeers{PeerDirectory: m.dir, Client: peers.client}, Clock: m.deps.Clock, Log: log,
 		Isolation: isolation, ManageSemiSync: true, Lease: lease, State: state,
 		OnPrimary: m.accountsOnPrimary(users, log),
-	}, nil
+	}
+	r.Actor.StillTarget = r.StillTarget
+	return r, nil
 }
