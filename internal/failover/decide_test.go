@@ -327,15 +327,18 @@ func TestDecideSwitchover(t *testing.T) {
 		{"switchover: promote only after the old primary is seen read-only",
 			[]change{requested, oldReadOnly},
 			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: setPtr(a("1-10"))}},
-		{"switchover: after the demotion, a target that reset its replication to promote itself is not aborted",
-			// It resets replication right before it takes the Lease and turns writable: an
-			// abort then would leave its first writes (the accounts) errant on it.
+		{"switchover: after the demotion, a target holding all it must that reset its replication to promote itself is not aborted",
+			// It stops and resets replication right before it takes the Lease and turns
+			// writable: an abort then would leave its first writes (the accounts) errant on it.
 			[]change{requested, oldReadOnly, on("c-2", func(in *Instance) { in.Replication = nil })},
 			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: setPtr(a("1-10"))}},
-		{"switchover: after the demotion, a target without replication that lacks the old primary's set waits, then is aborted at maxSwitchoverDelay",
-			[]change{late, on("c-1", func(in *Instance) { in.Role = "replica"; readOnly(in); in.Executed = a("1-12") }),
+		{"switchover: after the demotion, a target holding all it must whose threads it stopped to promote itself is not aborted",
+			[]change{requested, oldReadOnly, on("c-2", func(in *Instance) { in.Replication.SQLRunning = false; in.Replication.IORunning = false })},
+			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: setPtr(a("1-10"))}},
+		{"switchover: after the demotion, a target without replication that lacks the old primary's set is aborted",
+			[]change{requested, on("c-1", func(in *Instance) { in.Role = "replica"; readOnly(in); in.Executed = a("1-12") }),
 				on("c-2", func(in *Instance) { in.Replication = nil })},
-			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "maxSwitchoverDelay"}},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "not replicating"}},
 		{"switchover: the old primary reachable but not yet read-only is demoted again",
 			[]change{requested, on("c-1", func(in *Instance) { in.ReadOnly = true })},
 			want{kind: Switchover, step: StepDemote, instance: "c-1"}},

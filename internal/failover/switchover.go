@@ -50,7 +50,7 @@ func decideSwitchover(o Observation) Decision {
 	}
 	if old.SeenWritable() {
 		// Before the demotion: the target must be a healthy replica of p holding its set.
-		if why := o.switchoverIneligible(ti, p, true); why != "" {
+		if why := o.switchoverIneligible(ti, p, true, false); why != "" {
 			return abort("the target is " + why)
 		}
 		if errant := errantOf(ti, old.Executed); !errant.IsEmpty() {
@@ -80,7 +80,12 @@ func decideSwitchover(o Observation) Decision {
 		return wait(p + " does not answer, and without the primary Lease only seeing it read-only proves it stopped writing")
 	}
 	// The old primary accepts no more writes. Re-check the target against what it must hold.
-	if why := o.switchoverIneligible(ti, p, false); why != "" {
+	holdsAll := false
+	if tseen && !(old.SeenReadOnly() && old.AckWaiters > 0) {
+		need, _ := o.switchoverNeed(old, t)
+		holdsAll = ti.Executed.Contains(need)
+	}
+	if why := o.switchoverIneligible(ti, p, false, holdsAll); why != "" {
 		if !ti.Reachable || !ti.PodReady {
 			if late {
 				return abort("the target is " + why)
@@ -121,9 +126,10 @@ func decideSwitchover(o Observation) Decision {
 // switchoverIneligible returns why in may not become primary in a switchover from p, or "".
 // Before the demotion (strict) it must also replicate from p with both threads running (the
 // receiver may be connecting: the catch-up check waits for it) and no error: a replica that
-// does not receive from the primary will not catch up. After it, a target that no longer
-// replicates is eligible: it reset replication to promote itself.
-func (o *Observation) switchoverIneligible(in Instance, p string, strict bool) string {
+// does not receive from the primary will not catch up. After it, a target that has executed all
+// it must hold (holdsAll) is eligible whatever its replication threads: it stops and resets them
+// to promote itself.
+func (o *Observation) switchoverIneligible(in Instance, p string, strict, holdsAll bool) string {
 	r := in.Replication
 	switch {
 	case in.Name == p:
@@ -140,13 +146,12 @@ func (o *Observation) switchoverIneligible(in Instance, p string, strict bool) s
 		return "not answering"
 	case !in.SuperReadOnly:
 		return "not read-only"
-	case r == nil && strict:
-		return "not replicating"
-	case r == nil:
-		// After the demotion a target without replication is one that reset it to promote: it
-		// does so right before it takes the Lease and turns writable. What it must hold is
-		// checked against its executed set as for any target.
+	case holdsAll:
+		// Its replication no longer matters: it stops and resets it to promote itself, right
+		// before it takes the Lease and turns writable.
 		return ""
+	case r == nil:
+		return "not replicating"
 	case !r.SQLRunning || r.SQLLastError != "":
 		return "not applying (SQL thread stopped or failed: " + quoteEmpty(r.SQLLastError) + ")"
 	case strict && (r.Source != p || !r.IOActive() || r.IOLastError != ""):
