@@ -8,8 +8,8 @@ import (
 
 // Decide returns the single next step for the Cluster observed in o. With no established primary
 // (bootstrap) it does nothing. While status.targetPrimary differs from status.currentPrimary a
-// primary change is under way: the promotion of a failover (primaryFailingSince is set) or a
-// planned switchover. Otherwise it watches the primary's health, and fails over once it has kept
+// primary change is under way: the promotion of a failover (primaryFailingSince is set and the
+// old primary's Pod is gone or going) or a planned switchover. Otherwise it watches the primary's health, and fails over once it has kept
 // failing for failoverDelay.
 func Decide(o Observation) Decision {
 	st := o.Status
@@ -22,12 +22,23 @@ func Decide(o Observation) Decision {
 		return Decision{Kind: Nothing, Reason: "no established primary yet"}
 	case st.TargetPrimary == "":
 		return Decision{Kind: Nothing, Reason: "no target primary yet"}
-	case st.TargetPrimary != st.CurrentPrimary && !st.PrimaryFailingSince.IsZero():
+	case st.TargetPrimary != st.CurrentPrimary && o.failoverUnderWay():
 		return guardPromotion(o, decideFailoverPromotion(o))
 	case st.TargetPrimary != st.CurrentPrimary:
 		return guardPromotion(o, decideSwitchover(o))
 	}
 	return guardPromotion(o, decideSteady(o))
+}
+
+// failoverUnderWay: a failover, not a switchover, moved targetPrimary. A failover records
+// primaryFailingSince first and deletes the old primary's Pod, which is not recreated meanwhile,
+// before it names the target. A targetPrimary set while the old primary's Pod still runs is a
+// switchover, which can be aborted, even when a primaryFailingSince of a moment ago is still
+// recorded (the old primary turns read-only as soon as targetPrimary moves away from it, so a
+// switchover aborted and asked again within a second finds it recorded failing).
+func (o *Observation) failoverUnderWay() bool {
+	old, seen := o.instance(o.Status.CurrentPrimary)
+	return !o.Status.PrimaryFailingSince.IsZero() && (!seen || !old.PodExists || old.PodDeleting)
 }
 
 // writable lists the instances seen accepting writes.

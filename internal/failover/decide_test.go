@@ -321,6 +321,11 @@ func TestDecideSwitchover(t *testing.T) {
 		{"switchover: a target that did not catch up within maxSwitchoverDelay is aborted, the old primary resumes",
 			[]change{late, on("c-1", executed(a("1-12")))},
 			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "maxSwitchoverDelay"}},
+		{"a switchover asked while a primaryFailingSince of a moment ago is still recorded is a switchover: a target that cannot catch up is aborted",
+			// The old primary turned read-only for an earlier, aborted switchover and was
+			// recorded failing; its Pod still runs, so no failover moved targetPrimary.
+			[]change{late, failingSince(t0.Add(-3 * time.Minute)), oldReadOnly, on("c-1", executed(a("1-12"))), on("c-2", executed(a("1-10")))},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "maxSwitchoverDelay"}},
 		{"switchover: demote the old primary while it is reachable",
 			[]change{requested},
 			want{kind: Switchover, step: StepDemote, instance: "c-1"}},

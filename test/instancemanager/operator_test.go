@@ -230,7 +230,7 @@ func (o *operatorWorld) explain(t *testing.T) {
 	c := o.cluster(t)
 	t.Logf("Cluster status: %+v", c.Status)
 	for _, e := range o.cw.NamespaceEvents("db") {
-		t.Logf("Event %s %s (x%d): %s", e.Type, e.Reason, e.Count, e.Message)
+		t.Logf("Event %s %s %s (x%d): %s", e.LastTimestamp.UTC().Format("15:04:05"), e.Type, e.Reason, e.Count, e.Message)
 	}
 	for _, name := range []string{"db-1", "db-2", "db-3"} {
 		log, _ := os.ReadFile(filepath.Join(o.nodes[name].dir, "manager.log"))
