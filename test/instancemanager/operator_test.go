@@ -333,7 +333,9 @@ func testAutomaticFailover(t *testing.T, o *operatorWorld) {
 	var pvc corev1.PersistentVolumeClaim
 	must(t, o.env.Client.Get(t.Context(), types.NamespacedName{Namespace: o.key.Namespace, Name: "db-1"}, &pvc))
 	ev := o.events(t)
-	for _, reason := range []string{failover.EventPrimaryFailing, failover.EventFailoverDeletingPod, failover.EventFailoverPromoting} {
+	// FailoverStarted is the step that stops the replicas' IO threads reading from the old
+	// primary, before its Pod is deleted and a replica promoted.
+	for _, reason := range []string{failover.EventPrimaryFailing, failover.EventFailoverStarted, failover.EventFailoverDeletingPod, failover.EventFailoverPromoting} {
 		if ev[reason] == "" {
 			t.Errorf("no %s Event; Events: %v", reason, ev)
 		}
