@@ -8,15 +8,19 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
-// TestManagerCachesOnlyItsObjects runs the operator's manager against the real API server beside
+// TestManagerCachesOnlyItsObjects runs a manager with the operator's cache and client options
+// (kit.CacheOptions, kit.ClientOptions, as operator.NewManager) against the real API server beside
 // objects that are not the operator's (finding 8 of the security review: unbounded caches of every
 // Pod and Secret in the cluster). Its cache holds only the Pods carrying the Cluster label, without
 // managedFields, and its client still reads any Secret, from the API server rather than from an
@@ -33,7 +37,10 @@ func TestManagerCachesOnlyItsObjects(t *testing.T) {
 	}
 	check.Must(t, env.Client.Create(ctx, pod(ns, "db-1", map[string]string{v1.ClusterLabel: "db"})))
 
-	mgr, err := operator.NewManager(env.Config, operator.Options{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
+	// The options operator.NewManager builds its manager with; a second manager with the
+	// operator's controllers cannot be built in this process (controller names are unique).
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: operator.NewScheme(),
+		Metrics: metricsserver.Options{BindAddress: "0"}, Cache: kit.CacheOptions(), Client: kit.ClientOptions()})
 	check.Must(t, err)
 	mctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
