@@ -15,8 +15,8 @@ import (
 type Status struct {
 	ServerUUID   string
 	GTIDExecuted gtid.Set
-	// GTIDInFlight are the GTIDs the server's sessions own but have not committed yet
-	// (@@GLOBAL.gtid_owned), read before GTIDExecuted. A commit that waits for its semi-sync
+	// GTIDInFlight are the GTIDs of its own server UUID that its sessions own but have not
+	// committed yet (@@GLOBAL.gtid_owned), read before GTIDExecuted. A commit that waits for its semi-sync
 	// acknowledgement (the AFTER_SYNC wait point) is among them: it is in the binary log, and
 	// perhaps on a replica already, but not yet in gtid_executed. Because GTIDInFlight is read
 	// first, a transaction this server had written to its binary log before the read is in one
@@ -105,18 +105,15 @@ func (o *operator) Status(ctx context.Context) (*Status, error) {
 	if err := o.db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_owned").Scan(&owned); err != nil {
 		return nil, fmt.Errorf("reading gtid_owned of %s: %w", o.addr, err)
 	}
-	var err error
-	if st.GTIDInFlight, err = parseOwned(owned); err != nil {
-		return nil, fmt.Errorf("gtid_owned of %s: %w", o.addr, err)
-	}
 	var executed string
-	err = o.db.QueryRowContext(ctx,
+	err := o.db.QueryRowContext(ctx,
 		"SELECT @@server_uuid, @@GLOBAL.gtid_executed, @@GLOBAL.read_only, @@GLOBAL.super_read_only").
 		Scan(&st.ServerUUID, &executed, &st.ReadOnly, &st.SuperReadOnly)
 	if err != nil {
 		return nil, fmt.Errorf("reading the server variables of %s: %w", o.addr, err)
 	}
 	st.ReadOnly, st.SuperReadOnly = readOnlyInEffect(st.ReadOnly, st.SuperReadOnly)
+	st.GTIDInFlight = ownedOf(owned, st.ServerUUID)
 	if st.GTIDExecuted, err = gtid.Parse(executed); err != nil {
 		return nil, fmt.Errorf("gtid_executed of %s: %w", o.addr, err)
 	}
