@@ -22,7 +22,7 @@ func Decide(o Observation) Decision {
 		return Decision{Kind: Nothing, Reason: "no established primary yet"}
 	case st.TargetPrimary == "":
 		return Decision{Kind: Nothing, Reason: "no target primary yet"}
-	case st.TargetPrimary != st.CurrentPrimary && o.failoverUnderWay():
+	case st.TargetPrimary != st.CurrentPrimary && o.FailoverUnderWay():
 		return guardPromotion(o, decideFailoverPromotion(o))
 	case st.TargetPrimary != st.CurrentPrimary:
 		return guardPromotion(o, decideSwitchover(o))
@@ -30,13 +30,14 @@ func Decide(o Observation) Decision {
 	return guardPromotion(o, decideSteady(o))
 }
 
-// failoverUnderWay: a failover, not a switchover, moved targetPrimary. A failover records
+// FailoverUnderWay: a failover, not a switchover, moved targetPrimary. A failover records
 // primaryFailingSince first and deletes the old primary's Pod, which is not recreated meanwhile,
-// before it names the target. A targetPrimary set while the old primary's Pod still runs is a
+// before it names the target (the operator holds that Pod until the promotion ends, even while
+// it is blocked). A targetPrimary set while the old primary's Pod still runs is a
 // switchover, which can be aborted, even when a primaryFailingSince of a moment ago is still
 // recorded (the old primary turns read-only as soon as targetPrimary moves away from it, so a
 // switchover aborted and asked again within a second finds it recorded failing).
-func (o *Observation) failoverUnderWay() bool {
+func (o *Observation) FailoverUnderWay() bool {
 	old, seen := o.instance(o.Status.CurrentPrimary)
 	return !o.Status.PrimaryFailingSince.IsZero() && (!seen || !old.PodExists || old.PodDeleting)
 }
@@ -81,7 +82,7 @@ func failing(in Instance, seen bool) string {
 	case !in.PodReady:
 		return "its Pod is not ready"
 	case !in.SeenWritable():
-		return "it is read-only"
+		return whyReadOnly
 	}
 	return ""
 }
@@ -139,7 +140,8 @@ const leaseRenewalFresh = LeaseRenewInterval + 3*time.Second
 // failoverDelay after it started failing, counted no earlier than its promotion
 // (currentPrimaryTimestamp; a primaryFailingSince older than that belongs to the primary it
 // replaced), and not within NewPrimaryGrace of its promotion. While the primary recovers in
-// place (RecoversInPlace), not before InPlaceRecoveryGrace after it started failing either.
+// place (RecoversInPlace), not before InPlaceRecoveryGrace after it started failing either, and
+// while it fails for being read-only alone, not before ReadOnlyGrace.
 func FailoverStart(o Observation, since time.Time) time.Time {
 	st := o.Status
 	if st.CurrentPrimaryTimestamp.After(since) {
@@ -152,7 +154,26 @@ func FailoverStart(o Observation, since time.Time) time.Time {
 	if grace := since.Add(InPlaceRecoveryGrace); o.RecoversInPlace() && start.Before(grace) {
 		start = grace
 	}
+	if grace := since.Add(ReadOnlyGrace); o.onlyReadOnly() && start.Before(grace) {
+		start = grace
+	}
 	return start
+}
+
+// ReadOnlyGrace is how long a primary that answers, with its Pod ready, but is read-only, is given
+// to turn writable before a failover starts. It turns itself read-only as soon as targetPrimary
+// names another instance, and writable again within a role pass (1 s) and a Lease acquisition
+// once a switchover is aborted: without the grace, with failoverDelay 0, an aborted switchover
+// could fail a healthy primary over.
+const ReadOnlyGrace = 5 * time.Second
+
+// whyReadOnly is failing's reason for a primary that answers, with its Pod ready, read-only.
+const whyReadOnly = "it is read-only"
+
+// onlyReadOnly: the current primary fails for being read-only alone.
+func (o *Observation) onlyReadOnly() bool {
+	in, seen := o.instance(o.Status.CurrentPrimary)
+	return failing(in, seen) == whyReadOnly
 }
 
 // RecoversInPlace reports whether the failing current primary is being recovered by its own

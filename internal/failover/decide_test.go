@@ -93,6 +93,12 @@ func TestDecideSteady(t *testing.T) {
 		{"primary read-only counts as failing",
 			[]change{on("c-1", readOnly)},
 			want{kind: Failover, step: StepRecordFailing, instance: "c-1", reason: "read-only"}},
+		{"a primary that answers, its Pod ready, but read-only is given ReadOnlyGrace to turn writable again (an aborted switchover), whatever the failoverDelay",
+			[]change{on("c-1", readOnly), failingSince(t0.Add(-2 * time.Second)), failoverDelay(0), noLease},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(ReadOnlyGrace - 2*time.Second), reason: "failoverDelay"}},
+		{"a primary still read-only after ReadOnlyGrace is failed over",
+			[]change{on("c-1", readOnly), failingSince(t0.Add(-ReadOnlyGrace)), failoverDelay(0), noLease},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
 		{"failover delay: wait until primaryFailingSince plus failoverDelay",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-10 * time.Second))},
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(20 * time.Second), reason: "failoverDelay"}},
@@ -340,6 +346,12 @@ func TestDecideSwitchover(t *testing.T) {
 		{"switchover: after the demotion, a target holding all it must whose threads it stopped to promote itself is not aborted",
 			[]change{requested, oldReadOnly, on("c-2", func(in *Instance) { in.Replication.SQLRunning = false; in.Replication.IORunning = false })},
 			want{kind: Switchover, step: StepPromote, instance: "c-2", catchUp: setPtr(a("1-10"))}},
+		{"switchover: after the demotion, a target whose applier failed with received transactions left is refused, not promoted",
+			[]change{requested, oldReadOnly, on("c-2", func(in *Instance) {
+				in.Replication.SQLRunning, in.Replication.SQLLastError = false, "Error 1062"
+				in.Retrieved = a("1-11")
+			})},
+			want{kind: Blocked, step: StepAbortSwitchover, instance: "c-1", reason: "Error 1062"}},
 		{"switchover: after the demotion, a target without replication that lacks the old primary's set is aborted",
 			[]change{requested, on("c-1", func(in *Instance) { in.Role = "replica"; readOnly(in); in.Executed = a("1-12") }),
 				on("c-2", func(in *Instance) { in.Replication = nil })},

@@ -83,7 +83,9 @@ func decideSwitchover(o Observation) Decision {
 	holdsAll := false
 	if tseen && !(old.SeenReadOnly() && old.AckWaiters > 0) {
 		need, _ := o.switchoverNeed(old, t)
-		holdsAll = ti.Executed.Contains(need)
+		// Drained too: a target that still has received transactions to apply needs its
+		// applier, and one whose applier failed must be refused, not promoted for ever.
+		holdsAll = ti.Executed.Contains(union(need, ti.Retrieved))
 	}
 	if why := o.switchoverIneligible(ti, p, false, holdsAll); why != "" {
 		if !ti.Reachable || !ti.PodReady {

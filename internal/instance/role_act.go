@@ -139,6 +139,12 @@ func (a *RoleActor) promote(ctx context.Context, catchUp gtid.Set, st *mysql.Sta
 				return fmt.Errorf("confirming the target primary before turning writable: %w", err)
 			}
 			if !still {
+				// Given back at once, so the old primary resuming does not wait for the next pass.
+				if a.Lease != nil {
+					if err := a.Lease.Release(ctx); err != nil {
+						a.Log.Info("releasing the primary Lease after an abandoned promotion failed; it will expire", "error", err.Error())
+					}
+				}
 				return ErrNoLongerTarget
 			}
 		}

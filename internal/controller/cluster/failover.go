@@ -133,6 +133,11 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 // passed and the failover is not blocked), "" otherwise. During failoverDelay, or when no
 // replica can replace it (a single instance, say), its Pod is recreated and it may recover.
 func holdPod(fo failover.Observation, fd failover.Decision) string {
+	if fo.Status.TargetPrimary != fo.Status.CurrentPrimary && fo.FailoverUnderWay() {
+		// The failover has named its target: the old primary stays down until the promotion
+		// ends, blocked or not; recreated, it would make the promotion look like a switchover.
+		return fo.Status.CurrentPrimary
+	}
 	if fd.Operation != failover.FailoverOperation || fd.Kind == failover.Blocked {
 		return ""
 	}

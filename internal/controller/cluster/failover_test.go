@@ -101,6 +101,18 @@ func TestDecideFailover(t *testing.T) {
 					t.Error("a failover step is decided again on a live read")
 				}
 			}},
+		{"a failover promotion blocked on a target that does not answer keeps the old primary's Pod held: it stays a failover",
+			threeFailing().primary("db-1", "db-3").failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", false),
+			}, map[string]string{"db-3": "timeout"}),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Kind != failover.Blocked || d.Failover.Decision.Operation != failover.FailoverOperation {
+					t.Errorf("decision %+v, want a blocked failover", d.Failover.Decision)
+				}
+				if len(d.CreatePods) != 0 || d.Failover.HoldPod != "db-1" {
+					t.Errorf("created %v, held %q; want db-1 held", createdPodNames(d), d.Failover.HoldPod)
+				}
+			}},
 		{"during failoverDelay the primary's Pod is recreated: it may recover",
 			threeFailing().failingSince(testNow.Add(-time.Second)).spec(func(s *v1.ClusterSpec) { s.FailoverDelay = 30 }),
 			func(t *testing.T, d Decision) {
