@@ -1,0 +1,49 @@
+package pitr
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+)
+
+func TestCutAtTime(t *testing.T) {
+	sid := uuid.MustParse(uuidA)
+	tx := func(gno int64, minute float64) Transaction {
+		return Transaction{GTID: gtid.GTID{SID: sid, GNO: gno}, CommitTime: at(minute)}
+	}
+	for _, tc := range []struct {
+		rule   string
+		txns   []Transaction
+		base   string
+		target float64
+		want   string
+		err    error
+	}{
+		{"transactions committed at or before the target are replayed, later ones not",
+			[]Transaction{tx(6, 1), tx(7, 2), tx(8, 2.5)}, a("1-5"), 2, a("6-7"), nil},
+		{"the cut stops at the first transaction after the target, whatever follows",
+			[]Transaction{tx(6, 1), tx(7, 3), tx(8, 1.5)}, a("1-5"), 2, a("6"), nil},
+		{"transactions in the base backup are skipped", []Transaction{tx(4, 0.5), tx(5, 0.7), tx(6, 1)}, a("1-5"), 2, a("6"), nil},
+		{"a transaction read twice (overlapping segments) counts once", []Transaction{tx(6, 1), tx(7, 1.5), tx(7, 1.5)}, a("1-5"), 2, a("6-7"), nil},
+		{"nothing to replay when the first transaction after the base backup is after the target",
+			[]Transaction{tx(6, 3)}, a("1-5"), 2, "", nil},
+		{"a base backup transaction committed after the target means the base backup is past it",
+			[]Transaction{tx(5, 3), tx(6, 4)}, a("1-5"), 2, "", ErrBaseBeyondTarget},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			got, err := CutAtTime(tc.txns, gtid.MustParse(tc.base), at(tc.target))
+			if tc.err != nil || err != nil {
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("got %v, want %v", err, tc.err)
+				}
+				return
+			}
+			if !got.Equal(gtid.MustParse(tc.want)) {
+				t.Fatalf("cut %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
