@@ -35,7 +35,7 @@ func (t Target) String() string {
 	case AtGTID:
 		return "GTID set " + t.GTID.String()
 	}
-	return "the latest archived transaction"
+	return "latest archived transaction"
 }
 
 // TargetOf converts the API's recoveryTarget.
