@@ -14,6 +14,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/binlogarchive"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // archiveMetrics are registered once per process (a test runs several instance managers).
@@ -34,8 +35,15 @@ func (m *manager) startBinlogArchiver(ctx context.Context, wg *sync.WaitGroup, c
 
 func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 	log := m.deps.Log.WithName("binlog-archiver")
+	// root has the Cluster's password (the first primary sets it), as for the manager's own
+	// connections.
+	rootPassword, err := m.readPassword(ctx, specs.UserRoot)
+	if err != nil {
+		log.Error(err, "the binlog archiver cannot start")
+		return
+	}
 	dsn := driver.NewConfig()
-	dsn.User, dsn.Net, dsn.Addr = "root", "unix", m.cfg.socketPath()
+	dsn.User, dsn.Passwd, dsn.Net, dsn.Addr = specs.UserRoot, rootPassword, "unix", m.cfg.socketPath()
 	connector, err := driver.NewConnector(dsn)
 	if err != nil {
 		log.Error(err, "the binlog archiver cannot start")
