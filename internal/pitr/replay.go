@@ -67,6 +67,9 @@ func Replay(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("planning the replay from backup %s/%s to the %s: %w", cfg.Base.BackupName, cfg.Base.BackupID, cfg.Target, err)
 	}
+	if err := os.RemoveAll(cfg.ScratchDir); err != nil { // what an interrupted replay left
+		return Result{}, fmt.Errorf("removing %s: %w", cfg.ScratchDir, err)
+	}
 	if err := os.MkdirAll(cfg.ScratchDir, 0o750); err != nil {
 		return Result{}, fmt.Errorf("creating %s: %w", cfg.ScratchDir, err)
 	}

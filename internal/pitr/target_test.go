@@ -2,6 +2,7 @@ package pitr
 
 import (
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -9,7 +10,7 @@ import (
 )
 
 func TestTargetOf(t *testing.T) {
-	when := metav1.NewTime(at(3))
+	when := metav1.NewMicroTime(at(3).Add(250 * time.Microsecond))
 	for _, tc := range []struct {
 		rule string
 		in   *v1alpha1.RecoveryTarget
@@ -28,7 +29,7 @@ func TestTargetOf(t *testing.T) {
 			if (err == nil) != tc.ok || (tc.ok && got.Kind != tc.want) {
 				t.Fatalf("got %+v, %v", got, err)
 			}
-			if tc.ok && got.Kind == AtTime && !got.Time.Equal(at(3)) {
+			if tc.ok && got.Kind == AtTime && !got.Time.Equal(at(3).Add(250*time.Microsecond)) {
 				t.Fatalf("time %v", got.Time)
 			}
 		})
