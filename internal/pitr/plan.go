@@ -67,18 +67,7 @@ func PlanReplay(index *objectstore.Index, base gtid.Set, t Target) (Plan, error)
 		}
 		pending = append(pending, s)
 	}
-	have := base
-	var chain []segment
-	for {
-		i := nextReady(pending, have, want)
-		if i < 0 {
-			break
-		}
-		chain = append(chain, pending[i])
-		have = gtid.Union(have, want(pending[i]))
-		pending = slices.Delete(pending, i, i+1)
-		pending = slices.DeleteFunc(pending, func(s segment) bool { return have.Contains(want(s)) })
-	}
+	have, chain, pending := chainSegments(pending, base, want)
 	if len(pending) > 0 {
 		return Plan{}, gapError(pending, have)
 	}
@@ -121,18 +110,49 @@ func parseSegments(index *objectstore.Index) ([]segment, error) {
 	return out, nil
 }
 
-// nextReady returns the pending segment to apply next, or -1 when none is ready.
-func nextReady(pending []segment, have gtid.Set, want func(segment) gtid.Set) int {
-	best := -1
-	for i, s := range pending {
-		if !have.Contains(s.previous) || have.Contains(want(s)) {
+// chainSegments applies the ready segment that comes first (earlier) until none is ready, and
+// returns what the chain holds, the chain, and the segments left that still add something. The
+// segments are sorted once and scanned from the first one not yet taken, so a chain in order
+// costs one look per segment, however long the archive.
+func chainSegments(pending []segment, base gtid.Set, want func(segment) gtid.Set) (gtid.Set, []segment, []segment) {
+	slices.SortStableFunc(pending, func(a, b segment) int {
+		if earlier(a, b) {
+			return -1
+		}
+		if earlier(b, a) {
+			return 1
+		}
+		return 0
+	})
+	have := base
+	var chain []segment
+	taken := make([]bool, len(pending))
+	first := 0
+	for i := first; i < len(pending); {
+		s := pending[i]
+		switch {
+		case taken[i]:
+		case have.Contains(want(s)): // nothing new any more: skipped
+			taken[i] = true
+		case have.Contains(s.previous):
+			taken[i] = true
+			chain = append(chain, s)
+			have = gtid.Union(have, want(s))
+			for first < len(pending) && taken[first] {
+				first++
+			}
+			i = first // an earlier segment may be ready now
 			continue
 		}
-		if best < 0 || earlier(s, pending[best]) {
-			best = i
+		i++
+	}
+	var left []segment
+	for i, s := range pending {
+		if !taken[i] {
+			left = append(left, s)
 		}
 	}
-	return best
+	return have, chain, left
 }
 
 func earlier(a, b segment) bool {
