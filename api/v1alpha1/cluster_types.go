@@ -462,12 +462,50 @@ type ClusterStatus struct {
 	// +optional
 	Recovery *RecoveryStatus `json:"recovery,omitempty"`
 
+	// BinlogArchive is what the primary's binlog archiver last reported of the archive in
+	// spec.backup.objectStore, with the window a point-in-time recovery can reach.
+	// +optional
+	BinlogArchive *BinlogArchiveStatus `json:"binlogArchive,omitempty"`
+
 	// Conditions: Ready, Progressing, Degraded; Recovered for a Cluster with bootstrap.recovery; OwnershipConflict while objects named after the
 	// Cluster exist under another controller (they are left alone).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// BinlogArchiveStatus is the archive of a Cluster's binary logs as its primary's archiver sees it,
+// written at most every 15 seconds.
+type BinlogArchiveStatus struct {
+	// Instance is the primary whose archiver reported.
+	// +optional
+	Instance string `json:"instance,omitempty"`
+	// LastSegment is the archived segment holding the newest archived transaction, relative to
+	// <path>/<cluster>/binlogs/.
+	// +optional
+	LastSegment string `json:"lastSegment,omitempty"`
+	// LastArchivedTime is the commit time of the newest archived transaction.
+	// +optional
+	LastArchivedTime *metav1.MicroTime `json:"lastArchivedTime,omitempty"`
+	// LagSeconds is how far the archive trailed the primary when reported: the age of the oldest
+	// transaction not archived yet, 0 when everything was archived.
+	// +optional
+	LagSeconds int64 `json:"lagSeconds"`
+	// RecoverableFrom and RecoverableTo bound the instants a recovery with targetTime can reach:
+	// from the end of the oldest base backup the archive carries without a gap (a clone backup
+	// is consistent as of its end) to the newest transaction that chain reaches. Empty when no
+	// base backup can be carried to the newest archived transaction.
+	// +optional
+	RecoverableFrom *metav1.MicroTime `json:"recoverableFrom,omitempty"`
+	// +optional
+	RecoverableTo *metav1.MicroTime `json:"recoverableTo,omitempty"`
+	// FirstRecoverableBackup is the backup RecoverableFrom is the end of, <backup-name>/<backup-id>.
+	// +optional
+	FirstRecoverableBackup string `json:"firstRecoverableBackup,omitempty"`
+	// ReportedAt is when the archiver last changed this status.
+	// +optional
+	ReportedAt *metav1.Time `json:"reportedAt,omitempty"`
 }
 
 // SemiSyncStatus is what the primary reports of semi-sync. When Active is false while semi-sync is
@@ -497,6 +535,10 @@ type SemiSyncStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyInstances`
 // +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Recoverable-From",type=date,JSONPath=`.status.binlogArchive.recoverableFrom`
+// +kubebuilder:printcolumn:name="Recoverable-To",type=date,JSONPath=`.status.binlogArchive.recoverableTo`
+// +kubebuilder:printcolumn:name="Archive-Lag",type=integer,priority=1,JSONPath=`.status.binlogArchive.lagSeconds`
+// +kubebuilder:printcolumn:name="Last-Segment",type=string,priority=1,JSONPath=`.status.binlogArchive.lastSegment`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="a Cluster name must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter, no '.'), because its Services are named after it"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="a Cluster name is at most 50 characters, so instance, Service and Lease names derived from it stay valid"

@@ -14,6 +14,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/binlogarchive"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
@@ -78,8 +79,10 @@ func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 			log.Error(err, "reporting the archiver's health")
 		}
 	}
+	var store *objectstore.Client
 	for ctx.Err() == nil {
-		if a.Store, err = m.archiveStore(ctx); err == nil {
+		if store, err = m.archiveStore(ctx); err == nil {
+			a.Store = store
 			break
 		}
 		log.Error(err, "the binlog archiver cannot reach its object store configuration; retrying")
@@ -87,6 +90,17 @@ func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 		case <-ctx.Done():
 			return
 		case <-m.deps.Clock.After(archiveSetupRetry):
+		}
+	}
+	if store == nil {
+		return
+	}
+	catalog := &restore.Catalog{Store: store, Cluster: m.cfg.Cluster}
+	status := binlogarchive.StatusReporter{Client: m.deps.Client, Cluster: m.cluster, Instance: m.cfg.Instance,
+		Clock: m.deps.Clock, Backups: catalog.List}
+	a.ReportStatus = func(ctx context.Context, h binlogarchive.Health, index *objectstore.Index) {
+		if err := status.Report(ctx, h, index); err != nil {
+			log.Error(err, "reporting the archive's status")
 		}
 	}
 	a.Run(ctx)

@@ -7,8 +7,10 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/pitr"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
 // writtenRow is one row the writer inserted, with the instants around its commit.
@@ -57,6 +60,9 @@ func TestPointInTimeRecovery(t *testing.T) {
 	store := backuptest.Store(t, w.s3, w.s3.Endpoint, w.prefix)
 	w.waitArchived(t, store, src)
 	t.Logf("%d rows written; base backup %s .. %s", len(written), base.md.StartedAt.Format(time.StampMicro), base.md.StoppedAt.Format(time.StampMicro))
+	t.Run("the source's status and kubectl get cluster show the recoverable window", func(t *testing.T) {
+		w.checkArchiveStatus(t, ns, store, base)
+	})
 
 	t.Run("from the bucket to a random instant, on both instances", func(t *testing.T) {
 		var after []int
@@ -238,4 +244,40 @@ func rowDiff(got, want map[int64]string) string {
 	clip := func(ids []int64) []int64 { return ids[:min(len(ids), 5)] }
 	return fmt.Sprintf("missing %d %v, extra %d %v, changed %d %v", len(missing), clip(missing), len(extra), clip(extra),
 		len(changed), clip(changed))
+}
+
+// checkArchiveStatus waits for the source's status.binlogArchive to show the window from the end
+// of base to the newest archived transaction, with no lag, and reads it in kubectl get cluster.
+func (w *recoveryWorld) checkArchiveStatus(t *testing.T, ns string, store *objectstore.Client, base sourceBackup) {
+	t.Helper()
+	index, _, err := store.ReadIndex(t.Context(), "src")
+	must(t, err)
+	var newest objectstore.Segment
+	for _, s := range index.Segments {
+		if s.LastEventTime.After(newest.LastEventTime) {
+			newest = s
+		}
+	}
+	var st *v1alpha1.BinlogArchiveStatus
+	eventually(t, 60*time.Second, "status.binlogArchive of src", func() bool {
+		st = w.cluster(t, ns, "src").Status.BinlogArchive
+		return st != nil && st.RecoverableTo != nil && st.RecoverableTo.Time.Equal(newest.LastEventTime) && st.LagSeconds == 0
+	})
+	if st.RecoverableFrom == nil || !st.RecoverableFrom.Time.Equal(base.md.StoppedAt.Truncate(time.Microsecond)) ||
+		st.FirstRecoverableBackup != base.name+"/"+base.md.BackupID || st.LastSegment != newest.Name ||
+		st.Instance != "src-1" || st.ReportedAt == nil {
+		t.Fatalf("status.binlogArchive = %+v; want the window from %s (%s) to %s, last segment %s", st,
+			base.md.StoppedAt, base.name, newest.LastEventTime, newest.Name)
+	}
+	assets, err := kubetest.AssetsDir()
+	must(t, err)
+	out, err := exec.Command(filepath.Join(assets, "kubectl"), "--kubeconfig", w.kubeconfig, "-n", ns,
+		"get", "cluster", "src", "-o", "wide").CombinedOutput()
+	must(t, err)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "RECOVERABLE-FROM") || !strings.Contains(lines[0], "RECOVERABLE-TO") ||
+		!strings.Contains(lines[0], "LAST-SEGMENT") || !strings.Contains(lines[1], newest.Name) || strings.Contains(lines[1], "<none>") {
+		t.Fatalf("kubectl get cluster -o wide:\n%s", out)
+	}
+	t.Logf("recoverable from %s to %s\n%s", st.RecoverableFrom.Format(time.StampMicro), st.RecoverableTo.Format(time.StampMicro), out)
 }
