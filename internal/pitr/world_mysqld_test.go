@@ -58,8 +58,13 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{s3: s3test.Start(t), mysqld: backuptest.MysqldT(t)}
-	w.srv = mysqldtest.Start(t, mysqldtest.Options{})[0]
+	return newWorldOf(t, mysqldtest.Start(t, mysqldtest.Options{})[0])
+}
+
+// newWorldOf is newWorld on a server already started.
+func newWorldOf(t *testing.T, srv *mysqldtest.Server) *world {
+	t.Helper()
+	w := &world{s3: s3test.Start(t), mysqld: backuptest.MysqldT(t), srv: srv}
 	w.db = w.srv.RootDB(t)
 	w.store = backuptest.Store(t, w.s3, w.s3.Endpoint, "pitr")
 	sqlOp, err := mysql.NewFactory().New(w.srv.MySQLConfig("root", "", ""))
@@ -137,16 +142,15 @@ func (w *world) write(ctx context.Context) error {
 		o.sent = time.Now()
 		var res sql.Result
 		var err error
+		// A statement sent is seen through, so that every commit is in ops.
+		run := context.WithoutCancel(ctx)
 		switch o.kind {
 		case "insert":
-			res, err = w.db.ExecContext(ctx, "INSERT INTO app.t (v) VALUES (?)", o.v)
+			res, err = w.db.ExecContext(run, "INSERT INTO app.t (v) VALUES (?)", o.v)
 		case "update":
-			_, err = w.db.ExecContext(ctx, "UPDATE app.t SET v = ? WHERE id = ?", o.v, o.id)
+			_, err = w.db.ExecContext(run, "UPDATE app.t SET v = ? WHERE id = ?", o.v, o.id)
 		case "delete":
-			_, err = w.db.ExecContext(ctx, "DELETE FROM app.t WHERE id = ?", o.id)
-		}
-		if ctx.Err() != nil {
-			return nil // the last statement may or may not have committed: the drain decides
+			_, err = w.db.ExecContext(run, "DELETE FROM app.t WHERE id = ?", o.id)
 		}
 		if err != nil {
 			return err
@@ -159,8 +163,8 @@ func (w *world) write(ctx context.Context) error {
 			live = append(live, o.id)
 		}
 		if n%50 == 25 {
-			if err := w.db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&o.executed); err != nil {
-				return nil
+			if err := w.db.QueryRowContext(run, "SELECT @@GLOBAL.gtid_executed").Scan(&o.executed); err != nil {
+				return err
 			}
 		}
 		w.ops = append(w.ops, o)
