@@ -34,8 +34,8 @@ type recoverySource struct {
 	backup string
 	// path is the backup's directory in the object store.
 	path string
-	// target, when set, is where a point-in-time recovery replays the archive of the cluster
-	// archive (the one that took the backup, or the source's) to.
+	// target, when set, asks for a point-in-time recovery: the binlog archive of the cluster
+	// named archive (the one that took the backup, or the source's) is replayed up to it.
 	target  *pitr.Target
 	archive string
 	// replayed is what the replay did, once it succeeded.

@@ -81,7 +81,7 @@ func Replay(ctx context.Context, cfg Config) (Result, error) {
 	}
 	expected := plan.Expected
 	if cfg.Target.Kind == AtTime {
-		cut, err := cutFiles(files, base, cfg.Target)
+		cut, err := cutFiles(plan.Segments, files, base, cfg.Target)
 		if err != nil {
 			return res, err
 		}
@@ -127,17 +127,27 @@ func downloadOne(ctx context.Context, cfg Config, s objectstore.Segment, path st
 	return err
 }
 
-// cutFiles reads the downloaded segments' transactions and cuts them at the target time.
-func cutFiles(files []string, base gtid.Set, t Target) (gtid.Set, error) {
-	var txns []Transaction
-	for _, f := range files {
-		got, err := ReadTransactions(f)
+// cutFiles cuts the planned segments at the target time: a segment that ends at or before it is
+// taken whole from its index entry, the others are read (their GTID events only), one at a time.
+func cutFiles(segs []objectstore.Segment, files []string, base gtid.Set, t Target) (gtid.Set, error) {
+	cut := NewCut(base, t.Time)
+	for i, s := range segs {
+		whole, err := cut.Whole(s)
+		if err != nil {
+			return gtid.Set{}, err
+		}
+		if whole {
+			continue
+		}
+		txns, err := ReadTransactions(files[i])
 		if err != nil {
 			return gtid.Set{}, fmt.Errorf("%w: %w", ErrSegment, err)
 		}
-		txns = append(txns, got...)
+		if err := cut.Read(txns); err != nil {
+			return gtid.Set{}, err
+		}
 	}
-	return CutAtTime(txns, base, t.Time)
+	return cut.Set(), nil
 }
 
 // apply starts a private server on the data directory (no grants, no network, no binary log,
