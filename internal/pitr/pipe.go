@@ -17,6 +17,9 @@ import (
 const (
 	mysqlbinlogProgram = "/usr/bin/mysqlbinlog"
 	mysqlProgram       = "/usr/bin/mysql"
+	// maxPacket is the largest statement mysqlbinlog may print (a BINLOG statement carries a whole
+	// row event, base64-encoded), for mysql and the replay server: the most MySQL allows.
+	maxPacket = "1073741824"
 )
 
 // pipeBinlogs runs `mysqlbinlog --include-gtids=<set> files... | mysql` against the server's
@@ -28,7 +31,8 @@ func pipeBinlogs(ctx context.Context, c localmysqld.Command, socket string, file
 		decodeArgs = append(decodeArgs, c.Path(f))
 	}
 	decode := command(c.Tool(mysqlbinlogProgram, decodeArgs...))
-	load := command(c.Tool(mysqlProgram, "--no-defaults", "--binary-mode", "--user=root", "--socket="+c.Path(socket)))
+	load := command(c.Tool(mysqlProgram, "--no-defaults", "--binary-mode", "--max-allowed-packet="+maxPacket,
+		"--user=root", "--socket="+c.Path(socket)))
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("creating a pipe: %w", err)

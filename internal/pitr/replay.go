@@ -155,7 +155,7 @@ func cutFiles(segs []objectstore.Segment, files []string, base gtid.Set, t Targe
 // mysqlbinlog --include-gtids into mysql, sets root's password, and returns gtid_executed.
 func apply(ctx context.Context, cfg Config, files []string, set gtid.Set) (gtid.Set, error) {
 	args := append([]string{"--skip-grant-tables", "--skip-log-bin", "--skip-replica-start",
-		"--gtid-mode=ON", "--enforce-gtid-consistency=ON"}, cfg.MysqldArgs...)
+		"--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--max-allowed-packet=" + maxPacket}, cfg.MysqldArgs...)
 	srv, err := localmysqld.Start(ctx, cfg.Mysqld, localmysqld.Options{DataDir: cfg.DataDir, RunDir: cfg.RunDir, Args: args})
 	if err != nil {
 		return gtid.Set{}, fmt.Errorf("starting mysqld to replay: %w", err)
