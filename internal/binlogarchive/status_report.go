@@ -7,9 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -17,20 +15,9 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/pitr"
 )
 
-// StatusReporter writes the primary's view of the archive on its Cluster: status.binlogArchive,
-// with the recoverable window of the base backups and the archive.
-type StatusReporter struct {
-	Client   client.Client
-	Cluster  types.NamespacedName
-	Instance string
-	Clock    clock.PassiveClock
-	// Backups lists the Cluster's complete base backups in its object store.
-	Backups func(ctx context.Context) ([]*objectstore.Metadata, error)
-}
-
-// Report writes the status when it changed (ReportedAt aside); failures are returned for the
-// caller to log.
-func (r StatusReporter) Report(ctx context.Context, h Health, index *objectstore.Index) error {
+// ReportStatus writes the primary's view of the archive on its Cluster, status.binlogArchive,
+// when it changed (ReportedAt aside); failures are returned for the caller to log.
+func (r ClusterReporter) ReportStatus(ctx context.Context, h Health, index *objectstore.Index) error {
 	backups, err := r.Backups(ctx)
 	if err != nil {
 		return fmt.Errorf("listing the base backups: %w", err)

@@ -95,11 +95,9 @@ func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 	if store == nil {
 		return
 	}
-	catalog := &restore.Catalog{Store: store, Cluster: m.cfg.Cluster}
-	status := binlogarchive.StatusReporter{Client: m.deps.Client, Cluster: m.cluster, Instance: m.cfg.Instance,
-		Clock: m.deps.Clock, Backups: catalog.List}
+	reporter.Backups = (&restore.Catalog{Store: store, Cluster: m.cfg.Cluster}).List
 	a.ReportStatus = func(ctx context.Context, h binlogarchive.Health, index *objectstore.Index) {
-		if err := status.Report(ctx, h, index); err != nil {
+		if err := reporter.ReportStatus(ctx, h, index); err != nil {
 			log.Error(err, "reporting the archive's status")
 		}
 	}

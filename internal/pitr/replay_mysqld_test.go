@@ -48,11 +48,7 @@ func TestReplayToPointsInTime(t *testing.T) {
 		at := w.ops[i].done.Add(w.ops[i+1].sent.Sub(w.ops[i].done) / 2)
 		t.Run("time "+at.Format(time.StampMicro), func(t *testing.T) {
 			target := pitr.Target{Kind: pitr.AtTime, Time: at}
-			base, err := pitr.ChooseBase(w.backups, target)
-			check.Must(t, err)
-			rec, err := w.recover(t, base, target)
-			check.Must(t, err)
-			rows, executed := w.rows(t, rec.dataDir)
+			base, rec, rows, executed := w.recoverChosen(t, target)
 			if want := w.rowsAfter(i + 1); !maps.Equal(rows, want) {
 				t.Fatalf("recovered %d rows, the writer had %d committed before the target (transaction %d of %d)",
 					len(rows), len(want), i+1, len(w.ops))
@@ -78,11 +74,7 @@ func TestReplayToPointsInTime(t *testing.T) {
 			t.Fatal("no gtid_executed recorded after the second backup")
 		}
 		target := pitr.Target{Kind: pitr.AtGTID, GTID: gtid.MustParse(w.ops[k].executed)}
-		base, err := pitr.ChooseBase(w.backups, target)
-		check.Must(t, err)
-		rec, err := w.recover(t, base, target)
-		check.Must(t, err)
-		rows, executed := w.rows(t, rec.dataDir)
+		_, _, rows, executed := w.recoverChosen(t, target)
 		if want := w.rowsAfter(k + 1); !maps.Equal(rows, want) {
 			t.Fatalf("recovered %d rows, the writer had %d at %s", len(rows), len(want), target.GTID)
 		}
@@ -92,11 +84,7 @@ func TestReplayToPointsInTime(t *testing.T) {
 	})
 	t.Run("the latest archived transaction", func(t *testing.T) {
 		target := pitr.Target{Kind: pitr.Latest}
-		base, err := pitr.ChooseBase(w.backups, target)
-		check.Must(t, err)
-		rec, err := w.recover(t, base, target)
-		check.Must(t, err)
-		rows, executed := w.rows(t, rec.dataDir)
+		_, _, rows, executed := w.recoverChosen(t, target)
 		if want := w.sourceRows(t); !maps.Equal(rows, want) {
 			t.Fatalf("recovered %d rows, the source holds %d", len(rows), len(want))
 		}
@@ -180,22 +168,6 @@ func TestReplayRefusesABrokenArchive(t *testing.T) {
 
 // sid is the source UUID of a one-source GTID set.
 func sid(s gtid.Set) string { return strings.SplitN(s.String(), ":", 2)[0] }
-
-// sourceRows reads the source's table.
-func (w *world) sourceRows(t *testing.T) map[int64]string {
-	rows := map[int64]string{}
-	rs, err := w.db.QueryContext(t.Context(), "SELECT id, v FROM app.t")
-	check.Must(t, err)
-	defer rs.Close()
-	for rs.Next() {
-		var id int64
-		var v string
-		check.Must(t, rs.Scan(&id, &v))
-		rows[id] = v
-	}
-	check.Must(t, rs.Err())
-	return rows
-}
 
 // TestReplayOfALargeRow replays a 24 MiB row event, larger than the mysql client's default packet
 // limit (16 MiB). (mysqlbinlog 9.7 prints it in fragments, so this passes without the raised

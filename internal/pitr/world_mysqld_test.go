@@ -242,6 +242,17 @@ func (w *world) recover(t *testing.T, base *objectstore.Metadata, target pitr.Ta
 	return recovered{dataDir: dataDir, result: res}, err
 }
 
+// recoverChosen recovers to target from the base backup ChooseBase picks, and reads the result.
+func (w *world) recoverChosen(t *testing.T, target pitr.Target) (*objectstore.Metadata, recovered, map[int64]string, gtid.Set) {
+	t.Helper()
+	base, err := pitr.ChooseBase(w.backups, target)
+	check.Must(t, err)
+	rec, err := w.recover(t, base, target)
+	check.Must(t, err)
+	rows, executed := w.rows(t, rec.dataDir)
+	return base, rec, rows, executed
+}
+
 // rows reads the recovered table and gtid_executed.
 func (w *world) rows(t *testing.T, dataDir string) (map[int64]string, gtid.Set) {
 	t.Helper()
@@ -249,18 +260,27 @@ func (w *world) rows(t *testing.T, dataDir string) (map[int64]string, gtid.Set) 
 		RunDir: filepath.Join(filepath.Dir(dataDir), "check-run"), Args: []string{"--skip-grant-tables", "--skip-log-bin"}})
 	check.Must(t, err)
 	defer func() { check.Must(t, srv.Shutdown()) }()
-	got := map[int64]string{}
-	rs, err := srv.DB().QueryContext(t.Context(), "SELECT id, v FROM app.t")
+	var executed string
+	check.Must(t, srv.DB().QueryRowContext(t.Context(), "SELECT @@GLOBAL.gtid_executed").Scan(&executed))
+	return tableRows(t, srv.DB()), gtid.MustParse(executed)
+}
+
+// sourceRows reads the source's table.
+func (w *world) sourceRows(t *testing.T) map[int64]string { return tableRows(t, w.db) }
+
+// tableRows reads app.t: v by id.
+func tableRows(t *testing.T, db *sql.DB) map[int64]string {
+	t.Helper()
+	rows := map[int64]string{}
+	rs, err := db.QueryContext(t.Context(), "SELECT id, v FROM app.t")
 	check.Must(t, err)
 	defer rs.Close()
 	for rs.Next() {
 		var id int64
 		var v string
 		check.Must(t, rs.Scan(&id, &v))
-		got[id] = v
+		rows[id] = v
 	}
 	check.Must(t, rs.Err())
-	var executed string
-	check.Must(t, srv.DB().QueryRowContext(t.Context(), "SELECT @@GLOBAL.gtid_executed").Scan(&executed))
-	return got, gtid.MustParse(executed)
+	return rows
 }
