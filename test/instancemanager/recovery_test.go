@@ -269,10 +269,12 @@ func (w *recoveryWorld) watchWrites(t *testing.T, ns, cluster string, n *node) *
 	ww := &writeWatch{stop: make(chan struct{}), done: make(chan struct{}), node: n.name, ns: ns, cluster: cluster}
 	go func() {
 		defer close(ww.done)
-		for {
+		for stopping := false; !stopping; {
+			// Once asked to stop, one last look: the caller has just seen the node in some
+			// state (writable) and a poll 50 ms old may predate it.
 			select {
 			case <-ww.stop:
-				return
+				stopping = true
 			case <-time.After(50 * time.Millisecond):
 			}
 			st := n.status(t)
