@@ -208,10 +208,10 @@ type BootstrapRecovery struct {
 	Source *RecoverySource `json:"source,omitempty"`
 
 	// RecoveryTarget asks for point-in-time recovery: after the base backup, replay the archived
-	// binlogs up to a time, a GTID set, or the latest archived transaction. Not available in
-	// this build: a Cluster that sets it is validated at admission, and its first instance
-	// refuses to restore (condition Recovered False, reason PointInTimeUnavailable) rather than
-	// restore the base backup alone.
+	// binlogs (<path>/<cluster>/binlogs/) up to a time, a GTID set, or the latest archived
+	// transaction. With a source, the base backup is chosen for the target. A gap in the archive,
+	// a missing or corrupt segment, or a target out of reach stops the recovery (condition
+	// Recovered False) rather than restore less than asked.
 	// +optional
 	RecoveryTarget *RecoveryTarget `json:"recoveryTarget,omitempty"`
 }
@@ -220,13 +220,16 @@ type BootstrapRecovery struct {
 // targetGTID and targetLatest.
 // +kubebuilder:validation:XValidation:rule="(has(self.targetTime) ? 1 : 0) + (has(self.targetGTID) ? 1 : 0) + (has(self.targetLatest) && self.targetLatest ? 1 : 0) == 1",message="recoveryTarget needs exactly one of targetTime, targetGTID and targetLatest: true"
 type RecoveryTarget struct {
-	// TargetTime: replay the transactions committed at or before this instant (RFC 3339). With
-	// a source, the base backup is the newest one that started before it.
+	// TargetTime: replay the transactions committed at or before this instant (RFC 3339, to the
+	// microsecond, e.g. "2026-11-25T04:00:00.250000Z"): the archived history up to the first
+	// transaction committed after it. The archive must reach it. With a source, the base backup
+	// is the newest one that started before it (preferring one that also ended before it).
 	// +optional
-	TargetTime *metav1.Time `json:"targetTime,omitempty"`
+	TargetTime *metav1.MicroTime `json:"targetTime,omitempty"`
 
-	// TargetGTID: replay the archived transactions in this GTID set (as MySQL prints
-	// gtid_executed), so that the restored gtid_executed is the base backup's set plus them.
+	// TargetGTID: the restored gtid_executed is exactly this GTID set (as MySQL prints
+	// gtid_executed): the base backup's transactions must all be in it, and the archive must
+	// hold the rest. With a source, the base backup is the newest one within the set.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=16384
 	// +kubebuilder:validation:XValidation:rule="self.matches('^\\\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(:[a-zA-Z_][a-zA-Z0-9_]{0,31})?(:[0-9]+(-[0-9]+)?)+(\\\\s*,\\\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(:[a-zA-Z_][a-zA-Z0-9_]{0,31})?(:[0-9]+(-[0-9]+)?)+)*\\\\s*$')",message="targetGTID must be a GTID set such as 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-77"
@@ -274,6 +277,23 @@ type RecoveryStatus struct {
 	// RecoveredAt is when the restore was verified.
 	// +optional
 	RecoveredAt *metav1.Time `json:"recoveredAt,omitempty"`
+	// PointInTime records the replay of archived binlogs when bootstrap.recovery has a
+	// recoveryTarget.
+	// +optional
+	PointInTime *PointInTimeStatus `json:"pointInTime,omitempty"`
+}
+
+// PointInTimeStatus records what a point-in-time recovery replayed on top of its base backup.
+type PointInTimeStatus struct {
+	// Target is the recovery target as reached, e.g. "time 2026-11-25T04:00:00Z".
+	Target string `json:"target"`
+	// Segments is how many archived binlog segments were downloaded, checked and replayed.
+	Segments int32 `json:"segments"`
+	// Transactions is how many transactions were replayed on top of the base backup.
+	Transactions int64 `json:"transactions"`
+	// GTIDExecuted is the restored server's gtid_executed after the replay, checked equal to
+	// the base backup's plus the transactions up to the target.
+	GTIDExecuted string `json:"gtidExecuted"`
 }
 
 // BackupConfiguration is the Cluster-level backup policy.
@@ -442,12 +462,50 @@ type ClusterStatus struct {
 	// +optional
 	Recovery *RecoveryStatus `json:"recovery,omitempty"`
 
+	// BinlogArchive is what the primary's binlog archiver last reported of the archive in
+	// spec.backup.objectStore, with the window a point-in-time recovery can reach.
+	// +optional
+	BinlogArchive *BinlogArchiveStatus `json:"binlogArchive,omitempty"`
+
 	// Conditions: Ready, Progressing, Degraded; Recovered for a Cluster with bootstrap.recovery; OwnershipConflict while objects named after the
 	// Cluster exist under another controller (they are left alone).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// BinlogArchiveStatus is the archive of a Cluster's binary logs as its primary's archiver sees it,
+// written at most every 15 seconds.
+type BinlogArchiveStatus struct {
+	// Instance is the primary whose archiver reported.
+	// +optional
+	Instance string `json:"instance,omitempty"`
+	// LastSegment is the archived segment holding the newest archived transaction, relative to
+	// <path>/<cluster>/binlogs/.
+	// +optional
+	LastSegment string `json:"lastSegment,omitempty"`
+	// LastArchivedTime is the commit time of the newest archived transaction.
+	// +optional
+	LastArchivedTime *metav1.MicroTime `json:"lastArchivedTime,omitempty"`
+	// LagSeconds is how far the archive trailed the primary when reported: the age of the oldest
+	// transaction not archived yet, 0 when everything was archived.
+	// +optional
+	LagSeconds int64 `json:"lagSeconds"`
+	// RecoverableFrom and RecoverableTo bound the instants a recovery with targetTime can reach:
+	// from the end of the oldest base backup the archive carries without a gap (a clone backup
+	// is consistent as of its end) to the newest transaction that chain reaches. Empty when no
+	// base backup can be carried to the newest archived transaction.
+	// +optional
+	RecoverableFrom *metav1.MicroTime `json:"recoverableFrom,omitempty"`
+	// +optional
+	RecoverableTo *metav1.MicroTime `json:"recoverableTo,omitempty"`
+	// FirstRecoverableBackup is the backup RecoverableFrom is the end of, <backup-name>/<backup-id>.
+	// +optional
+	FirstRecoverableBackup string `json:"firstRecoverableBackup,omitempty"`
+	// ReportedAt is when the archiver last changed this status.
+	// +optional
+	ReportedAt *metav1.Time `json:"reportedAt,omitempty"`
 }
 
 // SemiSyncStatus is what the primary reports of semi-sync. When Active is false while semi-sync is
@@ -477,6 +535,10 @@ type SemiSyncStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyInstances`
 // +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Recoverable-From",type=date,JSONPath=`.status.binlogArchive.recoverableFrom`
+// +kubebuilder:printcolumn:name="Recoverable-To",type=date,JSONPath=`.status.binlogArchive.recoverableTo`
+// +kubebuilder:printcolumn:name="Archive-Lag",type=integer,priority=1,JSONPath=`.status.binlogArchive.lagSeconds`
+// +kubebuilder:printcolumn:name="Last-Segment",type=string,priority=1,JSONPath=`.status.binlogArchive.lastSegment`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="a Cluster name must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter, no '.'), because its Services are named after it"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="a Cluster name is at most 50 characters, so instance, Service and Lease names derived from it stay valid"

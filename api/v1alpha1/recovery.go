@@ -15,12 +15,18 @@ const (
 	// ReasonRecoveryBackupUnreadable: the object store could not be reached or read (credentials,
 	// endpoint, a missing or unreadable object, an unsupported archive).
 	ReasonRecoveryBackupUnreadable = "BackupUnreadable"
-	// ReasonRecoveryVerificationFailed: the archive does not match its size or sha256, or the
-	// restored server's gtid_executed is not the one metadata.json records.
+	// ReasonRecoveryVerificationFailed: the archive or an archived binlog segment does not match
+	// its size or sha256, the restored server's gtid_executed is not the one metadata.json
+	// records, or after a point-in-time replay it is not the set the target needs.
 	ReasonRecoveryVerificationFailed = "VerificationFailed"
-	// ReasonRecoveryPointInTimeUnavailable: bootstrap.recovery.recoveryTarget asks for a replay
-	// of archived binlogs, which this build cannot do; nothing is restored.
+	// ReasonRecoveryPointInTimeUnavailable: bootstrap.recovery.recoveryTarget cannot be reached
+	// from the backups and the archive: no base backup before it, the named backup is past it,
+	// or it lies beyond the archived binlogs. Nothing is restored.
 	ReasonRecoveryPointInTimeUnavailable = "PointInTimeUnavailable"
+	// ReasonRecoveryArchiveIncomplete: the binlog archive cannot carry the base backup to the
+	// target: a gap in the GTID history between the base backup and the segments or between
+	// segments, or a segment listed in _index.json whose object is missing. Nothing is restored.
+	ReasonRecoveryArchiveIncomplete = "ArchiveIncomplete"
 
 	// EventBackupRestored (Normal) and EventRecoveryFailed (Warning) are the Events of a recovery
 	// (the Cluster controller's Recovered Event is about the Degraded condition).

@@ -41,13 +41,15 @@ type Health struct {
 
 // Health reasons.
 const (
-	HealthArchiving   = "Archiving"
-	HealthStandingBy  = "StandingDown"
-	HealthFailed      = "ArchiveFailed"
-	HealthFork        = "ArchiveFork"
-	HealthGap         = "ArchiveGap"
-	defaultInterval   = time.Second
-	defaultKeepLocalS = -1
+	HealthArchiving  = "Archiving"
+	HealthStandingBy = "StandingDown"
+	HealthFailed     = "ArchiveFailed"
+	HealthFork       = "ArchiveFork"
+	HealthGap        = "ArchiveGap"
+	defaultInterval  = time.Second
+	// defaultStatusEvery spaces the archiver's status writes on its Cluster.
+	defaultStatusEvery = 15 * time.Second
+	defaultKeepLocalS  = -1
 )
 
 // Archiver archives the binary logs of its server while Role says it is the primary.
@@ -69,11 +71,17 @@ type Archiver struct {
 	Metrics   *Metrics
 	// Report, when set, is called after every pass whose Health differs from the last one.
 	Report func(ctx context.Context, h Health)
-	Log    logr.Logger
+	// ReportStatus, when set, is called with the Health and the index read after a pass of the
+	// primary, at most every StatusEvery (15 s when zero).
+	ReportStatus func(ctx context.Context, h Health, index *objectstore.Index)
+	StatusEvery  time.Duration
+	Log          logr.Logger
 
 	autoPurgeOff bool
 	lastSegment  string
 	lastHealth   *Health
+	index        *objectstore.Index // as the last gather read it
+	lastStatus   time.Time
 }
 
 // Run runs a pass every Interval until ctx ends.
@@ -171,6 +179,7 @@ func (a *Archiver) gather(ctx context.Context, role Role) (Observation, string, 
 	if err != nil {
 		return o, "", stageError("index", err)
 	}
+	a.index = index
 	o.ArchiveEmpty = len(index.Segments) == 0
 	if o.Archived, o.Covered, err = archiveSets(index); err != nil {
 		return o, "", stageError("index", err)
@@ -345,6 +354,20 @@ func (a *Archiver) record(ctx context.Context, d Decision, err error) {
 		a.Report(ctx, h)
 	}
 	a.lastHealth = &h
+	a.reportStatus(ctx, h)
+}
+
+// reportStatus hands the primary's view of the archive to ReportStatus when it is due.
+func (a *Archiver) reportStatus(ctx context.Context, h Health) {
+	every := a.StatusEvery
+	if every <= 0 {
+		every = defaultStatusEvery
+	}
+	if a.ReportStatus == nil || h.StandDown != "" || a.index == nil || a.Clock.Since(a.lastStatus) < every {
+		return
+	}
+	a.lastStatus = a.Clock.Now()
+	a.ReportStatus(ctx, h, a.index)
 }
 
 func boolGauge(b bool) float64 {

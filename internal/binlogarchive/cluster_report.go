@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
 
 // ConditionBinlogArchiving is the Cluster condition the primary's archiver keeps: True while it
@@ -27,6 +28,8 @@ type ClusterReporter struct {
 	Cluster  types.NamespacedName
 	Instance string
 	Clock    clock.Clock
+	// Backups lists the Cluster's complete base backups in its object store (ReportStatus).
+	Backups func(ctx context.Context) ([]*objectstore.Metadata, error)
 }
 
 // Report writes h; failures are returned for the caller to log.

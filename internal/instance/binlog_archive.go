@@ -14,6 +14,8 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/binlogarchive"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // archiveMetrics are registered once per process (a test runs several instance managers).
@@ -34,8 +36,15 @@ func (m *manager) startBinlogArchiver(ctx context.Context, wg *sync.WaitGroup, c
 
 func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 	log := m.deps.Log.WithName("binlog-archiver")
+	// root has the Cluster's password (the first primary sets it), as for the manager's own
+	// connections.
+	rootPassword, err := m.readPassword(ctx, specs.UserRoot)
+	if err != nil {
+		log.Error(err, "the binlog archiver cannot start")
+		return
+	}
 	dsn := driver.NewConfig()
-	dsn.User, dsn.Net, dsn.Addr = "root", "unix", m.cfg.socketPath()
+	dsn.User, dsn.Passwd, dsn.Net, dsn.Addr = specs.UserRoot, rootPassword, "unix", m.cfg.socketPath()
 	connector, err := driver.NewConnector(dsn)
 	if err != nil {
 		log.Error(err, "the binlog archiver cannot start")
@@ -70,8 +79,10 @@ func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 			log.Error(err, "reporting the archiver's health")
 		}
 	}
+	var store *objectstore.Client
 	for ctx.Err() == nil {
-		if a.Store, err = m.archiveStore(ctx); err == nil {
+		if store, err = m.archiveStore(ctx); err == nil {
+			a.Store = store
 			break
 		}
 		log.Error(err, "the binlog archiver cannot reach its object store configuration; retrying")
@@ -79,6 +90,15 @@ func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 		case <-ctx.Done():
 			return
 		case <-m.deps.Clock.After(archiveSetupRetry):
+		}
+	}
+	if store == nil {
+		return
+	}
+	reporter.Backups = (&restore.Catalog{Store: store, Cluster: m.cfg.Cluster}).List
+	a.ReportStatus = func(ctx context.Context, h binlogarchive.Health, index *objectstore.Index) {
+		if err := reporter.ReportStatus(ctx, h, index); err != nil {
+			log.Error(err, "reporting the archive's status")
 		}
 	}
 	a.Run(ctx)

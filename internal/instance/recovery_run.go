@@ -14,12 +14,17 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/pitr"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // recoveryRetryMax bounds the wait between two restore attempts after a failure.
 const recoveryRetryMax = time.Minute
+
+// pitrSegmentsDir is where a point-in-time recovery downloads the segments it replays: next to
+// the data directory, on the instance's volume.
+const pitrSegmentsDir = ".pitr-segments"
 
 // restoreParameters are the my.cnf settings the verification server of a restore takes from the
 // Cluster: those a data directory needs to start, and its memory footprint.
@@ -53,6 +58,10 @@ func (m *manager) recoverUntilDone(ctx context.Context) error {
 				"gtidExecuted", src.md.GTIDExecuted, "took", m.deps.Clock.Since(begin).Round(time.Millisecond))
 			msg := fmt.Sprintf("instance %s restored from %s (%s) and verified: sha256 %s, gtid_executed %q",
 				m.cfg.Instance, src.backup, src.path, src.md.SHA256, src.md.GTIDExecuted)
+			if r := src.replayed; r != nil {
+				msg += fmt.Sprintf("; then %d transactions replayed from %d archived binlog segments of cluster %s to the %s: gtid_executed %q",
+					r.Applied.Count(), r.Segments, src.archive, src.target, r.Executed)
+			}
 			m.reportRecovery(ctx, metav1.ConditionTrue, v1alpha1.ReasonRecoveryRestored, msg, m.recoveryStatus(src),
 				eventRecovered.With(msg))
 			_, err := ClearClonePending(m.cfg.DataDir)
@@ -104,10 +113,22 @@ func (m *manager) recoverOnce(ctx context.Context, c *v1alpha1.Cluster) (recover
 		return recoverySource{}, fmt.Errorf("reading root's password: %w", err)
 	}
 	runDir := filepath.Join(m.cfg.RunDir, "restore")
+	keep := []string{clonePendingMarker}
+	restorePassword := rootPassword
+	if src.target != nil {
+		restorePassword = "" // set after the replay, which could otherwise undo it
+	}
 	_, err = restore.Restore(ctx, restore.Config{Store: src.store, Ref: src.md.Ref(), DataDir: m.cfg.DataDir,
-		RunDir: runDir, Mysqld: cmd, MysqldArgs: m.restoreArgs(c), Keep: []string{clonePendingMarker},
-		RootPassword: rootPassword})
+		RunDir: runDir, Mysqld: cmd, MysqldArgs: m.restoreArgs(c), Keep: keep, RootPassword: restorePassword})
 	_ = os.RemoveAll(runDir)
+	if err == nil && src.target != nil {
+		src.replayed, err = m.replay(ctx, c, src, cmd, rootPassword)
+		if err != nil {
+			if cerr := restore.Empty(m.cfg.DataDir, keep); cerr != nil {
+				err = fmt.Errorf("%w; and emptying %s failed: %w", err, m.cfg.DataDir, cerr)
+			}
+		}
+	}
 	if err != nil {
 		if _, cerr := ClearClonePending(m.cfg.DataDir); cerr != nil {
 			m.deps.Log.Error(cerr, "clearing the restore marker")
@@ -115,6 +136,24 @@ func (m *manager) recoverOnce(ctx context.Context, c *v1alpha1.Cluster) (recover
 		return recoverySource{}, fmt.Errorf("restoring %s (%s): %w", src.backup, src.path, err)
 	}
 	return src, nil
+}
+
+// replay carries the restored base backup to the recovery target with the archived binlogs
+// (pitr.Replay). The segments are downloaded next to the data directory, on the instance's
+// volume, and removed afterwards.
+func (m *manager) replay(ctx context.Context, c *v1alpha1.Cluster, src recoverySource, cmd localmysqld.Command,
+	rootPassword string) (*pitr.Result, error) {
+	runDir := filepath.Join(m.cfg.RunDir, "replay")
+	defer os.RemoveAll(runDir)
+	res, err := pitr.Replay(ctx, pitr.Config{Store: src.store, Cluster: src.archive, Base: src.md, Target: *src.target,
+		DataDir: m.cfg.DataDir, ScratchDir: filepath.Join(filepath.Dir(m.cfg.DataDir), pitrSegmentsDir), RunDir: runDir,
+		Mysqld: cmd, MysqldArgs: m.restoreArgs(c), RootPassword: rootPassword})
+	if err != nil {
+		return nil, fmt.Errorf("replaying the binlogs of cluster %s onto %s: %w", src.archive, src.backup, err)
+	}
+	m.deps.Log.Info("replayed archived binlogs", "target", src.target.String(), "segments", res.Segments,
+		"bytes", res.Bytes, "transactions", res.Applied.Count(), "gtidExecuted", res.Executed.String())
+	return &res, nil
 }
 
 // restoreArgs are the mysqld options of the verification server, from the instance's and the
@@ -136,14 +175,26 @@ func (m *manager) restoreArgs(c *v1alpha1.Cluster) []string {
 func (m *manager) recoveryStatus(src recoverySource) *v1alpha1.RecoveryStatus {
 	now := metav1.NewTime(m.deps.Clock.Now())
 	started, stopped := metav1.NewTime(src.md.StartedAt), metav1.NewTime(src.md.StoppedAt)
-	return &v1alpha1.RecoveryStatus{Backup: src.backup, Path: src.path, GTIDExecuted: src.md.GTIDExecuted,
+	rs := &v1alpha1.RecoveryStatus{Backup: src.backup, Path: src.path, GTIDExecuted: src.md.GTIDExecuted,
 		BackupStartedAt: &started, BackupStoppedAt: &stopped, Instance: m.cfg.Instance, RecoveredAt: &now}
+	if r := src.replayed; r != nil {
+		rs.PointInTime = &v1alpha1.PointInTimeStatus{Target: src.target.String(), Segments: int32(r.Segments),
+			Transactions: int64(r.Applied.Count()), GTIDExecuted: r.Executed.String()}
+	}
+	return rs
 }
 
 // describeRecovery names what a recovery restores, for messages.
 func describeRecovery(rec *v1alpha1.BootstrapRecovery) string {
+	if rec.Backup != nil && rec.RecoveryTarget != nil {
+		return "Backup " + rec.Backup.Name + " and the archived binlogs of its cluster, to a recovery target"
+	}
 	if rec.Backup != nil {
 		return "Backup " + rec.Backup.Name
+	}
+	if rec.Source != nil && rec.RecoveryTarget != nil {
+		return fmt.Sprintf("a backup of cluster %s in bucket %s (path %q) and its archived binlogs, to a recovery target",
+			rec.Source.ClusterName, rec.Source.ObjectStore.Bucket, rec.Source.ObjectStore.Path)
 	}
 	if rec.Source != nil {
 		return fmt.Sprintf("the newest backup of cluster %s in bucket %s (path %q)",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/pitr"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
 )
 
@@ -21,9 +22,8 @@ var (
 	errRecoveryChecksum = errors.New("the backup's checksum differs from its Backup's")
 	// errRecoveryRemoved: the Cluster's recovery section was removed while it was pending.
 	errRecoveryRemoved = errors.New("bootstrap.recovery was removed before the restore")
-	// errPointInTimeUnavailable: the recovery asks for a replay of archived binlogs.
-	errPointInTimeUnavailable = errors.New("point-in-time recovery (recoveryTarget) is not available in this version: " +
-		"nothing is restored rather than the base backup alone; remove recoveryTarget to restore the base backup as it ended")
+	// errRecoveryTarget: the recoveryTarget cannot be read (admission validates it already).
+	errRecoveryTarget = errors.New("bootstrap.recovery.recoveryTarget is not valid")
 )
 
 // recoverySource is the backup a recovery restores, located and with its metadata read.
@@ -34,20 +34,49 @@ type recoverySource struct {
 	backup string
 	// path is the backup's directory in the object store.
 	path string
+	// target, when set, asks for a point-in-time recovery: the binlog archive of the cluster
+	// named archive (the one that took the backup, or the source's) is replayed up to it.
+	target  *pitr.Target
+	archive string
+	// replayed is what the replay did, once it succeeded.
+	replayed *pitr.Result
 }
 
 // locateRecovery finds the backup bootstrap.recovery names: through the Backup object's
-// recorded location, or as the newest complete backup of the source cluster in its object store.
+// recorded location, or in the source cluster's object store (the newest complete backup, or
+// with a recoveryTarget the one pitr.ChooseBase picks for it). A named Backup must fit the
+// target (pitr.CheckBase).
 func locateRecovery(ctx context.Context, k8s client.Reader, namespace string, rec *v1alpha1.BootstrapRecovery) (recoverySource, error) {
-	switch {
-	case rec.RecoveryTarget != nil:
-		return recoverySource{}, errPointInTimeUnavailable
-	case rec.Backup != nil:
-		return locateBackupObject(ctx, k8s, namespace, rec.Backup.Name)
-	case rec.Source != nil:
-		return locateInBucket(ctx, k8s, namespace, rec.Source)
+	var target *pitr.Target
+	if rec.RecoveryTarget != nil {
+		t, err := pitr.TargetOf(rec.RecoveryTarget)
+		if err != nil {
+			return recoverySource{}, fmt.Errorf("%w: %w", errRecoveryTarget, err)
+		}
+		target = &t
 	}
-	return recoverySource{}, fmt.Errorf("%w: bootstrap.recovery names neither a backup nor a source", errRecoveryBackupMissing)
+	var src recoverySource
+	var err error
+	switch {
+	case rec.Backup != nil:
+		src, err = locateBackupObject(ctx, k8s, namespace, rec.Backup.Name)
+		if err == nil && target != nil {
+			err = pitr.CheckBase(src.md, *target)
+		}
+		if err == nil {
+			src.archive = src.md.Cluster
+		}
+	case rec.Source != nil:
+		src, err = locateInBucket(ctx, k8s, namespace, rec.Source, target)
+		src.archive = rec.Source.ClusterName
+	default:
+		err = fmt.Errorf("%w: bootstrap.recovery names neither a backup nor a source", errRecoveryBackupMissing)
+	}
+	if err != nil {
+		return recoverySource{}, err
+	}
+	src.target = target
+	return src, nil
 }
 
 func locateBackupObject(ctx context.Context, k8s client.Reader, namespace, name string) (recoverySource, error) {
@@ -92,12 +121,20 @@ func locateBackupObject(ctx context.Context, k8s client.Reader, namespace, name 
 	return recoverySource{store: store, md: md, backup: name, path: st.DestinationPath}, nil
 }
 
-func locateInBucket(ctx context.Context, k8s client.Reader, namespace string, src *v1alpha1.RecoverySource) (recoverySource, error) {
+func locateInBucket(ctx context.Context, k8s client.Reader, namespace string, src *v1alpha1.RecoverySource, target *pitr.Target) (recoverySource, error) {
 	store, err := openRecoveryStore(ctx, k8s, namespace, &src.ObjectStore)
 	if err != nil {
 		return recoverySource{}, err
 	}
-	md, err := restore.LocateNewest(ctx, store, src.ClusterName)
+	found, err := restore.LocateAll(ctx, store, src.ClusterName)
+	var md *objectstore.Metadata
+	switch {
+	case err != nil:
+	case target == nil:
+		md = restore.Newest(found)
+	default:
+		md, err = pitr.ChooseBase(found, *target)
+	}
 	if err != nil {
 		return recoverySource{}, fmt.Errorf("bucket %s, path %q: %w", src.ObjectStore.Bucket, src.ObjectStore.Path, err)
 	}
@@ -120,10 +157,13 @@ func openRecoveryStore(ctx context.Context, k8s client.Reader, namespace string,
 // RecoveryFailureReason is the reason of the Recovered condition for a failed restore.
 func RecoveryFailureReason(err error) string {
 	switch {
-	case errors.Is(err, errPointInTimeUnavailable):
+	case errors.Is(err, errRecoveryTarget), errors.Is(err, pitr.ErrNoBase), errors.Is(err, pitr.ErrBaseBeyondTarget),
+		errors.Is(err, pitr.ErrBeyondArchive):
 		return v1alpha1.ReasonRecoveryPointInTimeUnavailable
+	case errors.Is(err, pitr.ErrGap), errors.Is(err, pitr.ErrSegment) && errors.Is(err, objectstore.ErrNotFound):
+		return v1alpha1.ReasonRecoveryArchiveIncomplete
 	case errors.Is(err, objectstore.ErrChecksumMismatch), errors.Is(err, restore.ErrCorrupt),
-		errors.Is(err, restore.ErrGTIDMismatch), errors.Is(err, errRecoveryChecksum):
+		errors.Is(err, restore.ErrGTIDMismatch), errors.Is(err, errRecoveryChecksum), errors.Is(err, pitr.ErrReplayMismatch):
 		return v1alpha1.ReasonRecoveryVerificationFailed
 	case errors.Is(err, errRecoveryBackupMissing), errors.Is(err, restore.ErrNoBackup), errors.Is(err, objectstore.ErrNotFound):
 		return v1alpha1.ReasonRecoveryBackupNotFound

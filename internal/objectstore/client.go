@@ -39,6 +39,8 @@ type Store interface {
 	ListBackupUploads(ctx context.Context, cluster string) ([]Upload, error)
 	// AbortBackupUploads aborts multipart uploads ListBackupUploads returned.
 	AbortBackupUploads(ctx context.Context, uploads []Upload) error
+	// DownloadSegment copies an archived segment into w, checked against its index entry.
+	DownloadSegment(ctx context.Context, cluster string, seg Segment, w io.Writer) error
 	// ReadIndex returns a cluster's binlog index and its ETag ("" when there is none yet).
 	ReadIndex(ctx context.Context, cluster string) (*Index, string, error)
 	// WriteIndex writes the index if it is still at etag, and returns the new ETag.

@@ -47,7 +47,7 @@ func (c *Client) OpenBackup(ctx context.Context, ref BackupRef) (io.ReadCloser, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", key, err)
 	}
-	return &verifyingReader{key: key, src: obj, want: md, hash: sha256.New()}, md, nil
+	return newVerifyingReader(key, obj, md.Size, md.SHA256, "its metadata"), md, nil
 }
 
 // DownloadBackup copies the verified archive of a complete backup into w and returns its
@@ -64,15 +64,21 @@ func (c *Client) DownloadBackup(ctx context.Context, ref BackupRef, w io.Writer)
 	return md, nil
 }
 
-// verifyingReader hashes and counts an archive and turns its end into an error unless both
-// match the metadata.
+// verifyingReader hashes and counts an object and turns its end into an error unless both
+// match what its metadata or index entry (recorder) records.
 type verifyingReader struct {
-	key  string
-	src  io.ReadCloser
-	want *Metadata
-	hash hash.Hash
-	n    int64
-	err  error // sticky
+	key      string
+	src      io.ReadCloser
+	size     int64
+	sha256   string
+	recorder string
+	hash     hash.Hash
+	n        int64
+	err      error // sticky
+}
+
+func newVerifyingReader(key string, src io.ReadCloser, size int64, sum, recorder string) *verifyingReader {
+	return &verifyingReader{key: key, src: src, size: size, sha256: sum, recorder: recorder, hash: sha256.New()}
 }
 
 func (r *verifyingReader) Read(p []byte) (int, error) {
@@ -83,8 +89,8 @@ func (r *verifyingReader) Read(p []byte) (int, error) {
 	r.hash.Write(p[:n])
 	r.n += int64(n)
 	switch {
-	case r.n > r.want.Size:
-		r.err = fmt.Errorf("%w: %s is longer than the %d bytes its metadata records", ErrChecksumMismatch, r.key, r.want.Size)
+	case r.n > r.size:
+		r.err = fmt.Errorf("%w: %s is longer than the %d bytes %s records", ErrChecksumMismatch, r.key, r.size, r.recorder)
 		return 0, r.err
 	case errors.Is(err, io.EOF):
 		r.err = r.verify()
@@ -100,11 +106,11 @@ func (r *verifyingReader) Read(p []byte) (int, error) {
 }
 
 func (r *verifyingReader) verify() error {
-	if r.n != r.want.Size {
-		return fmt.Errorf("%w: %s has %d bytes, its metadata records %d", ErrChecksumMismatch, r.key, r.n, r.want.Size)
+	if r.n != r.size {
+		return fmt.Errorf("%w: %s has %d bytes, %s records %d", ErrChecksumMismatch, r.key, r.n, r.recorder, r.size)
 	}
-	if got := hex.EncodeToString(r.hash.Sum(nil)); got != r.want.SHA256 {
-		return fmt.Errorf("%w: %s has sha256 %s, its metadata records %s", ErrChecksumMismatch, r.key, got, r.want.SHA256)
+	if got := hex.EncodeToString(r.hash.Sum(nil)); got != r.sha256 {
+		return fmt.Errorf("%w: %s has sha256 %s, %s records %s", ErrChecksumMismatch, r.key, got, r.recorder, r.sha256)
 	}
 	return io.EOF
 }

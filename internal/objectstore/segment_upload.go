@@ -25,6 +25,26 @@ func (c *Client) PutSegment(ctx context.Context, cluster, name string, r io.Read
 	return nil
 }
 
+// DownloadSegment copies an archived segment into w, checked against its index entry: the error
+// wraps ErrNotFound when the object is missing and ErrChecksumMismatch when its size or sha256
+// differ (w then holds bytes that must be discarded).
+func (c *Client) DownloadSegment(ctx context.Context, cluster string, seg Segment, w io.Writer) error {
+	if err := checkSegmentName(seg.Name); err != nil {
+		return fmt.Errorf("%w: segment name %q: %w", ErrInvalid, seg.Name, err)
+	}
+	key := BinlogKey(c.cfg.Path, cluster, seg.Name)
+	obj, err := c.core.Client.GetObject(ctx, c.cfg.Bucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", key, err)
+	}
+	r := newVerifyingReader(key, obj, seg.Size, seg.SHA256, "_index.json")
+	defer r.Close()
+	if _, err := io.Copy(w, r); err != nil {
+		return fmt.Errorf("downloading segment %s: %w", seg.Name, err)
+	}
+	return nil
+}
+
 // OpenSegment returns a reader of an archived segment's bytes.
 func (c *Client) OpenSegment(ctx context.Context, cluster, name string) (io.ReadCloser, error) {
 	if err := checkSegmentName(name); err != nil {

@@ -35,11 +35,20 @@ func newer(a, b *objectstore.Metadata) bool {
 	return ak > bk
 }
 
-// LocateNewest finds the newest complete backup of cluster in store through the object layout:
-// every backup directory holding a metadata.json is read, and those whose metadata.json is
-// missing or unreadable are skipped (an interrupted upload, a foreign object). It returns
-// ErrNoBackup, naming what it skipped, when nothing is left.
+// LocateNewest finds the newest complete backup of cluster in store (LocateAll, then Newest).
 func LocateNewest(ctx context.Context, store objectstore.Store, cluster string) (*objectstore.Metadata, error) {
+	found, err := LocateAll(ctx, store, cluster)
+	if err != nil {
+		return nil, err
+	}
+	return Newest(found), nil
+}
+
+// LocateAll reads the metadata of every complete backup of cluster in store through the object
+// layout: every backup directory holding a metadata.json is read, and those whose metadata.json
+// is missing or unreadable are skipped (an interrupted upload, a foreign object). It returns
+// ErrNoBackup, naming what it skipped, when nothing is left.
+func LocateAll(ctx context.Context, store objectstore.Store, cluster string) ([]*objectstore.Metadata, error) {
 	entries, err := store.ListBackups(ctx, cluster)
 	if err != nil {
 		return nil, err
@@ -61,8 +70,8 @@ func LocateNewest(ctx context.Context, store objectstore.Store, cluster string) 
 		}
 		found = append(found, md)
 	}
-	if best := Newest(found); best != nil {
-		return best, nil
+	if len(found) > 0 {
+		return found, nil
 	}
 	var why string
 	if len(skipped) > 0 {

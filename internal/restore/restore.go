@@ -62,7 +62,7 @@ func Restore(ctx context.Context, cfg Config) (*objectstore.Metadata, error) {
 		err = verifyGTID(ctx, cfg, md)
 	}
 	if err != nil {
-		if cerr := emptyDir(cfg.DataDir, cfg.Keep); cerr != nil {
+		if cerr := Empty(cfg.DataDir, cfg.Keep); cerr != nil {
 			err = fmt.Errorf("%w; and emptying %s failed: %w", err, cfg.DataDir, cerr)
 		}
 		return nil, err
@@ -123,7 +123,7 @@ func verifyGTID(ctx context.Context, cfg Config, md *objectstore.Metadata) error
 	var text string
 	qerr := srv.DB().QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&text)
 	if qerr == nil && cfg.RootPassword != "" {
-		qerr = setRootPassword(ctx, srv.DB(), cfg.RootPassword)
+		qerr = SetRootPassword(ctx, srv.DB(), cfg.RootPassword)
 	}
 	if err := srv.Shutdown(); err != nil {
 		return fmt.Errorf("stopping mysqld on the restored data: %w", err)
@@ -161,8 +161,10 @@ func prepareEmpty(dir string, keep []string) error {
 	return nil
 }
 
-// emptyDir removes what a failed restore put in dir; dir held only the kept names before.
-func emptyDir(dir string, keep []string) error {
+// Empty removes what a failed restore put in dir, leaving the kept names; dir held only them
+// before. A caller that carries a restored directory further (a point-in-time replay) calls it
+// when that fails, so that no partial recovery is left.
+func Empty(dir string, keep []string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -177,9 +179,9 @@ func emptyDir(dir string, keep []string) error {
 	return errors.Join(errs...)
 }
 
-// setRootPassword gives root@localhost password on a server started with --skip-grant-tables:
+// SetRootPassword gives root@localhost password on a server started with --skip-grant-tables:
 // the grant tables are loaded first (FLUSH PRIVILEGES), as MySQL's password reset does.
-func setRootPassword(ctx context.Context, db *sql.DB, password string) error {
+func SetRootPassword(ctx context.Context, db *sql.DB, password string) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err

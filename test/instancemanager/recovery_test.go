@@ -76,7 +76,7 @@ func TestRecovery(t *testing.T) {
 			}
 			testRecoverFromSource(t, w, b2)
 		}},
-		{"a missing Backup, a missing backup directory, a corrupt archive and a recovery target stop with the condition and never serve", func(t *testing.T) {
+		{"a missing Backup, a missing backup directory, a corrupt archive and a target time before every backup stop with the condition and never serve", func(t *testing.T) {
 			testRecoveryFailures(t, w, ns, b2)
 		}},
 	}
@@ -110,14 +110,19 @@ func (w *recoveryWorld) createStoreSecret(t *testing.T, ns string) {
 		Data: map[string][]byte{"id": []byte(w.s3.AccessKey), "secret": []byte(w.s3.SecretKey)}}))
 }
 
-// createCluster creates a Cluster without semi-sync and sets its first instance as the target.
-func (w *recoveryWorld) createCluster(t *testing.T, ns, name string, instances int32, rec *v1alpha1.BootstrapRecovery) {
+// createCluster creates a Cluster without semi-sync and sets its first instance as the target;
+// edit, when given, changes the spec first.
+func (w *recoveryWorld) createCluster(t *testing.T, ns, name string, instances int32, rec *v1alpha1.BootstrapRecovery,
+	edit ...func(*v1alpha1.ClusterSpec)) {
 	t.Helper()
 	c := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: v1alpha1.ClusterSpec{Instances: instances, MaxSwitchoverDelay: 60,
 			Storage: v1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")}}}
 	if rec != nil {
 		c.Spec.Bootstrap = &v1alpha1.BootstrapConfiguration{Recovery: rec}
+	}
+	for _, e := range edit {
+		e(&c.Spec)
 	}
 	must(t, w.env.Client.Create(t.Context(), c))
 	key := types.NamespacedName{Namespace: ns, Name: name}
@@ -200,22 +205,7 @@ func (w *recoveryWorld) backUpSource(t *testing.T, ns string) (b1, b2 sourceBack
 				fmt.Sprintf(`INSERT INTO app.doc VALUES (%d, '{"n": %d}', RANDOM_BYTES(512))`, i, i))
 		}
 	}
-	store := backuptest.Store(t, w.s3, w.s3.Endpoint, w.prefix)
-	take := func(name string) sourceBackup {
-		sums, _, err := backuptest.Checksums(t.Context(), p.db)
-		must(t, err)
-		mysqld := backuptest.MysqldT(t)
-		prod, err := backup.NewCloneProducer(backup.CloneConfig{Mysqld: mysqld, ScratchDir: backuptest.Scratch(t, mysqld),
-			Donor: backup.Donor{Host: p.host, Port: p.mysqlPort, User: specs.UserBackup, Password: "backup-pw",
-				CAFile:   filepath.Join(p.dir, "client-tls", "ca.crt"),
-				CertFile: filepath.Join(p.dir, "client-tls", "tls.crt"), KeyFile: filepath.Join(p.dir, "client-tls", "tls.key")}})
-		must(t, err)
-		ref := objectstore.BackupRef{Cluster: "src", Name: name, ID: time.Now().UTC().Format("20060102150405")}
-		md, err := backup.Run(t.Context(), store, ref, ns, prod)
-		must(t, err)
-		w.createCompletedBackup(t, ns, store, md)
-		return sourceBackup{name: name, md: md, sums: sums}
-	}
+	take := func(name string) sourceBackup { return w.takeBackup(t, ns, "src", p, name) }
 	write(0, 150)
 	b1 = take("src-b1")
 	write(150, 260)
@@ -226,6 +216,26 @@ func (w *recoveryWorld) backUpSource(t *testing.T, ns string) (b1, b2 sourceBack
 		t.Fatal("the two backups hold the same rows; the test could not tell them apart")
 	}
 	return b1, b2, nodes
+}
+
+// takeBackup takes a clone backup of p as a backup Job would, uploads it, and creates its
+// completed Backup object.
+func (w *recoveryWorld) takeBackup(t *testing.T, ns, cluster string, p *node, name string) sourceBackup {
+	t.Helper()
+	store := backuptest.Store(t, w.s3, w.s3.Endpoint, w.prefix)
+	sums, _, err := backuptest.Checksums(t.Context(), p.db)
+	must(t, err)
+	mysqld := backuptest.MysqldT(t)
+	prod, err := backup.NewCloneProducer(backup.CloneConfig{Mysqld: mysqld, ScratchDir: backuptest.Scratch(t, mysqld),
+		Donor: backup.Donor{Host: p.host, Port: p.mysqlPort, User: specs.UserBackup, Password: "backup-pw",
+			CAFile:   filepath.Join(p.dir, "client-tls", "ca.crt"),
+			CertFile: filepath.Join(p.dir, "client-tls", "tls.crt"), KeyFile: filepath.Join(p.dir, "client-tls", "tls.key")}})
+	must(t, err)
+	ref := objectstore.BackupRef{Cluster: cluster, Name: name, ID: time.Now().UTC().Format("20060102150405")}
+	md, err := backup.Run(t.Context(), store, ref, ns, prod)
+	must(t, err)
+	w.createCompletedBackup(t, ns, store, md)
+	return sourceBackup{name: name, md: md, sums: sums}
 }
 
 // createCompletedBackup creates the Backup object of md with the status a completed backup has.
@@ -259,10 +269,12 @@ func (w *recoveryWorld) watchWrites(t *testing.T, ns, cluster string, n *node) *
 	ww := &writeWatch{stop: make(chan struct{}), done: make(chan struct{}), node: n.name, ns: ns, cluster: cluster}
 	go func() {
 		defer close(ww.done)
-		for {
+		for stopping := false; !stopping; {
+			// Once asked to stop, one last look: the caller has just seen the node in some
+			// state (writable) and a poll 50 ms old may predate it.
 			select {
 			case <-ww.stop:
-				return
+				stopping = true
 			case <-time.After(50 * time.Millisecond):
 			}
 			st := n.status(t)
@@ -420,17 +432,29 @@ func testRecoveryFailures(t *testing.T, w *recoveryWorld, ns string, newest sour
 	data[len(data)/2] ^= 0x5a
 	must(t, os.WriteFile(archive, data, 0o644))
 
-	cases := []struct {
-		cluster, reason string
-		rec             *v1alpha1.BootstrapRecovery
-	}{
+	w.expectRecoveryFailures(t, ns, []failingRecovery{
 		{"nobackup", v1alpha1.ReasonRecoveryBackupNotFound, &v1alpha1.BootstrapRecovery{Backup: &v1alpha1.LocalObjectReference{Name: "never-taken"}}},
 		{"ghost", v1alpha1.ReasonRecoveryBackupNotFound, &v1alpha1.BootstrapRecovery{Backup: &v1alpha1.LocalObjectReference{Name: "ghost"}}},
 		{"corrupt", v1alpha1.ReasonRecoveryVerificationFailed, &v1alpha1.BootstrapRecovery{Source: &v1alpha1.RecoverySource{
 			ClusterName: "src", ObjectStore: w.objectStore()}}},
 		{"pitr", v1alpha1.ReasonRecoveryPointInTimeUnavailable, &v1alpha1.BootstrapRecovery{
-			Backup: &v1alpha1.LocalObjectReference{Name: "ghost"}, RecoveryTarget: &v1alpha1.RecoveryTarget{TargetLatest: true}}},
-	}
+			Source: &v1alpha1.RecoverySource{ClusterName: "src", ObjectStore: w.objectStore()},
+			RecoveryTarget: &v1alpha1.RecoveryTarget{
+				TargetTime: &metav1.MicroTime{Time: newest.md.StartedAt.Add(-time.Hour)}}}},
+	})
+}
+
+// failingRecovery is a recovery Cluster whose restore must fail with reason.
+type failingRecovery struct {
+	cluster, reason string
+	rec             *v1alpha1.BootstrapRecovery
+}
+
+// expectRecoveryFailures creates each Cluster with two instances and checks that its
+// restore fails with the reason, a Warning Event, no primary, no mysqld ever answering, and an
+// empty data directory.
+func (w *recoveryWorld) expectRecoveryFailures(t *testing.T, ns string, cases []failingRecovery) {
+	t.Helper()
 	nodes := map[string]*node{}
 	watches := map[string]*writeWatch{}
 	for _, tc := range cases {

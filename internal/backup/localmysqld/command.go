@@ -48,6 +48,18 @@ func (c Command) argv(args []string) []string {
 	return append(out, c.Args...)
 }
 
+// Tool returns the command line of one of the image's client programs (mysqlbinlog, mysql) at
+// program, its path as mysqld sees it: Argv with its last element, the mysqld program, replaced,
+// so a chroot prefix applies to it too. Args (mysqld options) are not added.
+func (c Command) Tool(program string, args ...string) []string {
+	base := c.Argv
+	if len(base) == 0 {
+		base = []string{DefaultMysqld}
+	}
+	out := append(append([]string{}, base[:len(base)-1]...), program)
+	return append(out, args...)
+}
+
 // start launches mysqld tied to this process (see package proc): in its own process group, and
 // killed by the kernel if this process dies.
 func (c Command) start(args []string, output io.Writer) (*proc.Child, error) {

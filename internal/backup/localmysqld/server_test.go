@@ -2,6 +2,7 @@ package localmysqld_test
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,5 +33,23 @@ func TestStartWithALongRunDirectory(t *testing.T) {
 	}
 	if err := srv.Shutdown(); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestToolKeepsTheLaunchPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		rule string
+		cmd  localmysqld.Command
+		want []string
+	}{
+		{"a Pod runs the program itself", localmysqld.Command{}, []string{"/usr/bin/mysqlbinlog", "-V"}},
+		{"a chroot prefix applies to the program", localmysqld.Command{Argv: []string{"/usr/sbin/chroot", "/rootfs", localmysqld.DefaultMysqld}, Args: []string{"--user=root"}},
+			[]string{"/usr/sbin/chroot", "/rootfs", "/usr/bin/mysqlbinlog", "-V"}},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			if got := tc.cmd.Tool("/usr/bin/mysqlbinlog", "-V"); !slices.Equal(got, tc.want) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
