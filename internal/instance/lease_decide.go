@@ -20,6 +20,34 @@ type LeaseRecord struct {
 	ObservedAt time.Time
 }
 
+// LeaseSighting is when this instance first saw one version of the Lease (its holder and
+// renewTime), on its own monotonic clock.
+type LeaseSighting struct {
+	Holder    string
+	RenewTime time.Time
+	// At is zero when no Lease has been seen (or the last read found none).
+	At time.Time
+}
+
+// NoteSighting returns the sighting after reading rec at now: prev when rec is the version prev
+// saw, so that the time it was first seen stays; a sighting at now when rec is another version (a
+// renewal, a new holder) or the first one seen; none when there is no Lease. Every instance reads
+// the Lease every LeaseObserveInterval (PrimaryLease.Run), so a candidate has usually seen the
+// holder's last renewal within that interval of it, long before it becomes the target: the
+// TTL that MayTakeLease waits on this instance's clock counts from that first sighting, not from
+// when the instance started to look. That is safe whenever it was seen: the holder sent that
+// renewal before the API server stored it, and so before anyone could see it, and it self-fences
+// LeaseSelfFenceAfter after sending its last successful renewal, well inside the TTL.
+func NoteSighting(prev LeaseSighting, rec LeaseRecord, now time.Time) LeaseSighting {
+	switch {
+	case !rec.Exists:
+		return LeaseSighting{}
+	case prev.At.IsZero() || prev.Holder != rec.Holder || !prev.RenewTime.Equal(rec.RenewTime):
+		return LeaseSighting{Holder: rec.Holder, RenewTime: rec.RenewTime, At: now}
+	}
+	return prev
+}
+
 // LeaseTake is whether this instance may create or take over the Lease, and why.
 type LeaseTake struct {
 	Allowed bool

@@ -76,3 +76,39 @@ func TestDecideLeaseStep(t *testing.T) {
 		t.Error("the self-fence deadline is not before the Lease can expire")
 	}
 }
+
+// TestNoteSighting: when an instance first saw each version of the Lease, which MayTakeLease's
+// "unchanged for its duration on this instance's clock" counts from.
+func TestNoteSighting(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	now := t0.Add(10 * time.Second)
+	v := func(holder string, renewed time.Time) LeaseRecord {
+		return LeaseRecord{Exists: true, Holder: holder, RenewTime: renewed, Duration: LeaseTTL}
+	}
+	seen := LeaseSighting{Holder: "c-1", RenewTime: t0, At: t0.Add(time.Second)}
+	for _, tc := range []struct {
+		name string
+		prev LeaseSighting
+		rec  LeaseRecord
+		want LeaseSighting
+	}{
+		{"the same version read again keeps its first sighting: the TTL counts from when it was first seen, not from when the instance became the target",
+			seen, v("c-1", t0), seen},
+		{"a renewal is a new version: counted from now",
+			seen, v("c-1", t0.Add(5*time.Second)), LeaseSighting{Holder: "c-1", RenewTime: t0.Add(5 * time.Second), At: now}},
+		{"a new holder with the same renewTime is a new version: counted from now",
+			seen, v("c-2", t0), LeaseSighting{Holder: "c-2", RenewTime: t0, At: now}},
+		{"a released Lease (no holder) is a new version",
+			seen, v("", t0), LeaseSighting{RenewTime: t0, At: now}},
+		{"the first Lease seen is counted from now",
+			LeaseSighting{}, v("c-1", t0), LeaseSighting{Holder: "c-1", RenewTime: t0, At: now}},
+		{"no Lease: nothing is remembered, a Lease created again is counted from when it is seen",
+			seen, LeaseRecord{}, LeaseSighting{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NoteSighting(tc.prev, tc.rec, now); got != tc.want {
+				t.Errorf("NoteSighting = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
