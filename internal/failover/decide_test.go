@@ -106,8 +106,17 @@ func TestDecideSteady(t *testing.T) {
 			[]change{on("c-1", unreachable), failingSince(t0), failoverDelay(0), leaseRenewed(t0.Add(-9 * time.Second))},
 			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
 		{"in-place recovery: a failing primary whose manager still renews its Lease (mysqld restarting) is given InPlaceRecoveryGrace",
-			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-time.Second))},
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(0), leaseRenewed(t0)},
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(8 * time.Second), reason: "recovering in place"}},
+		{"in-place recovery: the wait ends when the Lease renewal is overdue, not at the end of the grace (a manager cut off or gone no longer renews)",
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-3 * time.Second))},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(5 * time.Second), reason: "recovering in place"}},
+		{"in-place recovery: a primary found failing while it renews is recorded, and looked at again when its renewal is overdue",
+			[]change{on("c-1", unreachable), failoverDelay(0), leaseRenewed(t0.Add(-2 * time.Second))},
+			want{kind: Failover, step: StepRecordFailing, instance: "c-1", until: t0.Add(6 * time.Second), reason: "does not answer"}},
+		{"in-place recovery: once the renewal is overdue (leaseRenewalFresh since the operator saw it) the failover starts",
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-leaseRenewalFresh))},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
 		{"in-place recovery: the grace over, the failover starts although the Lease is renewed",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-InPlaceRecoveryGrace)), failoverDelay(0), leaseRenewed(t0.Add(-time.Second))},
 			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
@@ -159,6 +168,18 @@ func TestDecideSteady(t *testing.T) {
 		{"a replica whose IO thread is stopped (IOState No) is not stopped again",
 			[]change{primaryLost, on("c-3", func(in *Instance) { in.Replication.IORunning, in.Replication.IOState = false, "No" })},
 			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"lease timing: the Lease expired on the operator's clock promotes while the old primary's deleted Pod still terminates (no wait for the Pod to be gone)",
+			[]change{primaryLost, on("c-1", func(in *Instance) { in.PodExists, in.PodDeleting = true, true })},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"lease timing: the Lease live while the old primary's deleted Pod terminates: wait for the Lease, whichever ends first",
+			[]change{primaryLost, on("c-1", func(in *Instance) { in.PodExists, in.PodDeleting = true, true }), leaseRenewed(t0.Add(-5 * time.Second))},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(10 * time.Second), reason: "held by c-1"}},
+		{"lease timing: the old primary's Pod gone and its Lease released (no holder): promote at once, no Lease wait",
+			[]change{primaryLost, leaseRenewed(t0.Add(-time.Second)), leaseHolder("")},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"lease timing: the old primary's Pod gone but its Lease not released (a killed manager): wait for the Lease, a gone Pod is no proof",
+			[]change{primaryLost, leaseRenewed(t0.Add(-time.Second))},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(14 * time.Second), reason: "held by c-1"}},
 		{"the Lease expired: promote the candidate",
 			[]change{primaryLost},
 			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
@@ -244,6 +265,34 @@ func TestDecideSteady(t *testing.T) {
 			want{kind: Nothing}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { check(t, build(tc.changes...), tc.want) })
+	}
+}
+
+// TestLeaseRenewalDue: when the operator looks at the primary if no renewal of its Lease came.
+func TestLeaseRenewalDue(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes []change
+		due     time.Time
+		ok      bool
+	}{
+		{"detection: a renewal interval plus the slack after the operator saw the primary's last renewal",
+			[]change{leaseRenewed(t0.Add(-2 * time.Second))}, t0.Add(4 * time.Second), true},
+		{"detection: counted from when the operator saw the renewal, not from renewTime",
+			[]change{leaseRenewed(t0.Add(-time.Hour)), leaseSeen(t0.Add(-time.Second))}, t0.Add(5 * time.Second), true},
+		{"detection: the time passed: nothing more to wait for (the periodic reports go on)",
+			[]change{leaseRenewed(t0.Add(-LeaseRenewInterval - LeaseRenewalSlack))}, time.Time{}, false},
+		{"detection: a Lease held by another instance than the primary is not the primary's renewal",
+			[]change{leaseHolder("c-2")}, time.Time{}, false},
+		{"detection: no Lease", []change{noLease}, time.Time{}, false},
+		{"detection: the Lease off", []change{leaseOff}, time.Time{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			due, ok := LeaseRenewalDue(build(tc.changes...))
+			if ok != tc.ok || (ok && !due.Equal(tc.due)) {
+				t.Errorf("LeaseRenewalDue = %s, %v; want %s, %v", due, ok, tc.due, tc.ok)
+			}
+		})
 	}
 }
 
