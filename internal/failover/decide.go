@@ -189,14 +189,28 @@ const LeaseRenewalSlack = time.Second
 // renewal arrives as a watch event and starts a reconcile by itself; one that does not arrive is
 // the earliest sign that the primary's instance manager is cut off or gone, so the controller
 // looks at the primary then rather than at its next periodic report. ok is false when the
-// primary does not hold the Lease, the Lease is off, or the time has passed.
+// primary does not hold the Lease, the Lease is off, the time has passed, or a failover or
+// switchover is under way (its own waits say when to look again).
 func LeaseRenewalDue(o Observation) (time.Time, bool) {
+	due, ok := renewalDue(o)
+	st := o.Status
+	return due, ok && due.After(o.Now) && st.PrimaryFailingSince.IsZero() && st.TargetPrimary == st.CurrentPrimary
+}
+
+// LeaseRenewalOverdue reports whether the current primary holds the Lease and the operator has
+// not heard of its renewal by its due time: its instance manager may be cut off or gone.
+func LeaseRenewalOverdue(o Observation) bool {
+	due, ok := renewalDue(o)
+	return ok && !due.After(o.Now)
+}
+
+// renewalDue is when the current primary's next renewal of the Lease is due, if it holds it.
+func renewalDue(o Observation) (time.Time, bool) {
 	l := o.Lease
 	if !o.Spec.EnablePrimaryLease || !l.Exists || l.Holder == "" || l.Holder != o.Status.CurrentPrimary || l.ObservedAt.IsZero() {
 		return time.Time{}, false
 	}
-	due := l.ObservedAt.Add(LeaseRenewInterval + LeaseRenewalSlack)
-	return due, due.After(o.Now)
+	return l.ObservedAt.Add(LeaseRenewInterval + LeaseRenewalSlack), true
 }
 
 // decideHealthy repoints replicas that do not follow the healthy primary, then clears

@@ -275,22 +275,32 @@ func TestLeaseRenewalDue(t *testing.T) {
 		changes []change
 		due     time.Time
 		ok      bool
+		overdue bool
 	}{
 		{"detection: a renewal interval plus the slack after the operator saw the primary's last renewal",
-			[]change{leaseRenewed(t0.Add(-2 * time.Second))}, t0.Add(4 * time.Second), true},
+			[]change{leaseRenewed(t0.Add(-2 * time.Second))}, t0.Add(4 * time.Second), true, false},
 		{"detection: counted from when the operator saw the renewal, not from renewTime",
-			[]change{leaseRenewed(t0.Add(-time.Hour)), leaseSeen(t0.Add(-time.Second))}, t0.Add(5 * time.Second), true},
-		{"detection: the time passed: nothing more to wait for (the periodic reports go on)",
-			[]change{leaseRenewed(t0.Add(-LeaseRenewInterval - LeaseRenewalSlack))}, time.Time{}, false},
+			[]change{leaseRenewed(t0.Add(-time.Hour)), leaseSeen(t0.Add(-time.Second))}, t0.Add(5 * time.Second), true, false},
+		{"detection: the time passed without a renewal: overdue (the periodic reports go on)",
+			[]change{leaseRenewed(t0.Add(-LeaseRenewInterval - LeaseRenewalSlack))}, time.Time{}, false, true},
+		{"detection: a primary already recorded failing: the failover's own waits say when to look, the renewal still counts as overdue",
+			[]change{failingSince(t0.Add(-time.Second)), leaseRenewed(t0.Add(-time.Minute))}, time.Time{}, false, true},
+		{"detection: during a switchover no renewal is waited for",
+			[]change{target("c-2", t0.Add(-time.Second)), leaseRenewed(t0.Add(-time.Second))}, time.Time{}, false, false},
 		{"detection: a Lease held by another instance than the primary is not the primary's renewal",
-			[]change{leaseHolder("c-2")}, time.Time{}, false},
-		{"detection: no Lease", []change{noLease}, time.Time{}, false},
-		{"detection: the Lease off", []change{leaseOff}, time.Time{}, false},
+			[]change{leaseHolder("c-2"), leaseRenewed(t0.Add(-time.Minute))}, time.Time{}, false, false},
+		{"detection: a released Lease is not overdue", []change{leaseHolder(""), leaseRenewed(t0.Add(-time.Minute))}, time.Time{}, false, false},
+		{"detection: no Lease", []change{noLease}, time.Time{}, false, false},
+		{"detection: the Lease off", []change{leaseOff, leaseRenewed(t0.Add(-time.Minute))}, time.Time{}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			due, ok := LeaseRenewalDue(build(tc.changes...))
+			o := build(tc.changes...)
+			due, ok := LeaseRenewalDue(o)
 			if ok != tc.ok || (ok && !due.Equal(tc.due)) {
 				t.Errorf("LeaseRenewalDue = %s, %v; want %s, %v", due, ok, tc.due, tc.ok)
+			}
+			if got := LeaseRenewalOverdue(o); got != tc.overdue {
+				t.Errorf("LeaseRenewalOverdue = %v, want %v", got, tc.overdue)
 			}
 		})
 	}

@@ -59,13 +59,25 @@ func (w FailoverWork) acts() bool {
 	return s != failover.NoStep && s != failover.StepRepoint && s != failover.StepPromote
 }
 
-// requeueAfter is when to look again: at once after a failover step (the next one follows it),
-// when the failover engine waits for a time, or else after the report interval.
+// stepRequeue is how soon the next reconcile follows a failover or switchover step that changed
+// something (a status field, a Pod, an instance's role): the next step is decided on what it did.
+const stepRequeue = 500 * time.Millisecond
+
+// requeueAfter is when to look again: soon after a failover step (the next one follows it), when
+// the failover engine waits for a time, when the primary's Lease renewal is due
+// (failover.LeaseRenewalDue: a renewal that does not come is the first sign of a primary cut off
+// or gone), or else after the report interval.
 func (d Decision) requeueAfter(now time.Time, report time.Duration) time.Duration {
 	fd := d.Failover.Decision
 	next := report
 	if fd.Kind == failover.Failover || fd.Kind == failover.Switchover {
 		next = min(next, failover.PollInterval)
+		if d.Failover.acts() {
+			next = min(next, stepRequeue)
+		}
+	}
+	if due, ok := failover.LeaseRenewalDue(d.failoverObservation); ok {
+		next = min(next, due.Sub(now))
 	}
 	if wait := fd.RequeueAfter(now); wait > 0 {
 		next = min(next, wait)

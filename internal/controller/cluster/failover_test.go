@@ -111,6 +111,33 @@ func TestDecideFailover(t *testing.T) {
 					t.Errorf("requeue after %s, want the end of failoverDelay (29s)", got)
 				}
 			}},
+		{"detection: a healthy primary whose Lease the operator saw renewed is looked at again when the next renewal is due, not at the next report",
+			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").labelled().lease("db-1", testNow.Add(-2*time.Second)).
+				reports(map[string]*instanceclient.Status{
+					"db-1": primaryReport(uuidA + ":1-3"),
+					"db-2": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true),
+				}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Kind != failover.Nothing {
+					t.Errorf("decision %+v", d.Failover.Decision)
+				}
+				if got, want := d.requeueAfter(testNow, 10*time.Second), failover.LeaseRenewInterval+failover.LeaseRenewalSlack-2*time.Second; got != want {
+					t.Errorf("requeue after %s, want the renewal's due time (%s)", got, want)
+				}
+			}},
+		{"a failover step that acts is followed by the next reconcile within stepRequeue",
+			threeFailing().failingSince(testNow.Add(-time.Second)).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", true),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-10", true),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Step != failover.StepStopIOThreads {
+					t.Fatalf("decision %+v", d.Failover.Decision)
+				}
+				if got := d.requeueAfter(testNow, time.Minute); got != stepRequeue {
+					t.Errorf("requeue after %s, want %s", got, stepRequeue)
+				}
+			}},
 		{"a single instance cannot fail over: blocked, its Pod is recreated",
 			newWorld(1).instance(1, true).primary("db-1", "db-1").labelled().withoutPod("db-1").failingSince(testNow.Add(-time.Minute)).
 				reports(map[string]*instanceclient.Status{}, nil),
