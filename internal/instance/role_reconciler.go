@@ -76,25 +76,15 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	if r.Lease != nil {
 		mark = r.Lease.DemotionMark()
 	}
-	var cluster v1alpha1.Cluster
-	if err := r.Client.Get(ctx, r.Cluster, &cluster); err != nil {
-		return RoleDecision{}, fmt.Errorf("reading Cluster %s: %w", r.Cluster, err)
-	}
-	if r.Lease != nil && cluster.Status.TargetPrimary != r.Instance {
-		// A demotion before this read is settled: the Cluster no longer names this instance.
-		r.Lease.EndDemotion(mark)
-	}
-	if r.Isolation != nil {
-		r.Isolation.ContactAPIServer()
-	}
-	if r.State != nil {
-		r.State.SetMembers(ClusterMembers(&cluster, nil))
+	cluster, err := r.readCluster(ctx, mark)
+	if err != nil {
+		return RoleDecision{}, err
 	}
 	local, err := r.Actor.Op.Status(ctx)
 	if err != nil {
 		return RoleDecision{}, err
 	}
-	in := RoleInput{Instance: r.Instance, Status: &cluster.Status, Executed: local.GTIDExecuted}
+	in := RoleInput{Instance: r.Instance, Executed: local.GTIDExecuted}
 	if local.Replication != nil {
 		in.ReplicatingFrom = r.Peers.InstanceAt(local.Replication.SourceHost, local.Replication.SourcePort)
 		in.Received = local.Replication.RetrievedGTIDSet
@@ -104,13 +94,20 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 		ps, err := r.Peers.State(ctx, p)
 		if err != nil {
 			r.Log.Info("primary's state unavailable", "primary", p, "error", err.Error())
+			// The call waited for its timeout: decide on the Cluster as it is now, so that a
+			// failover target named meanwhile is not left for the next pass. The primary's state
+			// stays unknown, whatever the Cluster now says.
+			if again, err := r.readCluster(ctx, mark); err == nil {
+				cluster = again
+			}
 		} else {
 			in.PrimaryExecuted, in.PrimaryWritable, in.PrimaryAckWaiters = &ps.Executed, ps.Writable, ps.AckWaiters
 		}
 	}
+	in.Status = &cluster.Status
 	if r.Lease != nil {
 		in.LeaseEnabled = LeaseEnabled(&cluster.Spec)
-		r.Lease.Configure(in.LeaseEnabled, ownerReference(&cluster))
+		r.Lease.Configure(in.LeaseEnabled, ownerReference(cluster))
 	}
 	if r.needsProofOfStop(&cluster.Status, in) {
 		r.gatherProofOfStop(ctx, &in)
@@ -123,7 +120,27 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	if err != nil {
 		return d, err
 	}
-	return d, r.report(ctx, &cluster, d, out, local)
+	return d, r.report(ctx, cluster, d, out, local)
+}
+
+// readCluster reads the Cluster, and settles what a read of it settles: a demotion taken before
+// mark, the isolation detector's contact with the API server, the members of the Cluster.
+func (r *RoleReconciler) readCluster(ctx context.Context, mark int) (*v1alpha1.Cluster, error) {
+	var cluster v1alpha1.Cluster
+	if err := r.Client.Get(ctx, r.Cluster, &cluster); err != nil {
+		return nil, fmt.Errorf("reading Cluster %s: %w", r.Cluster, err)
+	}
+	if r.Lease != nil && cluster.Status.TargetPrimary != r.Instance {
+		// A demotion before this read is settled: the Cluster no longer names this instance.
+		r.Lease.EndDemotion(mark)
+	}
+	if r.Isolation != nil {
+		r.Isolation.ContactAPIServer()
+	}
+	if r.State != nil {
+		r.State.SetMembers(ClusterMembers(&cluster, nil))
+	}
+	return &cluster, nil
 }
 
 // needsProofOfStop: this instance is the target of a switchover and the old primary did not
