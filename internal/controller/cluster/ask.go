@@ -20,16 +20,17 @@ import (
 const SuspectTimeout = 2 * time.Second
 
 // splitSuspects divides the Pods into those asked with the status source's own timeout and the
-// suspect ones, asked with SuspectTimeout: an instance whose Pod's last ask went unanswered
-// (unanswered, by Pod UID; a new Pod starts afresh), and the primary when the renewal of its
-// Lease is overdue (failover.LeaseRenewalOverdue). One answer in time makes an instance trusted
-// again. A suspect that answers slower than SuspectTimeout is taken as not answering, which only
-// ever delays a promotion or starts a failover step that does not promote (unreachable is never
-// taken as stopped); a primary whose manager still renews its Lease is given
-// failover.InPlaceRecoveryGrace before the failover starts.
+// suspect ones, asked with SuspectTimeout: the primary while the renewal of its Lease is overdue
+// (failover.LeaseRenewalOverdue: its manager is not in touch with the API server either), and
+// any other instance whose Pod's last ask went unanswered (unanswered, by Pod UID; a new Pod
+// starts afresh; one answer in time makes it trusted again). A primary that still renews its
+// Lease keeps the full timeout, whatever it answered before: slow is not cut off, and a failover
+// is not started by a short timeout. A suspect that answers slower than SuspectTimeout is taken
+// as not answering, which only ever delays a promotion or lets a failover step that promotes
+// nobody proceed (unreachable is never taken as stopped).
 func splitSuspects(pods []corev1.Pod, unanswered map[types.UID]bool, primary string, primaryOverdue bool) (trusted, suspect []corev1.Pod) {
 	for _, p := range pods {
-		if unanswered[p.UID] || (primaryOverdue && p.Name == primary) {
+		if (p.Name == primary && primaryOverdue) || (p.Name != primary && unanswered[p.UID]) {
 			suspect = append(suspect, p)
 		} else {
 			trusted = append(trusted, p)

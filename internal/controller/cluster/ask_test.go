@@ -39,12 +39,14 @@ func TestSplitSuspects(t *testing.T) {
 		suspect    []string
 	}{
 		{"every instance answered and the primary renews: all trusted", nil, false, nil},
-		{"an instance whose last ask went unanswered is suspect (each failover step asks it again)",
-			map[types.UID]bool{"uid-db-1": true}, false, []string{"db-1"}},
+		{"a replica whose last ask went unanswered is suspect (it is asked again at every step)",
+			map[types.UID]bool{"uid-db-2": true}, false, []string{"db-2"}},
 		{"a new Pod of that instance (another UID) starts afresh",
-			map[types.UID]bool{"uid-old-db-1": true}, false, nil},
-		{"the primary whose Lease renewal is overdue is suspect before it missed an ask",
+			map[types.UID]bool{"uid-old-db-2": true}, false, nil},
+		{"the primary whose Lease renewal is overdue is suspect, before it missed any ask",
 			nil, true, []string{"db-1"}},
+		{"a primary that missed an ask but still renews its Lease keeps the full timeout: slow is not cut off",
+			map[types.UID]bool{"uid-db-1": true}, false, nil},
 		{"an overdue renewal makes only the primary suspect",
 			map[types.UID]bool{"uid-db-3": true}, true, []string{"db-1", "db-3"}},
 	} {
