@@ -204,6 +204,12 @@ func testNetworkCutFailover(t *testing.T, w *netCutWorld) {
 		time.Sleep(100 * time.Millisecond)
 		return false
 	})
+	// The new primary stays writable: the sampler, a round behind the write, sees it too.
+	eventually(t, 10*time.Second, "the sampler seeing the new primary writable", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return !rt.writable.IsZero()
+	})
 	mu.Lock()
 	r := rt
 	mu.Unlock()
