@@ -89,20 +89,30 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 		in.ReplicatingFrom = r.Peers.InstanceAt(local.Replication.SourceHost, local.Replication.SourcePort)
 		in.Received = local.Replication.RetrievedGTIDSet
 	}
-	if p := cluster.Status.CurrentPrimary; p != "" && p != r.Instance {
+	for asked := ""; ; {
+		p := cluster.Status.CurrentPrimary
+		if p == "" || p == r.Instance || p == asked {
+			break
+		}
 		// Read after the local status: see RoleInput.PrimaryExecuted.
 		ps, err := r.Peers.State(ctx, p)
-		if err != nil {
-			r.Log.Info("primary's state unavailable", "primary", p, "error", err.Error())
-			// The call waited for its timeout: decide on the Cluster as it is now, so that a
-			// failover target named meanwhile is not left for the next pass. The primary's state
-			// stays unknown, whatever the Cluster now says.
-			if again, err := r.readCluster(ctx, mark); err == nil {
-				cluster = again
-			}
-		} else {
+		if err == nil {
 			in.PrimaryExecuted, in.PrimaryWritable, in.PrimaryAckWaiters = &ps.Executed, ps.Writable, ps.AckWaiters
+			break
 		}
+		r.Log.Info("primary's state unavailable", "primary", p, "error", err.Error())
+		if asked != "" {
+			break
+		}
+		// The call waited for its timeout: decide on the Cluster as it is now, so that a
+		// failover target named meanwhile is not left for the next pass, and ask a new primary
+		// recorded meanwhile (a replica follows it in this pass). The state of the primary that
+		// did not answer stays unknown.
+		again, err := r.readCluster(ctx, mark)
+		if err != nil {
+			break
+		}
+		cluster, asked = again, p
 	}
 	in.Status = &cluster.Status
 	if r.Lease != nil {
