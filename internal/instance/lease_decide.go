@@ -52,6 +52,9 @@ func NoteSighting(prev LeaseSighting, rec LeaseRecord, now time.Time) LeaseSight
 type LeaseTake struct {
 	Allowed bool
 	Reason  string
+	// Until, when the take is refused, is when it would be allowed if the Lease stays as it is
+	// (zero: not known).
+	Until time.Time
 }
 
 // MayTakeLease decides whether instance me may hold the Lease now: when there is none, when it
@@ -59,21 +62,27 @@ type LeaseTake struct {
 func MayTakeLease(l LeaseRecord, me string, now time.Time) LeaseTake {
 	switch {
 	case !l.Exists:
-		return LeaseTake{true, "no Lease: create it"}
+		return LeaseTake{Allowed: true, Reason: "no Lease: create it"}
 	case l.Holder == me:
-		return LeaseTake{true, "held by this instance: renew it"}
+		return LeaseTake{Allowed: true, Reason: "held by this instance: renew it"}
 	case l.Holder == "":
-		return LeaseTake{true, "released: take it"}
+		return LeaseTake{Allowed: true, Reason: "released: take it"}
 	case l.Duration <= 0:
-		return LeaseTake{false, "held by " + l.Holder + " without a duration"}
-	case now.Before(l.RenewTime.Add(l.Duration)):
-		return LeaseTake{false, "held by " + l.Holder + " until " + l.RenewTime.Add(l.Duration).Format(time.RFC3339)}
-	case !l.ObservedAt.IsZero() && now.Sub(l.ObservedAt) < l.Duration:
-		return LeaseTake{false, "held by " + l.Holder + ": not yet seen unchanged for its duration"}
+		return LeaseTake{Reason: "held by " + l.Holder + " without a duration"}
 	case l.ObservedAt.IsZero():
-		return LeaseTake{false, "held by " + l.Holder + ": first seen just now"}
+		return LeaseTake{Reason: "held by " + l.Holder + ": first seen just now"}
 	}
-	return LeaseTake{true, "expired: take it over from " + l.Holder}
+	until := l.RenewTime.Add(l.Duration)
+	if seen := l.ObservedAt.Add(l.Duration); seen.After(until) {
+		until = seen
+	}
+	switch {
+	case now.Before(l.RenewTime.Add(l.Duration)):
+		return LeaseTake{Reason: "held by " + l.Holder + " until " + l.RenewTime.Add(l.Duration).Format(time.RFC3339), Until: until}
+	case now.Sub(l.ObservedAt) < l.Duration:
+		return LeaseTake{Reason: "held by " + l.Holder + ": not yet seen unchanged for its duration", Until: until}
+	}
+	return LeaseTake{Allowed: true, Reason: "expired: take it over from " + l.Holder}
 }
 
 // LeaseStep is what the holder's lease loop does next.

@@ -15,24 +15,30 @@ func TestMayTakeLease(t *testing.T) {
 		name  string
 		lease LeaseRecord
 		want  bool
+		until time.Time
 	}{
-		{"no Lease: create it", LeaseRecord{}, true},
-		{"held by this instance: renew it, even expired", held("c-1", time.Hour, time.Hour), true},
-		{"held by this instance: renew it while fresh", held("c-1", time.Second, time.Second), true},
-		{"released (no holder): take it", LeaseRecord{Exists: true, Duration: LeaseTTL}, true},
-		{"held by another, renewed within its duration: refused", held("c-2", LeaseTTL-time.Second, time.Minute), false},
-		{"held by another, expired on both clocks: take it over", held("c-2", LeaseTTL, LeaseTTL), true},
+		{"no Lease: create it", LeaseRecord{}, true, time.Time{}},
+		{"held by this instance: renew it, even expired", held("c-1", time.Hour, time.Hour), true, time.Time{}},
+		{"held by this instance: renew it while fresh", held("c-1", time.Second, time.Second), true, time.Time{}},
+		{"released (no holder): take it", LeaseRecord{Exists: true, Duration: LeaseTTL}, true, time.Time{}},
+		{"held by another, renewed within its duration: refused until renewTime plus the duration", held("c-2", LeaseTTL-time.Second, time.Minute), false, now.Add(time.Second)},
+		{"held by another, first seen (by the periodic read) less than its duration ago: refused until that sighting plus the duration",
+			held("c-2", time.Hour, LeaseTTL-300*time.Millisecond), false, now.Add(300 * time.Millisecond)},
+		{"held by another, expired on both clocks: take it over", held("c-2", LeaseTTL, LeaseTTL), true, time.Time{}},
 		{"held by another, expired by renewTime but seen unchanged for less than its duration: refused (the wall clocks may disagree)",
-			held("c-2", time.Hour, LeaseTTL-time.Second), false},
+			held("c-2", time.Hour, LeaseTTL-time.Second), false, time.Time{}},
 		{"held by another, seen unchanged for its duration but renewTime in the future of this clock: refused",
-			held("c-2", -time.Minute, time.Hour), false},
-		{"held by another, never observed: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), Duration: LeaseTTL}, false},
-		{"held by another without a duration: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), ObservedAt: now.Add(-time.Hour)}, false},
+			held("c-2", -time.Minute, time.Hour), false, time.Time{}},
+		{"held by another, never observed: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), Duration: LeaseTTL}, false, time.Time{}},
+		{"held by another without a duration: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), ObservedAt: now.Add(-time.Hour)}, false, time.Time{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := MayTakeLease(tc.lease, "c-1", now)
 			if got.Allowed != tc.want || got.Reason == "" {
 				t.Errorf("MayTakeLease = %+v, want allowed %v with a reason", got, tc.want)
+			}
+			if !tc.until.IsZero() && !got.Until.Equal(tc.until) {
+				t.Errorf("until %s, want %s", got.Until, tc.until)
 			}
 		})
 	}

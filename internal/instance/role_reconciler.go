@@ -65,6 +65,10 @@ type RoleReconciler struct {
 	// State, if set, is told whether the instance is diverged (readiness reports it) and which
 	// instances the Cluster has.
 	State *LocalState
+
+	// unanswered is the primary whose last call did not answer (askPrimary). Passes run one at
+	// a time.
+	unanswered string
 }
 
 // LeaseEnabled is spec.enablePrimaryLease, true unless set to false.
@@ -95,7 +99,7 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 			break
 		}
 		// Read after the local status: see RoleInput.PrimaryExecuted.
-		ps, err := r.Peers.State(ctx, p)
+		ps, err := r.askPrimary(ctx, p, cluster.Status.TargetPrimary == r.Instance)
 		if err == nil {
 			in.PrimaryExecuted, in.PrimaryWritable, in.PrimaryAckWaiters = &ps.Executed, ps.Writable, ps.AckWaiters
 			break
@@ -133,6 +137,33 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	return d, r.report(ctx, cluster, d, out, local)
 }
 
+// PeerSuspectTimeout bounds the call to a primary that did not answer the previous one, on an
+// instance that is not the target primary: a replica following a primary cut off from the network
+// asks it every pass, and with the full timeout it would notice the failover's new primary a
+// pass later. Its answer only checks that the replica holds nothing the primary lacks; while it
+// does not come, a replica keeps following the primary it follows, and one that does not follow
+// it yet waits. The target of a switchover, which needs the old primary's final GTID set, always
+// asks with the full timeout.
+const PeerSuspectTimeout = time.Second
+
+// askPrimary asks the primary p for its state; with PeerSuspectTimeout when p did not answer the
+// previous call and this instance is not the target.
+func (r *RoleReconciler) askPrimary(ctx context.Context, p string, target bool) (PeerState, error) {
+	if p == r.unanswered && !target {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, PeerSuspectTimeout)
+		defer cancel()
+	}
+	ps, err := r.Peers.State(ctx, p)
+	switch {
+	case err != nil:
+		r.unanswered = p
+	case r.unanswered == p:
+		r.unanswered = ""
+	}
+	return ps, err
+}
+
 // readCluster reads the Cluster, and settles what a read of it settles: a demotion taken before
 // mark, the isolation detector's contact with the API server, the members of the Cluster.
 func (r *RoleReconciler) readCluster(ctx context.Context, mark int) (*v1alpha1.Cluster, error) {
@@ -153,6 +184,10 @@ func (r *RoleReconciler) readCluster(ctx context.Context, mark int) (*v1alpha1.C
 	return &cluster, nil
 }
 
+// LeaseWaitInPass is how long a target whose old primary does not answer waits within one pass
+// for the Lease to expire on its clock, instead of leaving it to the next pass.
+const LeaseWaitInPass = 2 * time.Second
+
 // needsProofOfStop: this instance is the target of a switchover and the old primary did not
 // answer, so the decision needs its Lease (or, with the Lease disabled, its Pod).
 func (r *RoleReconciler) needsProofOfStop(st *v1alpha1.ClusterStatus, in RoleInput) bool {
@@ -170,7 +205,23 @@ func (r *RoleReconciler) gatherProofOfStop(ctx context.Context, in *RoleInput) {
 			r.Log.Info("primary Lease unavailable", "error", err.Error())
 			return
 		}
-		take := MayTakeLease(rec, r.Instance, r.Clock.Now())
+		take := MayTakeLease(rec, r.Instance, r.Lease.Clock.Now())
+		if wait := take.Until.Sub(r.Lease.Clock.Now()); !take.Allowed && !take.Until.IsZero() && wait <= LeaseWaitInPass {
+			// About to expire on this instance's clock (it first saw the last renewal a little
+			// after the operator did): wait here rather than for the next pass, which would
+			// spend its first seconds on the old primary that does not answer. Then read the
+			// Lease again: only a fresh read may let it be taken.
+			select {
+			case <-ctx.Done():
+				return
+			case <-r.Lease.Clock.After(wait):
+			}
+			if rec, err = r.Lease.Observe(ctx); err != nil {
+				r.Log.Info("primary Lease unavailable", "error", err.Error())
+				return
+			}
+			take = MayTakeLease(rec, r.Instance, r.Lease.Clock.Now())
+		}
 		in.Lease = &take
 		return
 	}
