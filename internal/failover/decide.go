@@ -279,6 +279,10 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	if names := o.replicatingFrom(p); len(names) > 0 {
 		d := fo(StepStopIOThreads, fmt.Sprintf("failover from %s (%s): stop the IO threads reading from it, so it collects no more semi-sync acknowledgements", p, why))
 		d.Instance, d.Instances = "", names
+		if !old.SeenWritable() && old.PodExists && !old.PodDeleting {
+			d.DeletePod = p
+			d.Reason += "; then delete its Pod, keep its PVC"
+		}
 		return d
 	}
 	if old.SeenWritable() {

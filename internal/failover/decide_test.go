@@ -19,6 +19,7 @@ type want struct {
 	catchUp   *gtid.Set
 	reason    string // a part of the reason
 	warning   string // a part of the warning
+	deletePod string
 }
 
 func check(t *testing.T, o Observation, w want) {
@@ -30,6 +31,9 @@ func check(t *testing.T, o Observation, w want) {
 	if d.Kind != w.kind || d.Step != w.step || d.Instance != w.instance || !slices.Equal(d.Instances, w.instances) {
 		t.Fatalf("Decide = %s/%s %q %v (%s), want %s/%s %q %v", d.Kind, d.Step, d.Instance, d.Instances, d.Reason,
 			w.kind, w.step, w.instance, w.instances)
+	}
+	if d.DeletePod != w.deletePod {
+		t.Errorf("deletePod = %q, want %q", d.DeletePod, w.deletePod)
 	}
 	if w.op != NoOperation && d.Operation != w.op {
 		t.Errorf("operation = %s, want %s", d.Operation, w.op)
@@ -104,7 +108,7 @@ func TestDecideSteady(t *testing.T) {
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(10 * time.Second), reason: "failoverDelay"}},
 		{"failover delay 0 fails over at once (the primary's Lease no longer renewed)",
 			[]change{on("c-1", unreachable), failingSince(t0), failoverDelay(0), leaseRenewed(t0.Add(-9 * time.Second))},
-			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
 		{"in-place recovery: a failing primary whose manager still renews its Lease (mysqld restarting) is given InPlaceRecoveryGrace",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(0), leaseRenewed(t0)},
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(8 * time.Second), reason: "recovering in place"}},
@@ -116,10 +120,10 @@ func TestDecideSteady(t *testing.T) {
 			want{kind: Failover, step: StepRecordFailing, instance: "c-1", until: t0.Add(6 * time.Second), reason: "does not answer"}},
 		{"in-place recovery: once the renewal is overdue (leaseRenewalFresh since the operator saw it) the failover starts",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-leaseRenewalFresh))},
-			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
 		{"in-place recovery: the grace over, the failover starts although the Lease is renewed",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-InPlaceRecoveryGrace)), failoverDelay(0), leaseRenewed(t0.Add(-time.Second))},
-			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
 		{"in-place recovery: a longer failoverDelay still counts",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(time.Minute), leaseRenewed(t0.Add(-time.Second))},
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(58 * time.Second)}},
@@ -128,13 +132,19 @@ func TestDecideSteady(t *testing.T) {
 			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
 		{"in-place recovery: not when the Lease is held by another instance",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-time.Second)), leaseHolder("c-2")},
-			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
 		{"in-place recovery: not with enablePrimaryLease false",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-time.Second)), leaseOff},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
+		{"a failing primary not seen accepting writes (it does not answer): its replicas' IO threads stopped and its Pod deleted in the same step",
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Minute))},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1", reason: "then delete its Pod"}},
+		{"a failing primary seen accepting writes: its replicas' IO threads stopped, its Pod not deleted before it is demoted",
+			[]change{on("c-1", notReady), failingSince(t0.Add(-time.Minute))},
 			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
 		{"every replica's IO thread from the old primary is stopped before promotion",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Minute))},
-			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, reason: "semi-sync"}},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, reason: "semi-sync", deletePod: "c-1"}},
 		{"a replica whose IO thread still runs from the old primary is stopped before promotion",
 			[]change{primaryLost, on("c-3", func(in *Instance) { in.Replication.IORunning = true })},
 			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-3"}}},

@@ -166,6 +166,22 @@ func TestDecideFailover(t *testing.T) {
 					t.Errorf("events %v, target %s", eventReasons(d), d.Status.TargetPrimary)
 				}
 			}},
+		{"a failing primary that does not answer: the replicas' IO threads stopped, then its Pod deleted, in one act",
+			newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
+				failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", true),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-10", true),
+			}, map[string]string{"db-1": "timeout"}),
+			func(t *testing.T, d Decision) {
+				got := namesOf(d.Failover.StopIO, func(p *corev1.Pod) string { return p.Name })
+				if !slices.Equal(got, []string{"db-2", "db-3"}) || d.Failover.DeletePod != "db-1" {
+					t.Errorf("stop IO on %v, delete %q; want db-2 and db-3, then db-1's Pod", got, d.Failover.DeletePod)
+				}
+				reasons := eventReasons(d)
+				if !slices.Contains(reasons, failover.EventFailoverStarted) || !slices.Contains(reasons, failover.EventFailoverDeletingPod) {
+					t.Errorf("events %v", reasons)
+				}
+			}},
 		{"a failing primary that still accepts writes is demoted through its control API, then its Pod deleted",
 			newWorld(3).instance(1, false).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
 				failingSince(testNow.Add(-time.Second)).reports(map[string]*instanceclient.Status{
