@@ -103,14 +103,14 @@ func decideSteady(o Observation) Decision {
 	since := st.PrimaryFailingSince
 	if since.IsZero() {
 		return Decision{Kind: Failover, Operation: FailoverOperation, Step: StepRecordFailing, Instance: p,
-			Until:  FailoverStart(o, o.Now),
+			Until:  o.failoverWaitEnd(o.Now),
 			Reason: fmt.Sprintf("the primary %s is failing: %s", p, why)}
 	}
 	if start := FailoverStart(o, since); o.Now.Before(start) {
 		if o.RecoversInPlace() {
 			why += "; it still renews its Lease: recovering in place, given " + InPlaceRecoveryGrace.String()
 		}
-		return Decision{Kind: Wait, Operation: FailoverOperation, Until: start,
+		return Decision{Kind: Wait, Operation: FailoverOperation, Until: o.failoverWaitEnd(since),
 			Reason: fmt.Sprintf("the primary %s is failing (%s) since %s; failover starts after failoverDelay (%s)",
 				p, why, since.UTC().Format(time.RFC3339), o.Spec.FailoverDelay)}
 	}
@@ -143,6 +143,16 @@ const leaseRenewalFresh = LeaseRenewInterval + 3*time.Second
 // place (RecoversInPlace), not before InPlaceRecoveryGrace after it started failing either, and
 // while it fails for being read-only alone, not before ReadOnlyGrace.
 func FailoverStart(o Observation, since time.Time) time.Time {
+	start, since := failoverStartOutOfPlace(o, since)
+	if grace := since.Add(InPlaceRecoveryGrace); o.RecoversInPlace() && start.Before(grace) {
+		start = grace
+	}
+	return start
+}
+
+// failoverStartOutOfPlace is FailoverStart for a primary that does not recover in place, and
+// since counted no earlier than its promotion.
+func failoverStartOutOfPlace(o Observation, since time.Time) (time.Time, time.Time) {
 	st := o.Status
 	if st.CurrentPrimaryTimestamp.After(since) {
 		since = st.CurrentPrimaryTimestamp
@@ -151,13 +161,10 @@ func FailoverStart(o Observation, since time.Time) time.Time {
 	if grace := st.CurrentPrimaryTimestamp.Add(NewPrimaryGrace); !st.CurrentPrimaryTimestamp.IsZero() && start.Before(grace) {
 		start = grace
 	}
-	if grace := since.Add(InPlaceRecoveryGrace); o.RecoversInPlace() && start.Before(grace) {
-		start = grace
-	}
 	if grace := since.Add(ReadOnlyGrace); o.onlyReadOnly() && start.Before(grace) {
 		start = grace
 	}
-	return start
+	return start, since
 }
 
 // ReadOnlyGrace is how long a primary that answers, with its Pod ready, but is read-only, is given
@@ -178,14 +185,64 @@ func (o *Observation) onlyReadOnly() bool {
 
 // RecoversInPlace reports whether the failing current primary is being recovered by its own
 // instance manager: its Pod runs (exists, not being deleted) and it holds the primary Lease,
-// which the operator saw it renew within leaseRenewalFresh. Its manager is alive and restarting
-// its mysqld; the server comes back read-only and turns writable again as the primary.
+// which the operator saw it renew less than leaseRenewalFresh ago. Its manager is alive and
+// restarting its mysqld; the server comes back read-only and turns writable again as the primary.
 func (o *Observation) RecoversInPlace() bool {
 	p := o.Status.CurrentPrimary
 	in, seen := o.instance(p)
 	l := o.Lease
 	return o.Spec.EnablePrimaryLease && seen && in.PodExists && !in.PodDeleting && l.Exists && l.Holder == p &&
-		!LeaseExpired(l, o.Now) && o.Now.Sub(l.ObservedAt) <= leaseRenewalFresh
+		!LeaseExpired(l, o.Now) && o.Now.Before(l.ObservedAt.Add(leaseRenewalFresh))
+}
+
+// failoverWaitEnd is when to look again at a primary failing since since: when its failover may
+// start (FailoverStart), or, while it recovers in place, as soon as its Lease renewal is overdue
+// (its manager stopped renewing: cut off or gone) if failoverDelay is over by then: the
+// InPlaceRecoveryGrace no longer applies from then on and the failover may start at once.
+func (o *Observation) failoverWaitEnd(since time.Time) time.Time {
+	start := FailoverStart(*o, since)
+	overdue := o.Lease.ObservedAt.Add(leaseRenewalFresh)
+	if !o.RecoversInPlace() || !overdue.Before(start) {
+		return start
+	}
+	if outOfPlace, _ := failoverStartOutOfPlace(*o, since); overdue.Before(outOfPlace) {
+		return outOfPlace
+	}
+	return overdue
+}
+
+// LeaseRenewalSlack is how late the operator may hear of the primary's Lease renewal (the
+// holder's check interval, the request and the watch that delivers it) before it looks at the
+// primary.
+const LeaseRenewalSlack = time.Second
+
+// LeaseRenewalDue is when the operator should at the latest have heard of the current primary's
+// next Lease renewal: LeaseRenewInterval plus LeaseRenewalSlack after it saw the last one. A
+// renewal arrives as a watch event and starts a reconcile by itself; one that does not arrive is
+// the earliest sign that the primary's instance manager is cut off or gone, so the controller
+// looks at the primary then rather than at its next periodic report. ok is false when the
+// primary does not hold the Lease, the Lease is off, the time has passed, or a failover or
+// switchover is under way (its own waits say when to look again).
+func LeaseRenewalDue(o Observation) (time.Time, bool) {
+	due, ok := renewalDue(o)
+	st := o.Status
+	return due, ok && due.After(o.Now) && st.PrimaryFailingSince.IsZero() && st.TargetPrimary == st.CurrentPrimary
+}
+
+// LeaseRenewalOverdue reports whether the current primary holds the Lease and the operator has
+// not heard of its renewal by its due time: its instance manager may be cut off or gone.
+func LeaseRenewalOverdue(o Observation) bool {
+	due, ok := renewalDue(o)
+	return ok && !due.After(o.Now)
+}
+
+// renewalDue is when the current primary's next renewal of the Lease is due, if it holds it.
+func renewalDue(o Observation) (time.Time, bool) {
+	l := o.Lease
+	if !o.Spec.EnablePrimaryLease || !l.Exists || l.Holder == "" || l.Holder != o.Status.CurrentPrimary || l.ObservedAt.IsZero() {
+		return time.Time{}, false
+	}
+	return l.ObservedAt.Add(LeaseRenewInterval + LeaseRenewalSlack), true
 }
 
 // decideHealthy repoints replicas that do not follow the healthy primary, then clears
@@ -254,6 +311,10 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	if names := o.replicatingFrom(p); len(names) > 0 {
 		d := fo(StepStopIOThreads, fmt.Sprintf("failover from %s (%s): stop the IO threads reading from it, so it collects no more semi-sync acknowledgements", p, why))
 		d.Instance, d.Instances = "", names
+		if !old.SeenWritable() && old.PodExists && !old.PodDeleting {
+			d.DeletePod = p
+			d.Reason += "; then delete its Pod, keep its PVC"
+		}
 		return d
 	}
 	if old.SeenWritable() {

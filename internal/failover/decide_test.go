@@ -19,6 +19,7 @@ type want struct {
 	catchUp   *gtid.Set
 	reason    string // a part of the reason
 	warning   string // a part of the warning
+	deletePod string
 }
 
 func check(t *testing.T, o Observation, w want) {
@@ -30,6 +31,9 @@ func check(t *testing.T, o Observation, w want) {
 	if d.Kind != w.kind || d.Step != w.step || d.Instance != w.instance || !slices.Equal(d.Instances, w.instances) {
 		t.Fatalf("Decide = %s/%s %q %v (%s), want %s/%s %q %v", d.Kind, d.Step, d.Instance, d.Instances, d.Reason,
 			w.kind, w.step, w.instance, w.instances)
+	}
+	if d.DeletePod != w.deletePod {
+		t.Errorf("deletePod = %q, want %q", d.DeletePod, w.deletePod)
 	}
 	if w.op != NoOperation && d.Operation != w.op {
 		t.Errorf("operation = %s, want %s", d.Operation, w.op)
@@ -98,7 +102,7 @@ func TestDecideSteady(t *testing.T) {
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(ReadOnlyGrace - 2*time.Second), reason: "failoverDelay"}},
 		{"a primary still read-only after ReadOnlyGrace is failed over",
 			[]change{on("c-1", readOnly), failingSince(t0.Add(-ReadOnlyGrace)), failoverDelay(0), noLease},
-			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
 		{"failover delay: wait until primaryFailingSince plus failoverDelay",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-10 * time.Second))},
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(20 * time.Second), reason: "failoverDelay"}},
@@ -110,13 +114,22 @@ func TestDecideSteady(t *testing.T) {
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(10 * time.Second), reason: "failoverDelay"}},
 		{"failover delay 0 fails over at once (the primary's Lease no longer renewed)",
 			[]change{on("c-1", unreachable), failingSince(t0), failoverDelay(0), leaseRenewed(t0.Add(-9 * time.Second))},
-			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
 		{"in-place recovery: a failing primary whose manager still renews its Lease (mysqld restarting) is given InPlaceRecoveryGrace",
-			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-time.Second))},
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(0), leaseRenewed(t0)},
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(8 * time.Second), reason: "recovering in place"}},
+		{"in-place recovery: the wait ends when the Lease renewal is overdue, not at the end of the grace (a manager cut off or gone no longer renews)",
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-3 * time.Second))},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(5 * time.Second), reason: "recovering in place"}},
+		{"in-place recovery: a primary found failing while it renews is recorded, and looked at again when its renewal is overdue",
+			[]change{on("c-1", unreachable), failoverDelay(0), leaseRenewed(t0.Add(-2 * time.Second))},
+			want{kind: Failover, step: StepRecordFailing, instance: "c-1", until: t0.Add(6 * time.Second), reason: "does not answer"}},
+		{"in-place recovery: once the renewal is overdue (leaseRenewalFresh since the operator saw it) the failover starts",
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-leaseRenewalFresh))},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
 		{"in-place recovery: the grace over, the failover starts although the Lease is renewed",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-InPlaceRecoveryGrace)), failoverDelay(0), leaseRenewed(t0.Add(-time.Second))},
-			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
 		{"in-place recovery: a longer failoverDelay still counts",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(time.Minute), leaseRenewed(t0.Add(-time.Second))},
 			want{kind: Wait, op: FailoverOperation, until: t0.Add(58 * time.Second)}},
@@ -125,13 +138,19 @@ func TestDecideSteady(t *testing.T) {
 			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
 		{"in-place recovery: not when the Lease is held by another instance",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-time.Second)), leaseHolder("c-2")},
-			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
 		{"in-place recovery: not with enablePrimaryLease false",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-2 * time.Second)), failoverDelay(0), leaseRenewed(t0.Add(-time.Second)), leaseOff},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1"}},
+		{"a failing primary not seen accepting writes (it does not answer): its replicas' IO threads stopped and its Pod deleted in the same step",
+			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Minute))},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, deletePod: "c-1", reason: "then delete its Pod"}},
+		{"a failing primary seen accepting writes: its replicas' IO threads stopped, its Pod not deleted before it is demoted",
+			[]change{on("c-1", notReady), failingSince(t0.Add(-time.Minute))},
 			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}}},
 		{"every replica's IO thread from the old primary is stopped before promotion",
 			[]change{on("c-1", unreachable), failingSince(t0.Add(-time.Minute))},
-			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, reason: "semi-sync"}},
+			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-2", "c-3"}, reason: "semi-sync", deletePod: "c-1"}},
 		{"a replica whose IO thread still runs from the old primary is stopped before promotion",
 			[]change{primaryLost, on("c-3", func(in *Instance) { in.Replication.IORunning = true })},
 			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-3"}}},
@@ -165,6 +184,18 @@ func TestDecideSteady(t *testing.T) {
 		{"a replica whose IO thread is stopped (IOState No) is not stopped again",
 			[]change{primaryLost, on("c-3", func(in *Instance) { in.Replication.IORunning, in.Replication.IOState = false, "No" })},
 			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"lease timing: the Lease expired on the operator's clock promotes while the old primary's deleted Pod still terminates (no wait for the Pod to be gone)",
+			[]change{primaryLost, on("c-1", func(in *Instance) { in.PodExists, in.PodDeleting = true, true })},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"lease timing: the Lease live while the old primary's deleted Pod terminates: wait for the Lease, whichever ends first",
+			[]change{primaryLost, on("c-1", func(in *Instance) { in.PodExists, in.PodDeleting = true, true }), leaseRenewed(t0.Add(-5 * time.Second))},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(10 * time.Second), reason: "held by c-1"}},
+		{"lease timing: the old primary's Pod gone and its Lease released (no holder): promote at once, no Lease wait",
+			[]change{primaryLost, leaseRenewed(t0.Add(-time.Second)), leaseHolder("")},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"lease timing: the old primary's Pod gone but its Lease not released (a killed manager): wait for the Lease, a gone Pod is no proof",
+			[]change{primaryLost, leaseRenewed(t0.Add(-time.Second))},
+			want{kind: Wait, op: FailoverOperation, until: t0.Add(14 * time.Second), reason: "held by c-1"}},
 		{"the Lease expired: promote the candidate",
 			[]change{primaryLost},
 			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
@@ -250,6 +281,44 @@ func TestDecideSteady(t *testing.T) {
 			want{kind: Nothing}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { check(t, build(tc.changes...), tc.want) })
+	}
+}
+
+// TestLeaseRenewalDue: when the operator looks at the primary if no renewal of its Lease came.
+func TestLeaseRenewalDue(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes []change
+		due     time.Time
+		ok      bool
+		overdue bool
+	}{
+		{"detection: a renewal interval plus the slack after the operator saw the primary's last renewal",
+			[]change{leaseRenewed(t0.Add(-2 * time.Second))}, t0.Add(4 * time.Second), true, false},
+		{"detection: counted from when the operator saw the renewal, not from renewTime",
+			[]change{leaseRenewed(t0.Add(-time.Hour)), leaseSeen(t0.Add(-time.Second))}, t0.Add(5 * time.Second), true, false},
+		{"detection: the time passed without a renewal: overdue (the periodic reports go on)",
+			[]change{leaseRenewed(t0.Add(-LeaseRenewInterval - LeaseRenewalSlack))}, time.Time{}, false, true},
+		{"detection: a primary already recorded failing: the failover's own waits say when to look, the renewal still counts as overdue",
+			[]change{failingSince(t0.Add(-time.Second)), leaseRenewed(t0.Add(-time.Minute))}, time.Time{}, false, true},
+		{"detection: during a switchover no renewal is waited for",
+			[]change{target("c-2", t0.Add(-time.Second)), leaseRenewed(t0.Add(-time.Second))}, time.Time{}, false, false},
+		{"detection: a Lease held by another instance than the primary is not the primary's renewal",
+			[]change{leaseHolder("c-2"), leaseRenewed(t0.Add(-time.Minute))}, time.Time{}, false, false},
+		{"detection: a released Lease is not overdue", []change{leaseHolder(""), leaseRenewed(t0.Add(-time.Minute))}, time.Time{}, false, false},
+		{"detection: no Lease", []change{noLease}, time.Time{}, false, false},
+		{"detection: the Lease off", []change{leaseOff, leaseRenewed(t0.Add(-time.Minute))}, time.Time{}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := build(tc.changes...)
+			due, ok := LeaseRenewalDue(o)
+			if ok != tc.ok || (ok && !due.Equal(tc.due)) {
+				t.Errorf("LeaseRenewalDue = %s, %v; want %s, %v", due, ok, tc.due, tc.ok)
+			}
+			if got := LeaseRenewalOverdue(o); got != tc.overdue {
+				t.Errorf("LeaseRenewalOverdue = %v, want %v", got, tc.overdue)
+			}
+		})
 	}
 }
 

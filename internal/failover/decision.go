@@ -94,6 +94,11 @@ type Decision struct {
 	Instance string
 	// Instances are the subjects of StepStopIOThreads and StepRepoint.
 	Instances []string
+	// DeletePod, for StepStopIOThreads of a failover, names the old primary whose Pod is deleted
+	// (its PVC kept) in the same act, once the IO threads are stopped: it is not seen accepting
+	// writes, so StepDeletePod would follow at once, and a primary cut off from the network makes
+	// every reconcile wait for its answer.
+	DeletePod string
 	// CatchUp, for StepPromote, is the GTID set the target must have executed before it clears
 	// read-only.
 	CatchUp gtid.Set

@@ -23,6 +23,8 @@
 //     blocked, with the reason, for a human.
 //
 // The helpers around Decide are pure as well: SelectCandidate, RoleLabels, CheckRejoin,
-// LeaseExpired and the Lease timing constants, and Conditions (Ready, Progressing, Degraded).
+// LeaseExpired and the Lease timing constants, LeaseRenewalDue and LeaseRenewalOverdue (when the
+// controller looks at a primary whose renewal did not come, and asks it with a short timeout),
+// and Conditions (Ready, Progressing, Degraded).
 // docs/replication-failover.md describes the algorithm step by step for users.
 package failover

@@ -57,7 +57,7 @@ type PrimaryLease struct {
 	// last is the Lease as last read or written; seen when this instance first saw its
 	// holder and renewTime.
 	last *coordinationv1.Lease
-	seen observation
+	seen LeaseSighting
 	// demoted: a demotion latched the server read-only; AllowWrites refuses until EndDemotion.
 	// demotions counts the demotions, so that EndDemotion ends only those it has seen.
 	demoted   bool
@@ -66,12 +66,6 @@ type PrimaryLease struct {
 
 // ErrDemoted is returned by AllowWrites while a demotion holds the server read-only.
 var ErrDemoted = errors.New("demoted: the server stays read-only until the Cluster names another target primary")
-
-type observation struct {
-	holder string
-	renew  time.Time
-	at     time.Time
-}
 
 // NewPrimaryLease returns the Lease keeper of instance; the Lease is disabled until Configure.
 func NewPrimaryLease(c client.Client, key types.NamespacedName, instance string, clk clock.Clock,
@@ -120,7 +114,7 @@ func (l *PrimaryLease) Observe(ctx context.Context) (LeaseRecord, error) {
 	defer l.mu.Unlock()
 	switch {
 	case apierrors.IsNotFound(err):
-		l.last = nil
+		l.last, l.seen = nil, NoteSighting(l.seen, LeaseRecord{}, l.Clock.Now())
 		return LeaseRecord{}, nil
 	case err != nil:
 		return LeaseRecord{}, fmt.Errorf("reading Lease %s: %w", l.Key, err)
@@ -138,10 +132,8 @@ func (l *PrimaryLease) recordLocked(lease *coordinationv1.Lease) LeaseRecord {
 	if lease.Spec.LeaseDurationSeconds != nil {
 		r.Duration = time.Duration(*lease.Spec.LeaseDurationSeconds) * time.Second
 	}
-	if l.seen.holder != r.Holder || !l.seen.renew.Equal(r.RenewTime) || l.seen.at.IsZero() {
-		l.seen = observation{holder: r.Holder, renew: r.RenewTime, at: l.Clock.Now()}
-	}
-	r.ObservedAt = l.seen.at
+	l.seen = NoteSighting(l.seen, r, l.Clock.Now())
+	r.ObservedAt = l.seen.At
 	return r
 }
 
@@ -348,16 +340,46 @@ func (l *PrimaryLease) deleteIfMine(ctx context.Context) error {
 }
 
 // Run keeps the Lease until ctx ends: it renews it when due and stops writes when the
-// self-fencing deadline passes without a successful renewal (DecideLeaseStep). It returns once
-// no renewal is under way any more.
+// self-fencing deadline passes without a successful renewal (DecideLeaseStep). Beside it, while
+// this instance does not hold the Lease, it reads the Lease every LeaseObserveInterval
+// (observe), so that this instance knows when it first saw the holder's last renewal before it
+// ever becomes a failover's target. It returns once no renewal or read is under way any more.
 func (l *PrimaryLease) Run(ctx context.Context) {
 	defer l.renewals.Wait()
+	l.renewals.Go(func() { l.observe(ctx) })
 	for {
 		l.step(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-l.Clock.After(LeaseCheckInterval):
+		}
+	}
+}
+
+// observe reads the Lease every LeaseObserveInterval while it is enabled and this instance does
+// not hold it (the holder's renewals read it anyway), until ctx ends. It runs apart from the
+// lease loop, so that a read hanging in a cut network never delays a self-fence.
+func (l *PrimaryLease) observe(ctx context.Context) {
+	failing := false
+	for {
+		l.mu.Lock()
+		read := l.enabled && !l.held
+		l.mu.Unlock()
+		if read {
+			_, err := l.Observe(ctx)
+			switch {
+			case err != nil && !failing && ctx.Err() == nil:
+				l.Log.Info("reading the primary Lease failed; its sightings wait for the next read", "error", err.Error())
+			case err == nil && failing:
+				l.Log.Info("reading the primary Lease again")
+			}
+			failing = err != nil
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.Clock.After(LeaseObserveInterval):
 		}
 	}
 }

@@ -20,10 +20,41 @@ type LeaseRecord struct {
 	ObservedAt time.Time
 }
 
+// LeaseSighting is when this instance first saw one version of the Lease (its holder and
+// renewTime), on its own monotonic clock.
+type LeaseSighting struct {
+	Holder    string
+	RenewTime time.Time
+	// At is zero when no Lease has been seen (or the last read found none).
+	At time.Time
+}
+
+// NoteSighting returns the sighting after reading rec at now: prev when rec is the version prev
+// saw, so that the time it was first seen stays; a sighting at now when rec is another version (a
+// renewal, a new holder) or the first one seen; none when there is no Lease. Every instance reads
+// the Lease every LeaseObserveInterval (PrimaryLease.Run), so a candidate has usually seen the
+// holder's last renewal within that interval of it, long before it becomes the target: the
+// TTL that MayTakeLease waits on this instance's clock counts from that first sighting, not from
+// when the instance started to look. That is safe whenever it was seen: the holder sent that
+// renewal before the API server stored it, and so before anyone could see it, and it self-fences
+// LeaseSelfFenceAfter after sending its last successful renewal, well inside the TTL.
+func NoteSighting(prev LeaseSighting, rec LeaseRecord, now time.Time) LeaseSighting {
+	switch {
+	case !rec.Exists:
+		return LeaseSighting{}
+	case prev.At.IsZero() || prev.Holder != rec.Holder || !prev.RenewTime.Equal(rec.RenewTime):
+		return LeaseSighting{Holder: rec.Holder, RenewTime: rec.RenewTime, At: now}
+	}
+	return prev
+}
+
 // LeaseTake is whether this instance may create or take over the Lease, and why.
 type LeaseTake struct {
 	Allowed bool
 	Reason  string
+	// Until, when the take is refused, is when it would be allowed if the Lease stays as it is
+	// (zero: not known).
+	Until time.Time
 }
 
 // MayTakeLease decides whether instance me may hold the Lease now: when there is none, when it
@@ -31,21 +62,27 @@ type LeaseTake struct {
 func MayTakeLease(l LeaseRecord, me string, now time.Time) LeaseTake {
 	switch {
 	case !l.Exists:
-		return LeaseTake{true, "no Lease: create it"}
+		return LeaseTake{Allowed: true, Reason: "no Lease: create it"}
 	case l.Holder == me:
-		return LeaseTake{true, "held by this instance: renew it"}
+		return LeaseTake{Allowed: true, Reason: "held by this instance: renew it"}
 	case l.Holder == "":
-		return LeaseTake{true, "released: take it"}
+		return LeaseTake{Allowed: true, Reason: "released: take it"}
 	case l.Duration <= 0:
-		return LeaseTake{false, "held by " + l.Holder + " without a duration"}
-	case now.Before(l.RenewTime.Add(l.Duration)):
-		return LeaseTake{false, "held by " + l.Holder + " until " + l.RenewTime.Add(l.Duration).Format(time.RFC3339)}
-	case !l.ObservedAt.IsZero() && now.Sub(l.ObservedAt) < l.Duration:
-		return LeaseTake{false, "held by " + l.Holder + ": not yet seen unchanged for its duration"}
+		return LeaseTake{Reason: "held by " + l.Holder + " without a duration"}
 	case l.ObservedAt.IsZero():
-		return LeaseTake{false, "held by " + l.Holder + ": first seen just now"}
+		return LeaseTake{Reason: "held by " + l.Holder + ": first seen just now"}
 	}
-	return LeaseTake{true, "expired: take it over from " + l.Holder}
+	until := l.RenewTime.Add(l.Duration)
+	if seen := l.ObservedAt.Add(l.Duration); seen.After(until) {
+		until = seen
+	}
+	switch {
+	case now.Before(l.RenewTime.Add(l.Duration)):
+		return LeaseTake{Reason: "held by " + l.Holder + " until " + l.RenewTime.Add(l.Duration).Format(time.RFC3339), Until: until}
+	case now.Sub(l.ObservedAt) < l.Duration:
+		return LeaseTake{Reason: "held by " + l.Holder + ": not yet seen unchanged for its duration", Until: until}
+	}
+	return LeaseTake{Allowed: true, Reason: "expired: take it over from " + l.Holder}
 }
 
 // LeaseStep is what the holder's lease loop does next.

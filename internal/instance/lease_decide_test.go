@@ -15,24 +15,30 @@ func TestMayTakeLease(t *testing.T) {
 		name  string
 		lease LeaseRecord
 		want  bool
+		until time.Time
 	}{
-		{"no Lease: create it", LeaseRecord{}, true},
-		{"held by this instance: renew it, even expired", held("c-1", time.Hour, time.Hour), true},
-		{"held by this instance: renew it while fresh", held("c-1", time.Second, time.Second), true},
-		{"released (no holder): take it", LeaseRecord{Exists: true, Duration: LeaseTTL}, true},
-		{"held by another, renewed within its duration: refused", held("c-2", LeaseTTL-time.Second, time.Minute), false},
-		{"held by another, expired on both clocks: take it over", held("c-2", LeaseTTL, LeaseTTL), true},
+		{"no Lease: create it", LeaseRecord{}, true, time.Time{}},
+		{"held by this instance: renew it, even expired", held("c-1", time.Hour, time.Hour), true, time.Time{}},
+		{"held by this instance: renew it while fresh", held("c-1", time.Second, time.Second), true, time.Time{}},
+		{"released (no holder): take it", LeaseRecord{Exists: true, Duration: LeaseTTL}, true, time.Time{}},
+		{"held by another, renewed within its duration: refused until renewTime plus the duration", held("c-2", LeaseTTL-time.Second, time.Minute), false, now.Add(time.Second)},
+		{"held by another, first seen (by the periodic read) less than its duration ago: refused until that sighting plus the duration",
+			held("c-2", time.Hour, LeaseTTL-300*time.Millisecond), false, now.Add(300 * time.Millisecond)},
+		{"held by another, expired on both clocks: take it over", held("c-2", LeaseTTL, LeaseTTL), true, time.Time{}},
 		{"held by another, expired by renewTime but seen unchanged for less than its duration: refused (the wall clocks may disagree)",
-			held("c-2", time.Hour, LeaseTTL-time.Second), false},
+			held("c-2", time.Hour, LeaseTTL-time.Second), false, time.Time{}},
 		{"held by another, seen unchanged for its duration but renewTime in the future of this clock: refused",
-			held("c-2", -time.Minute, time.Hour), false},
-		{"held by another, never observed: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), Duration: LeaseTTL}, false},
-		{"held by another without a duration: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), ObservedAt: now.Add(-time.Hour)}, false},
+			held("c-2", -time.Minute, time.Hour), false, time.Time{}},
+		{"held by another, never observed: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), Duration: LeaseTTL}, false, time.Time{}},
+		{"held by another without a duration: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), ObservedAt: now.Add(-time.Hour)}, false, time.Time{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := MayTakeLease(tc.lease, "c-1", now)
 			if got.Allowed != tc.want || got.Reason == "" {
 				t.Errorf("MayTakeLease = %+v, want allowed %v with a reason", got, tc.want)
+			}
+			if !tc.until.IsZero() && !got.Until.Equal(tc.until) {
+				t.Errorf("until %s, want %s", got.Until, tc.until)
 			}
 		})
 	}
@@ -74,5 +80,41 @@ func TestDecideLeaseStep(t *testing.T) {
 	}
 	if !deadline.Before(sent.Add(LeaseTTL)) {
 		t.Error("the self-fence deadline is not before the Lease can expire")
+	}
+}
+
+// TestNoteSighting: when an instance first saw each version of the Lease, which MayTakeLease's
+// "unchanged for its duration on this instance's clock" counts from.
+func TestNoteSighting(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	now := t0.Add(10 * time.Second)
+	v := func(holder string, renewed time.Time) LeaseRecord {
+		return LeaseRecord{Exists: true, Holder: holder, RenewTime: renewed, Duration: LeaseTTL}
+	}
+	seen := LeaseSighting{Holder: "c-1", RenewTime: t0, At: t0.Add(time.Second)}
+	for _, tc := range []struct {
+		name string
+		prev LeaseSighting
+		rec  LeaseRecord
+		want LeaseSighting
+	}{
+		{"the same version read again keeps its first sighting: the TTL counts from when it was first seen, not from when the instance became the target",
+			seen, v("c-1", t0), seen},
+		{"a renewal is a new version: counted from now",
+			seen, v("c-1", t0.Add(5*time.Second)), LeaseSighting{Holder: "c-1", RenewTime: t0.Add(5 * time.Second), At: now}},
+		{"a new holder with the same renewTime is a new version: counted from now",
+			seen, v("c-2", t0), LeaseSighting{Holder: "c-2", RenewTime: t0, At: now}},
+		{"a released Lease (no holder) is a new version",
+			seen, v("", t0), LeaseSighting{RenewTime: t0, At: now}},
+		{"the first Lease seen is counted from now",
+			LeaseSighting{}, v("c-1", t0), LeaseSighting{Holder: "c-1", RenewTime: t0, At: now}},
+		{"no Lease: nothing is remembered, a Lease created again is counted from when it is seen",
+			seen, LeaseRecord{}, LeaseSighting{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NoteSighting(tc.prev, tc.rec, now); got != tc.want {
+				t.Errorf("NoteSighting = %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

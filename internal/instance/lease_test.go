@@ -130,3 +130,70 @@ func TestPrimaryLease(t *testing.T) {
 		t.Error("with the Lease disabled, AllowWrites did not just clear read-only")
 	}
 }
+
+// TestLeaseObservedBeforeTheTarget: an instance that does not hold the Lease reads it every
+// LeaseObserveInterval (PrimaryLease.Run), so when it later tries to take the Lease over, the
+// TTL on its own clock counts from when it first saw the holder's last renewal, not from its
+// first attempt. Real API server, fake clock.
+func TestLeaseObservedBeforeTheTarget(t *testing.T) {
+	env := kubetest.StartT(t, kubetest.Options{})
+	ns := env.NewNamespace(t)
+	key := types.NamespacedName{Namespace: ns, Name: "db-primary"}
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	clk := clocktesting.NewFakeClock(t0)
+	keeper := func(name string) *PrimaryLease {
+		l := NewPrimaryLease(env.Client, key, name, clk, func(context.Context) error { return nil },
+			testr.New(t).WithValues("instance", name))
+		l.Configure(true, metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "u-1"})
+		return l
+	}
+	holder, observer := keeper("db-1"), keeper("db-2")
+	must(t, holder.AllowWrites(t.Context(), func(context.Context) error { return nil }))
+	sighting := func() LeaseSighting {
+		observer.mu.Lock()
+		defer observer.mu.Unlock()
+		return observer.seen
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); observer.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	// Read at once, without any attempt to take the Lease.
+	eventually(t, 10*time.Second, func() bool { s := sighting(); return s.Holder == "db-1" && s.RenewTime.Equal(t0) })
+	if at := sighting().At; !at.Equal(t0) {
+		t.Fatalf("first sighting at %s, want %s", at, t0)
+	}
+	// The holder renews; the observer's next read notes the new version when it sees it.
+	clk.Step(LeaseRenewInterval)
+	holder.step(t.Context())
+	holder.renewals.Wait()
+	renewed := t0.Add(LeaseRenewInterval)
+	for i := 0; !sighting().RenewTime.Equal(renewed); i++ {
+		if i == 10 {
+			t.Fatalf("the observer never saw the renewal at %s: %+v", renewed, sighting())
+		}
+		// A read woken by the previous step may have come before the renewal: wake it again.
+		clk.Step(LeaseObserveInterval)
+		for wait := time.Now().Add(time.Second); time.Now().Before(wait) && !sighting().RenewTime.Equal(renewed); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	first := sighting().At
+	if first.Before(renewed) || first.After(renewed.Add(2*LeaseObserveInterval)) {
+		t.Fatalf("the renewal at %s first seen at %s, want within %s of it", renewed, first, 2*LeaseObserveInterval)
+	}
+	// The holder stops renewing. One TTL after the observer first saw its last renewal, and not
+	// before, the observer may take the Lease over: its first attempt comes only then.
+	clk.SetTime(first.Add(LeaseTTL - time.Millisecond))
+	if err := observer.Acquire(t.Context()); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("taken over before the TTL had passed since the first sighting: %v", err)
+	}
+	clk.SetTime(first.Add(LeaseTTL))
+	must(t, observer.Acquire(t.Context()))
+	var l coordinationv1.Lease
+	must(t, env.Client.Get(t.Context(), key, &l))
+	if got := ptr.Deref(l.Spec.HolderIdentity, ""); got != "db-2" {
+		t.Errorf("Lease held by %q after the takeover, want db-2", got)
+	}
+}

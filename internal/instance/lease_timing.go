@@ -29,4 +29,10 @@ const (
 	// LeaseCheckInterval is how often the holder compares the clock with its self-fencing
 	// deadline: the server turns read-only at most this long after the deadline.
 	LeaseCheckInterval = 250 * time.Millisecond
+	// LeaseObserveInterval is how often an instance that does not hold the Lease reads it, to
+	// note when it first saw each renewal (NoteSighting): a candidate then waits the TTL from
+	// at most this long (plus a read) after the holder's last renewal, instead of from when it
+	// became the target. One GET of one object per interval and instance, like the role
+	// reconciler's read of the Cluster.
+	LeaseObserveInterval = time.Second
 )

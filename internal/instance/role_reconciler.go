@@ -68,6 +68,10 @@ type RoleReconciler struct {
 	// State, if set, is told whether the instance is diverged (readiness reports it) and which
 	// instances the Cluster has.
 	State *LocalState
+
+	// unanswered is the primary whose last call did not answer (askPrimary). Passes run one at
+	// a time.
+	unanswered string
 }
 
 // LeaseEnabled is spec.enablePrimaryLease, true unless set to false.
@@ -79,42 +83,49 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	if r.Lease != nil {
 		mark = r.Lease.DemotionMark()
 	}
-	var cluster v1alpha1.Cluster
-	if err := r.Client.Get(ctx, r.Cluster, &cluster); err != nil {
-		return RoleDecision{}, fmt.Errorf("reading Cluster %s: %w", r.Cluster, err)
-	}
-	if r.Lease != nil && cluster.Status.TargetPrimary != r.Instance {
-		// A demotion before this read is settled: the Cluster no longer names this instance.
-		r.Lease.EndDemotion(mark)
-	}
-	if r.Isolation != nil {
-		r.Isolation.ContactAPIServer()
-	}
-	if r.State != nil {
-		r.State.SetMembers(ClusterMembers(&cluster, nil))
+	cluster, err := r.readCluster(ctx, mark)
+	if err != nil {
+		return RoleDecision{}, err
 	}
 	local, err := r.Actor.Op.Status(ctx)
 	if err != nil {
 		return RoleDecision{}, err
 	}
-	in := RoleInput{Instance: r.Instance, Status: &cluster.Status, Executed: local.GTIDExecuted}
+	in := RoleInput{Instance: r.Instance, Executed: local.GTIDExecuted}
 	if local.Replication != nil {
 		in.ReplicatingFrom = r.Peers.InstanceAt(local.Replication.SourceHost, local.Replication.SourcePort)
 		in.Received = local.Replication.RetrievedGTIDSet
 	}
-	if p := cluster.Status.CurrentPrimary; p != "" && p != r.Instance {
+	for asked := ""; ; {
+		p := cluster.Status.CurrentPrimary
+		if p == "" || p == r.Instance || p == asked {
+			break
+		}
 		// Read after the local status: see RoleInput.PrimaryExecuted.
-		ps, err := r.Peers.State(ctx, p)
-		if err != nil {
-			r.Log.Info("primary's state unavailable", "primary", p, "error", err.Error())
-		} else {
+		ps, err := r.askPrimary(ctx, p, cluster.Status.TargetPrimary == r.Instance)
+		if err == nil {
 			in.PrimaryExecuted, in.PrimaryWritable, in.PrimaryAckWaiters = &ps.Executed, ps.Writable, ps.AckWaiters
 			in.PrimaryInFlight = ps.InFlight
+			break
 		}
+		r.Log.Info("primary's state unavailable", "primary", p, "error", err.Error())
+		if asked != "" {
+			break
+		}
+		// The call waited for its timeout: decide on the Cluster as it is now, so that a
+		// failover target named meanwhile is not left for the next pass, and ask a new primary
+		// recorded meanwhile (a replica follows it in this pass). The state of the primary that
+		// did not answer stays unknown.
+		again, err := r.readCluster(ctx, mark)
+		if err != nil {
+			break
+		}
+		cluster, asked = again, p
 	}
+	in.Status = &cluster.Status
 	if r.Lease != nil {
 		in.LeaseEnabled = LeaseEnabled(&cluster.Spec)
-		r.Lease.Configure(in.LeaseEnabled, ownerReference(&cluster))
+		r.Lease.Configure(in.LeaseEnabled, ownerReference(cluster))
 	}
 	if r.needsProofOfStop(&cluster.Status, in) {
 		r.gatherProofOfStop(ctx, &in)
@@ -127,7 +138,7 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	if err != nil {
 		return d, err
 	}
-	return d, r.report(ctx, &cluster, d, out, local)
+	return d, r.report(ctx, cluster, d, out, local)
 }
 
 // StillTarget reads the Cluster from the API server and reports whether its status still names
@@ -139,6 +150,57 @@ func (r *RoleReconciler) StillTarget(ctx context.Context) (bool, error) {
 	}
 	return cluster.Status.TargetPrimary == r.Instance, nil
 }
+
+// PeerSuspectTimeout bounds the call to a primary that did not answer the previous one, on an
+// instance that is not the target primary: a replica following a primary cut off from the network
+// asks it every pass, and with the full timeout it would notice the failover's new primary a
+// pass later. Its answer only checks that the replica holds nothing the primary lacks; while it
+// does not come, a replica keeps following the primary it follows, and one that does not follow
+// it yet waits. The target of a switchover, which needs the old primary's final GTID set, always
+// asks with the full timeout.
+const PeerSuspectTimeout = time.Second
+
+// askPrimary asks the primary p for its state; with PeerSuspectTimeout when p did not answer the
+// previous call and this instance is not the target.
+func (r *RoleReconciler) askPrimary(ctx context.Context, p string, target bool) (PeerState, error) {
+	if p == r.unanswered && !target {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, PeerSuspectTimeout)
+		defer cancel()
+	}
+	ps, err := r.Peers.State(ctx, p)
+	switch {
+	case err != nil:
+		r.unanswered = p
+	case r.unanswered == p:
+		r.unanswered = ""
+	}
+	return ps, err
+}
+
+// readCluster reads the Cluster, and settles what a read of it settles: a demotion taken before
+// mark, the isolation detector's contact with the API server, the members of the Cluster.
+func (r *RoleReconciler) readCluster(ctx context.Context, mark int) (*v1alpha1.Cluster, error) {
+	var cluster v1alpha1.Cluster
+	if err := r.Client.Get(ctx, r.Cluster, &cluster); err != nil {
+		return nil, fmt.Errorf("reading Cluster %s: %w", r.Cluster, err)
+	}
+	if r.Lease != nil && cluster.Status.TargetPrimary != r.Instance {
+		// A demotion before this read is settled: the Cluster no longer names this instance.
+		r.Lease.EndDemotion(mark)
+	}
+	if r.Isolation != nil {
+		r.Isolation.ContactAPIServer()
+	}
+	if r.State != nil {
+		r.State.SetMembers(ClusterMembers(&cluster, nil))
+	}
+	return &cluster, nil
+}
+
+// LeaseWaitInPass is how long a target whose old primary does not answer waits within one pass
+// for the Lease to expire on its clock, instead of leaving it to the next pass.
+const LeaseWaitInPass = 2 * time.Second
 
 // needsProofOfStop: this instance is the target of a switchover and the old primary did not
 // answer, so the decision needs its Lease (or, with the Lease disabled, its Pod).
@@ -157,7 +219,23 @@ func (r *RoleReconciler) gatherProofOfStop(ctx context.Context, in *RoleInput) {
 			r.Log.Info("primary Lease unavailable", "error", err.Error())
 			return
 		}
-		take := MayTakeLease(rec, r.Instance, r.Clock.Now())
+		take := MayTakeLease(rec, r.Instance, r.Lease.Clock.Now())
+		if wait := take.Until.Sub(r.Lease.Clock.Now()); !take.Allowed && !take.Until.IsZero() && wait <= LeaseWaitInPass {
+			// About to expire on this instance's clock (it first saw the last renewal a little
+			// after the operator did): wait here rather than for the next pass, which would
+			// spend its first seconds on the old primary that does not answer. Then read the
+			// Lease again: only a fresh read may let it be taken.
+			select {
+			case <-ctx.Done():
+				return
+			case <-r.Lease.Clock.After(wait):
+			}
+			if rec, err = r.Lease.Observe(ctx); err != nil {
+				r.Log.Info("primary Lease unavailable", "error", err.Error())
+				return
+			}
+			take = MayTakeLease(rec, r.Instance, r.Lease.Clock.Now())
+		}
 		in.Lease = &take
 		return
 	}

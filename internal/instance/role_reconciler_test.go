@@ -126,3 +126,50 @@ func waitFollowing(t *testing.T, m map[string]*member, primary, replica string) 
 			st.Replication.SourcePort == m[primary].srv.Port && st.GTIDExecuted.Contains(m[primary].gtidSet(t))
 	})
 }
+
+// unansweringPeers fails every call, as a primary cut off from the network does once the
+// caller's timeout passes; it records how long each call was given.
+type unansweringPeers struct {
+	answer bool
+	given  []time.Duration
+}
+
+func (p *unansweringPeers) InstanceAt(string, int) string { return "" }
+
+func (p *unansweringPeers) State(ctx context.Context, _ string) (PeerState, error) {
+	deadline, _ := ctx.Deadline()
+	p.given = append(p.given, time.Until(deadline))
+	if p.answer {
+		return PeerState{}, nil
+	}
+	return PeerState{}, context.DeadlineExceeded
+}
+
+// TestAskPrimary: how long a role reconciler pass waits for the primary's state.
+func TestAskPrimary(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	peers := &unansweringPeers{}
+	r := &RoleReconciler{Peers: peers}
+	long := func(d time.Duration) bool { return d > PeerSuspectTimeout }
+	for _, tc := range []struct {
+		name   string
+		target bool
+		answer bool
+		long   bool
+	}{
+		{"a primary that answered (or was never asked) is given the full timeout", false, false, true},
+		{"a replica asks a primary that did not answer its last call with PeerSuspectTimeout", false, false, false},
+		{"the target always gives the old primary the full timeout (a switchover needs its final GTID set)", true, false, true},
+		{"still suspect: short again, and this time it answers", false, true, false},
+		{"answered: trusted again, the full timeout", false, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			peers.answer = tc.answer
+			_, _ = r.askPrimary(ctx, "c-1", tc.target)
+			if got := peers.given[len(peers.given)-1]; long(got) != tc.long {
+				t.Errorf("the call was given %s; want longer than %s: %v", got, PeerSuspectTimeout, tc.long)
+			}
+		})
+	}
+}

@@ -37,8 +37,12 @@ type node struct {
 	// kubeconfig, when set, replaces the world's (an API server reached through a proxy).
 	kubeconfig string
 	// peerAPIPorts, when set, is where this node reaches another's control API (a proxy on the
-	// other's address).
-	peerAPIPorts map[string]int
+	// other's address); peerMySQLPorts the same for another's mysqld (replication, clone).
+	peerAPIPorts   map[string]int
+	peerMySQLPorts map[string]int
+	// operatorAPIPort, when set, is where the operator reaches this node's control API (a proxy
+	// on its address); the test itself always reaches it directly (target).
+	operatorAPIPort int
 	// args are extra flags of `manager instance run`.
 	args []string
 	// passwordsFromAPI makes the manager read the passwords from the Secrets <cluster>-<user> on
@@ -145,11 +149,14 @@ func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, pe
 	}
 	for _, p := range peers {
 		if p != n {
-			apiPort := p.apiPort
+			apiPort, mysqlPort := p.apiPort, p.mysqlPort
 			if port, ok := n.peerAPIPorts[p.name]; ok {
 				apiPort = port
 			}
-			args = append(args, "--peer", fmt.Sprintf("%s=%s:%d:%d", p.name, p.host, p.mysqlPort, apiPort))
+			if port, ok := n.peerMySQLPorts[p.name]; ok {
+				mysqlPort = port
+			}
+			args = append(args, "--peer", fmt.Sprintf("%s=%s:%d:%d", p.name, p.host, mysqlPort, apiPort))
 		}
 	}
 	args = append(args, n.args...)
@@ -251,6 +258,15 @@ func (n *node) probe(path string) int {
 
 func (n *node) target() instanceclient.Target {
 	return instanceclient.Target{Instance: n.name, Address: net.JoinHostPort(n.host, strconv.Itoa(n.apiPort)), ServerName: n.host}
+}
+
+// operatorTarget is where the operator reaches n's control API: through its proxy when it has one.
+func (n *node) operatorTarget() instanceclient.Target {
+	t := n.target()
+	if n.operatorAPIPort != 0 {
+		t.Address = net.JoinHostPort(n.host, strconv.Itoa(n.operatorAPIPort))
+	}
+	return t
 }
 
 // mysqldPID reads the pid file mysqld writes.

@@ -156,7 +156,8 @@ func (w *world) waitRoles(t *testing.T, timeout time.Duration, primary string, r
 			n := w.nodes[r]
 			st := n.status(t)
 			if st == nil || st.Writable() || st.Replication == nil || !st.Replication.Healthy() ||
-				st.Replication.SourcePort != p.mysqlPort || !st.GTIDExecuted.Contains(pst.GTIDExecuted) || n.probe("/readyz") != 200 {
+				(st.Replication.SourcePort != p.mysqlPort && st.Replication.SourcePort != n.peerMySQLPorts[primary]) ||
+				!st.GTIDExecuted.Contains(pst.GTIDExecuted) || n.probe("/readyz") != 200 {
 				return false
 			}
 		}

@@ -2,6 +2,7 @@ package instancemanager
 
 import (
 	"context"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -69,10 +70,25 @@ func TestOperatorFailover(t *testing.T) {
 }
 
 func startOperatorWorld(t *testing.T) *operatorWorld {
-	w := startWorldWith(t, func(c *v1alpha1.Cluster) {
+	return newOperatorWorld(t, worldOptions{cluster: func(c *v1alpha1.Cluster) {
 		c.Spec.ImageName = "mysql:test"
 		c.Spec.FailoverDelay = failoverDelay
-	})
+	}}, 500*time.Millisecond, nil)
+}
+
+// newOperatorWorld starts the world of o, then the fake kubelet and the Cluster reconciler
+// (reporting every reportInterval, 0 for its default). With o.startNone, prepare runs before
+// every node is started (to put proxies in their paths, say).
+func newOperatorWorld(t *testing.T, o worldOptions, reportInterval time.Duration, prepare func(*world)) *operatorWorld {
+	w := newWorld(t, o)
+	if o.startNone {
+		if prepare != nil {
+			prepare(w)
+		}
+		for _, name := range slices.Sorted(maps.Keys(w.nodes)) {
+			w.start(t, w.nodes[name])
+		}
+	}
 	k := &fakeKubelet{w: w, runningFor: map[string]types.UID{}}
 	k.start(t)
 	cw := &ctrlworld.World{T: t, Ctx: context.Background(), Env: w.env, Client: w.env.Client, NS: w.key.Namespace}
@@ -84,7 +100,7 @@ func startOperatorWorld(t *testing.T) *operatorWorld {
 	cw.StartManager(func(mgr ctrl.Manager) error {
 		r := &cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 			Recorder: recorder, Clock: clock.RealClock{},
-			OperatorImage: "operator:test", Instances: harnessInstances{w}, ReportInterval: 500 * time.Millisecond}
+			OperatorImage: "operator:test", Instances: harnessInstances{w}, ReportInterval: reportInterval}
 		return r.SetupWithManager(mgr)
 	})
 	return &operatorWorld{world: w, cw: cw, kubelet: k, root: t}
@@ -101,7 +117,7 @@ func (h harnessInstances) InstanceStatuses(ctx context.Context, _ *v1alpha1.Clus
 		if n == nil || p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
 			continue
 		}
-		st, err := h.w.operator.Status(ctx, n.target())
+		st, err := h.w.operator.Status(ctx, n.operatorTarget())
 		if err != nil {
 			errs[p.Name] = err
 			continue
@@ -112,11 +128,11 @@ func (h harnessInstances) InstanceStatuses(ctx context.Context, _ *v1alpha1.Clus
 }
 
 func (h harnessInstances) StopReplicaIO(ctx context.Context, _ *v1alpha1.Cluster, pod corev1.Pod) error {
-	return h.w.operator.StopReplicaIO(ctx, h.w.nodes[pod.Name].target())
+	return h.w.operator.StopReplicaIO(ctx, h.w.nodes[pod.Name].operatorTarget())
 }
 
 func (h harnessInstances) Demote(ctx context.Context, _ *v1alpha1.Cluster, pod corev1.Pod) error {
-	return h.w.operator.Demote(ctx, h.w.nodes[pod.Name].target())
+	return h.w.operator.Demote(ctx, h.w.nodes[pod.Name].operatorTarget())
 }
 
 // fakeKubelet reports each Pod Running, with its node's address, and Ready when the node's

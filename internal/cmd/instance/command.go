@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
@@ -84,7 +85,8 @@ func (o *options) bind(cmd *cobra.Command) {
 }
 
 func (o *options) run(ctx context.Context) error {
-	log := zap.New()
+	// Milliseconds in the timestamps: a failover's steps are seconds apart, or less.
+	log := zap.New(func(o *zap.Options) { o.TimeEncoder = zapcore.ISO8601TimeEncoder })
 	c := &o.cfg
 	if c.ReportHost == "" {
 		c.ReportHost = c.Instance + "." + c.Namespace + ".svc"

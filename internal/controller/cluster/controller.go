@@ -58,6 +58,8 @@ type Reconciler struct {
 
 	// leases remembers when this operator saw each primary Lease change, on its own clock.
 	leases leaseObservations
+	// unanswered remembers the instances whose last ask went unanswered (ask.go).
+	unanswered unansweredAsks
 }
 
 // NewReconciler returns the production Reconciler: cached reads, Secrets read directly,

@@ -111,6 +111,9 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 				d.Failover.StopIO = append(d.Failover.StopIO, p)
 			}
 		}
+		// The old primary, not seen accepting writes, loses its Pod in the same act, once the IO
+		// threads are stopped (act stops them first).
+		d.Failover.DeletePod = fd.DeletePod
 	case failover.StepDemote:
 		d.Failover.Demote = podOf(active, fd.Instance)
 		if fd.Operation == failover.FailoverOperation {
@@ -123,6 +126,13 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 	}
 	if e, ok := failover.EventFor(fo, fd); ok {
 		d.event(failoverEventStep(fd.Step), kit.Event{Kind: kit.EventKind{Type: e.Type, Reason: e.Reason, Format: "%s"}, Message: e.Message})
+	}
+	if fd.Step == failover.StepStopIOThreads && fd.DeletePod != "" {
+		del := failover.Decision{Kind: failover.Failover, Operation: failover.FailoverOperation, Step: failover.StepDeletePod,
+			Instance: fd.DeletePod, Reason: "failover from " + fd.DeletePod + ": delete its Pod, keep its PVC"}
+		if e, ok := failover.EventFor(fo, del); ok {
+			d.event(stepFailover, kit.Event{Kind: kit.EventKind{Type: e.Type, Reason: e.Reason, Format: "%s"}, Message: e.Message})
+		}
 	}
 	if switchoverCompleted(c, active) {
 		d.event(stepRelabel, evSwitchoverCompleted.With(st.CurrentPrimary))

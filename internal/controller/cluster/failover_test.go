@@ -123,6 +123,33 @@ func TestDecideFailover(t *testing.T) {
 					t.Errorf("requeue after %s, want the end of failoverDelay (29s)", got)
 				}
 			}},
+		{"detection: a healthy primary whose Lease the operator saw renewed is looked at again when the next renewal is due, not at the next report",
+			newWorld(2).instance(1, true).instance(2, true).primary("db-1", "db-1").labelled().lease("db-1", testNow.Add(-2*time.Second)).
+				reports(map[string]*instanceclient.Status{
+					"db-1": primaryReport(uuidA + ":1-3"),
+					"db-2": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true),
+				}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Kind != failover.Nothing {
+					t.Errorf("decision %+v", d.Failover.Decision)
+				}
+				if got, want := d.requeueAfter(testNow, 10*time.Second), failover.LeaseRenewInterval+failover.LeaseRenewalSlack-2*time.Second; got != want {
+					t.Errorf("requeue after %s, want the renewal's due time (%s)", got, want)
+				}
+			}},
+		{"a failover step that acts is followed by the next reconcile within stepRequeue",
+			threeFailing().failingSince(testNow.Add(-time.Second)).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", true),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-10", true),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Step != failover.StepStopIOThreads {
+					t.Fatalf("decision %+v", d.Failover.Decision)
+				}
+				if got := d.requeueAfter(testNow, time.Minute); got != stepRequeue {
+					t.Errorf("requeue after %s, want %s", got, stepRequeue)
+				}
+			}},
 		{"a single instance cannot fail over: blocked, its Pod is recreated",
 			newWorld(1).instance(1, true).primary("db-1", "db-1").labelled().withoutPod("db-1").failingSince(testNow.Add(-time.Minute)).
 				reports(map[string]*instanceclient.Status{}, nil),
@@ -149,6 +176,22 @@ func TestDecideFailover(t *testing.T) {
 				}
 				if !slices.Contains(eventReasons(d), failover.EventFailoverStarted) || d.Status.TargetPrimary != "db-1" {
 					t.Errorf("events %v, target %s", eventReasons(d), d.Status.TargetPrimary)
+				}
+			}},
+		{"a failing primary that does not answer: the replicas' IO threads stopped, then its Pod deleted, in one act",
+			newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
+				failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", true),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-10", true),
+			}, map[string]string{"db-1": "timeout"}),
+			func(t *testing.T, d Decision) {
+				got := namesOf(d.Failover.StopIO, func(p *corev1.Pod) string { return p.Name })
+				if !slices.Equal(got, []string{"db-2", "db-3"}) || d.Failover.DeletePod != "db-1" {
+					t.Errorf("stop IO on %v, delete %q; want db-2 and db-3, then db-1's Pod", got, d.Failover.DeletePod)
+				}
+				reasons := eventReasons(d)
+				if !slices.Contains(reasons, failover.EventFailoverStarted) || !slices.Contains(reasons, failover.EventFailoverDeletingPod) {
+					t.Errorf("events %v", reasons)
 				}
 			}},
 		{"a failing primary that still accepts writes is demoted through its control API, then its Pod deleted",

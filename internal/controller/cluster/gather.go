@@ -11,6 +11,7 @@ import (
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
@@ -50,12 +51,13 @@ func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (*Observa
 	o.Pods = kit.ControlledBy(&c, pods.Items)
 	o.PVCs = kit.ControlledBy(&c, pvcs.Items)
 	o.Services = kit.ControlledBy(&c, svcs.Items)
-	o.Reports, o.ReportErrors = r.reports(ctx, &c, o.Pods)
+	// The Lease first: whether the primary's renewal is overdue says how long to wait for its report.
 	lease, err := r.readLease(ctx, &c)
 	if err != nil {
 		return nil, err
 	}
 	o.Lease = lease
+	o.Reports, o.ReportErrors = r.reports(ctx, o)
 	if Decide(*o).needsFreshLook() {
 		if err := r.refresh(ctx, o); err != nil || o.Cluster == nil {
 			return nil, err
@@ -93,12 +95,17 @@ func (r *Reconciler) refresh(ctx context.Context, o *Observation) error {
 	return nil
 }
 
-// reports asks the instances, logging each one that does not answer.
-func (r *Reconciler) reports(ctx context.Context, c *v1.Cluster, pods []corev1.Pod) (map[string]*instanceclient.Status, map[string]string) {
+// reports asks the instances of o's Pods, the suspect ones with SuspectTimeout (splitSuspects),
+// logging each one that does not answer.
+func (r *Reconciler) reports(ctx context.Context, o *Observation) (map[string]*instanceclient.Status, map[string]string) {
 	if r.Instances == nil {
 		return nil, nil
 	}
-	reports, errs := r.Instances.InstanceStatuses(ctx, c, pods)
+	spec, st := failover.ObserveCluster(o.Cluster)
+	overdue := failover.LeaseRenewalOverdue(failover.Observation{Now: o.Now, Spec: spec, Status: st, Lease: o.Lease})
+	trusted, suspect := splitSuspects(o.Pods, r.unanswered.snapshot(), st.CurrentPrimary, overdue)
+	reports, errs := r.askInstances(ctx, o, trusted, suspect)
+	r.unanswered.note(o.Pods, reports, errs, r.Clock.Now())
 	out := map[string]string{}
 	for name, err := range errs {
 		log.FromContext(ctx).Info("instance did not report", "instance", name, "error", err.Error())
