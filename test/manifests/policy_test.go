@@ -125,6 +125,18 @@ func TestInstancePolicies(t *testing.T) {
 			st.DivergedInstances = append(st.DivergedInstances, "db-3")
 		}, true},
 		{"never removes one", "db-3", func(st *v1.ClusterStatus) { st.DivergedInstances = []string{"db-3"} }, false},
+		{"the current primary's archiver keeps the BinlogArchiving condition", "db-1", func(st *v1.ClusterStatus) {
+			st.Conditions = append(st.Conditions, metav1.Condition{Type: "BinlogArchiving", Status: metav1.ConditionTrue, Reason: "Archiving", LastTransitionTime: metav1.Now()})
+		}, true},
+		{"a replica never writes the BinlogArchiving condition", "db-3", func(st *v1.ClusterStatus) {
+			st.Conditions = append(st.Conditions, metav1.Condition{Type: "BinlogArchiving", Status: metav1.ConditionFalse, Reason: "Forged", LastTransitionTime: metav1.Now()})
+		}, false},
+		{"the current primary's archiver writes status.binlogArchive", "db-1", func(st *v1.ClusterStatus) {
+			st.BinlogArchive = &v1.BinlogArchiveStatus{Instance: "db-1"}
+		}, true},
+		{"a replica never writes status.binlogArchive", "db-3", func(st *v1.ClusterStatus) {
+			st.BinlogArchive = &v1.BinlogArchiveStatus{Instance: "db-3"}
+		}, false},
 		{"the target records itself as the current primary", "db-2", func(st *v1.ClusterStatus) {
 			st.CurrentPrimary, st.CurrentPrimaryTimestamp = "db-2", ptrTime()
 		}, true},
@@ -215,7 +227,7 @@ func TestInstanceStatusPolicyCoversEveryField(t *testing.T) {
 		t.Fatal(err)
 	}
 	written := map[string]bool{"currentPrimary": true, "currentPrimaryTimestamp": true, "divergedInstances": true,
-		"recovery": true, "conditions": true}
+		"recovery": true, "conditions": true, "binlogArchive": true}
 	st := reflect.TypeOf(v1.ClusterStatus{})
 	for i := range st.NumField() {
 		name, _, _ := strings.Cut(st.Field(i).Tag.Get("json"), ",")
