@@ -342,6 +342,11 @@ func TestDecideFailoverPromotion(t *testing.T) {
 		{"a target whose Pod is gone before promoting, not holding the Lease: promote another candidate",
 			[]change{on("c-2", unreachable), on("c-2", func(in *Instance) { in.PodExists = false })},
 			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
+		{"a target less advanced than another replica, seen read-only, is replaced by the more advanced one",
+			// A switchover whose old primary's Pod went away waits here: its target must not be
+			// promoted behind a replica holding acknowledged writes it lacks.
+			[]change{on("c-3", history(a("1-12")))},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
 		{"a target that runs but does not answer before promoting: blocked, it may hold acknowledged writes the others lack",
 			[]change{on("c-2", unreachable)},
 			want{kind: Blocked, reason: "c-2 did not answer"}},
