@@ -224,8 +224,12 @@ type RecoveryTarget struct {
 	// microsecond, e.g. "2026-11-25T04:00:00.250000Z"): the archived history up to the first
 	// transaction committed after it. The archive must reach it. With a source, the base backup
 	// is the newest one that started before it (preferring one that also ended before it).
+	// It is a string checked as an RFC 3339 date-time at admission, decoded by the reader: a
+	// time type whose decoding is stricter than the schema (metav1.MicroTime wants exactly six
+	// fractional digits) would let one Cluster stop the operator's cache of every Cluster.
+	// +kubebuilder:validation:Format=date-time
 	// +optional
-	TargetTime *metav1.MicroTime `json:"targetTime,omitempty"`
+	TargetTime string `json:"targetTime,omitempty"`
 
 	// TargetGTID: the restored gtid_executed is exactly this GTID set (as MySQL prints
 	// gtid_executed): the base backup's transactions must all be in it, and the archive must

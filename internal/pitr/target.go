@@ -43,8 +43,12 @@ func TargetOf(rt *v1alpha1.RecoveryTarget) (Target, error) {
 	switch {
 	case rt == nil:
 		return Target{}, errors.New("no recovery target")
-	case rt.TargetTime != nil:
-		return Target{Kind: AtTime, Time: rt.TargetTime.UTC()}, nil
+	case rt.TargetTime != "":
+		at, err := time.Parse(time.RFC3339Nano, rt.TargetTime)
+		if err != nil {
+			return Target{}, fmt.Errorf("targetTime %q is not an RFC 3339 time: %w", rt.TargetTime, err)
+		}
+		return Target{Kind: AtTime, Time: at.UTC()}, nil
 	case rt.TargetGTID != "":
 		s, err := gtid.Parse(rt.TargetGTID)
 		if err != nil {

@@ -78,7 +78,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 		at := written[i].done.Add(written[i+1].sent.Sub(written[i].done) / 2)
 		w.createCluster(t, ns, "pit", 2, &v1alpha1.BootstrapRecovery{
 			Source:         &v1alpha1.RecoverySource{ClusterName: "src", ObjectStore: w.objectStore()},
-			RecoveryTarget: &v1alpha1.RecoveryTarget{TargetTime: &metav1.MicroTime{Time: at}}})
+			RecoveryTarget: &v1alpha1.RecoveryTarget{TargetTime: at.UTC().Format(time.RFC3339Nano)}})
 		nodes := w.startNodes(t, ns, "pit", 2, withRootPassword(t, "pit-root-pw"))
 		watch := w.watchWrites(t, ns, "pit", nodes[0])
 		w.waitPrimary(t, ns, "pit", nodes[0], nodes[1])
@@ -118,7 +118,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 			// A target the first segment reaches: the gap further on does not matter, the
 			// corruption does.
 			{"corrupt", v1alpha1.ReasonRecoveryVerificationFailed, &v1alpha1.BootstrapRecovery{Source: source,
-				RecoveryTarget: &v1alpha1.RecoveryTarget{TargetTime: &metav1.MicroTime{Time: first.LastEventTime}}}},
+				RecoveryTarget: &v1alpha1.RecoveryTarget{TargetTime: first.LastEventTime.UTC().Format(time.RFC3339Nano)}}},
 			{"gap", v1alpha1.ReasonRecoveryArchiveIncomplete, &v1alpha1.BootstrapRecovery{Source: source,
 				RecoveryTarget: &v1alpha1.RecoveryTarget{TargetLatest: true}}},
 		})

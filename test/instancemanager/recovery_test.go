@@ -440,7 +440,7 @@ func testRecoveryFailures(t *testing.T, w *recoveryWorld, ns string, newest sour
 		{"pitr", v1alpha1.ReasonRecoveryPointInTimeUnavailable, &v1alpha1.BootstrapRecovery{
 			Source: &v1alpha1.RecoverySource{ClusterName: "src", ObjectStore: w.objectStore()},
 			RecoveryTarget: &v1alpha1.RecoveryTarget{
-				TargetTime: &metav1.MicroTime{Time: newest.md.StartedAt.Add(-time.Hour)}}}},
+				TargetTime: newest.md.StartedAt.Add(-time.Hour).UTC().Format(time.RFC3339Nano)}}},
 	})
 }
 
