@@ -31,12 +31,16 @@ type Cut struct {
 // NewCut starts a cut of the history after base at the instant at.
 func NewCut(base gtid.Set, at time.Time) *Cut { return &Cut{base: base, at: at} }
 
-// Whole takes a segment whose last event is known and at or before the target without reading
-// it: all its transactions are in the cut (unless the cut stopped before it, when none is, and
-// none of them can be a base backup's transaction after the target). It returns false when the
-// segment must be read (Read).
+// indexTimeResolution is how coarse an index entry's event times may be: the archiver records
+// the time of a tagged GTID event (MySQL 8.3+) from its header, to the second.
+const indexTimeResolution = time.Second
+
+// Whole takes a segment whose last event is known and a second or more before the target
+// without reading it: all its transactions are in the cut (unless the cut stopped before it,
+// when none is, and none of them can be a base backup's transaction after the target). It
+// returns false when the segment must be read (Read).
 func (c *Cut) Whole(s objectstore.Segment) (bool, error) {
-	if s.LastEventTime.IsZero() || s.LastEventTime.After(c.at) {
+	if s.LastEventTime.IsZero() || s.LastEventTime.Add(indexTimeResolution).After(c.at) {
 		return false, nil
 	}
 	if !c.stopped {

@@ -70,6 +70,8 @@ func TestCutTakesWholeSegments(t *testing.T) {
 		{"a segment ending after the target is read", []any{s1, s2, []Transaction{tx(13, 4), tx(14, 7)}},
 			[]bool{true, false}, a("6-13")},
 		{"a segment whose last event is unknown is read", []any{unknown}, []bool{false}, ""},
+		{"a segment whose last event is less than a second before the target is read (tagged GTIDs are timed to the second)",
+			[]any{seg("close", a("1-5"), a("6-12"), 2, 4.99)}, []bool{false}, ""},
 		{"after the cut stopped, a segment ending before the target adds nothing",
 			[]any{[]Transaction{tx(6, 8)}, s1}, []bool{true}, ""},
 	} {
