@@ -77,6 +77,13 @@ func TestLeaseTiming(t *testing.T) {
 		if got := obs.Observe("ns/db-primary", moved, t0.Add(21*time.Second)).ObservedAt; !got.Equal(t0.Add(21 * time.Second)) {
 			t.Errorf("a new holder: ObservedAt %v, want the time it was seen", got)
 		}
+		if last, ok := obs.Last("ns/db-primary"); !ok || last.Holder != "c-2" || !last.ObservedAt.Equal(t0.Add(21*time.Second)) {
+			t.Errorf("Last = %+v, %v; want the last observation without reading again", last, ok)
+		}
+		obs.Observe("ns/db-primary", Lease{}, t0.Add(22*time.Second))
+		if _, ok := obs.Last("ns/db-primary"); ok {
+			t.Error("Last after a read found no Lease: want none")
+		}
 		var restarted LeaseObserver
 		if got := restarted.Observe("ns/db-primary", moved, t0.Add(30*time.Second)).ObservedAt; !got.Equal(t0.Add(30 * time.Second)) {
 			t.Errorf("after an operator restart: ObservedAt %v, want the restarted operator's first sight", got)

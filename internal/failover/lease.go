@@ -80,6 +80,16 @@ func (o *LeaseObserver) Observe(key string, l Lease, now time.Time) Lease {
 	return l
 }
 
+// Last returns the Lease last observed under key (holder, renewTime and when that was first seen;
+// not its TTL), and whether one was: what the previous read said, without reading again.
+func (o *LeaseObserver) Last(key string) (Lease, bool) {
+	s, ok := o.seen[key]
+	if !ok {
+		return Lease{}, false
+	}
+	return Lease{Exists: true, Holder: s.holder, RenewTime: s.renew, ObservedAt: s.at}, true
+}
+
 // LeaseExpired reports whether l no longer protects any holder at now: it does not exist, names
 // no holder, or its TTL has passed since its last renewal.
 func LeaseExpired(l Lease, now time.Time) bool {

@@ -51,13 +51,15 @@ func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (*Observa
 	o.Pods = kit.ControlledBy(&c, pods.Items)
 	o.PVCs = kit.ControlledBy(&c, pvcs.Items)
 	o.Services = kit.ControlledBy(&c, svcs.Items)
-	// The Lease first: whether the primary's renewal is overdue says how long to wait for its report.
+	o.Reports, o.ReportErrors = r.reports(ctx, o)
+	// The Lease after the reports: a target seen read-only in its report and holding the Lease
+	// read after it is promoting (it takes the Lease before it clears read-only); with the Lease
+	// read first, a switchover could be aborted under a target that took it in between.
 	lease, err := r.readLease(ctx, &c)
 	if err != nil {
 		return nil, err
 	}
 	o.Lease = lease
-	o.Reports, o.ReportErrors = r.reports(ctx, o)
 	if Decide(*o).needsFreshLook() {
 		if err := r.refresh(ctx, o); err != nil || o.Cluster == nil {
 			return nil, err
@@ -101,8 +103,11 @@ func (r *Reconciler) reports(ctx context.Context, o *Observation) (map[string]*i
 	if r.Instances == nil {
 		return nil, nil
 	}
+	// Whether the primary's renewal is overdue, from the Lease as the last reconcile read it
+	// (this one reads it after the reports).
 	spec, st := failover.ObserveCluster(o.Cluster)
-	overdue := failover.LeaseRenewalOverdue(failover.Observation{Now: o.Now, Spec: spec, Status: st, Lease: o.Lease})
+	last, _ := r.leases.last(client.ObjectKey{Namespace: o.Cluster.Namespace, Name: specs.PrimaryLeaseName(o.Cluster.Name)}.String())
+	overdue := failover.LeaseRenewalOverdue(failover.Observation{Now: o.Now, Spec: spec, Status: st, Lease: last})
 	trusted, suspect := splitSuspects(o.Pods, r.unanswered.snapshot(), st.CurrentPrimary, overdue)
 	reports, errs := r.askInstances(ctx, o, trusted, suspect)
 	r.unanswered.note(o.Pods, reports, errs, r.Clock.Now())

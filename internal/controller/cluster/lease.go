@@ -51,6 +51,13 @@ func (s *leaseObservations) observe(key string, l failover.Lease, now time.Time)
 	return s.o.Observe(key, l, now)
 }
 
+// last is the Lease last observed under key, without reading it again.
+func (s *leaseObservations) last(key string) (failover.Lease, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.o.Last(key)
+}
+
 // observeLease is the Lease as the failover engine reads it.
 func observeLease(l *coordinationv1.Lease) failover.Lease {
 	out := failover.Lease{Exists: true, Holder: ptr.Deref(l.Spec.HolderIdentity, ""),
