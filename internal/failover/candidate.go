@@ -78,16 +78,25 @@ func (o *Observation) SelectCandidate(primary string) (Instance, string, bool) {
 				in.Name, cand.Name), false
 		}
 	}
-	for _, in := range o.Instances {
-		if in.Name == primary || in.Name == cand.Name || !in.Reachable || o.diverged(in.Name) {
-			continue
-		}
-		if missing := in.History().Subtract(histories[best]); !missing.IsEmpty() {
-			return Instance{}, fmt.Sprintf("%s holds transactions the best eligible replica %s lacks (%s); promoting %s would lose them",
-				in.Name, cand.Name, missing, cand.Name), false
-		}
+	if ahead, missing := o.aheadOf(cand, primary); ahead != "" {
+		return Instance{}, fmt.Sprintf("%s holds transactions the best eligible replica %s lacks (%s); promoting %s would lose them",
+			ahead, cand.Name, missing, cand.Name), false
 	}
 	return cand, "", true
+}
+
+// aheadOf names a replica that answered (neither the old primary p nor diverged) holding
+// transactions target lacks, and those transactions; "" when there is none.
+func (o *Observation) aheadOf(target Instance, p string) (string, gtid.Set) {
+	for _, in := range o.Instances {
+		if in.Name == p || in.Name == target.Name || !in.Reachable || o.diverged(in.Name) {
+			continue
+		}
+		if missing := in.History().Subtract(target.History()); !missing.IsEmpty() {
+			return in.Name, missing
+		}
+	}
+	return "", gtid.Set{}
 }
 
 func describeHistories(ins []Instance) string {

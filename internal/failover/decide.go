@@ -341,23 +341,6 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	return d
 }
 
-// lessAdvanced returns how target falls short of another replica that answered (neither the old
-// primary p nor diverged): the transactions that replica holds and target lacks, or "" when it
-// lacks none. A failover names its most advanced replica, so this holds for it; a switchover
-// whose old primary's Pod went away is then waited out here, and its target must not be
-// promoted behind a replica that has acknowledged writes it lacks.
-func (o *Observation) lessAdvanced(target Instance, p string) string {
-	for _, in := range o.Instances {
-		if in.Name == p || in.Name == target.Name || !in.Reachable || o.diverged(in.Name) {
-			continue
-		}
-		if missing := in.History().Subtract(target.History()); !missing.IsEmpty() {
-			return fmt.Sprintf("less advanced than %s (missing %s)", in.Name, missing)
-		}
-	}
-	return ""
-}
-
 // replicatingFrom lists the replicas that answered and still run an IO thread reading from p, or
 // one trying to connect to it (it would receive, and acknowledge, once p answers again).
 func (o *Observation) replicatingFrom(p string) []string {
@@ -385,8 +368,11 @@ func decideFailoverPromotion(o Observation) Decision {
 	if seen {
 		why = o.Ineligible(ti, p)
 	}
-	if why == "" {
-		why = o.lessAdvanced(ti, p)
+	if ahead, missing := o.aheadOf(ti, p); why == "" && ahead != "" {
+		// A failover names its most advanced replica, so this holds for it; a switchover whose
+		// old primary's Pod went away is waited out here, and its target must not be promoted
+		// behind a replica holding acknowledged writes it lacks.
+		why = fmt.Sprintf("less advanced than %s (missing %s)", ahead, missing)
 	}
 	if why == "" {
 		return wait

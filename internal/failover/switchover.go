@@ -79,14 +79,17 @@ func decideSwitchover(o Observation) Decision {
 		}
 		return wait(p + " does not answer, and without the primary Lease only seeing it read-only proves it stopped writing")
 	}
-	// The old primary accepts no more writes. Re-check the target against what it must hold.
-	holdsAll := false
-	if tseen && !(old.SeenReadOnly() && old.AckWaiters > 0) {
-		need, _ := o.switchoverNeed(old, t)
-		// Drained too: a target that still has received transactions to apply needs its
-		// applier, and one whose applier failed must be refused, not promoted for ever.
-		holdsAll = ti.Executed.Contains(union(need, ti.Retrieved))
+	// The old primary accepts no more writes. Re-check the target against what it must hold,
+	// known once no commit of the old primary waits for an acknowledgement.
+	ackWait := old.SeenReadOnly() && old.AckWaiters > 0
+	var need gtid.Set
+	var source string
+	if !ackWait {
+		need, source = o.switchoverNeed(old, t)
 	}
+	// Drained too: a target that still has received transactions to apply needs its applier,
+	// and one whose applier failed must be refused, not promoted for ever.
+	holdsAll := !ackWait && ti.Executed.Contains(union(need, ti.Retrieved))
 	if why := o.switchoverIneligible(ti, p, false, holdsAll); why != "" {
 		if !ti.Reachable || !ti.PodReady {
 			if late {
@@ -96,7 +99,7 @@ func decideSwitchover(o Observation) Decision {
 		}
 		return abort("the target is " + why)
 	}
-	if old.SeenReadOnly() && old.AckWaiters > 0 {
+	if ackWait {
 		// With the AFTER_SYNC wait point those commits are in its binary log, perhaps on a replica,
 		// but not yet in its gtid_executed: its final set is not known until they end.
 		if late {
@@ -104,7 +107,6 @@ func decideSwitchover(o Observation) Decision {
 		}
 		return wait(fmt.Sprintf("%d commits on %s still wait for semi-sync acknowledgements; its final GTID set is not known yet", old.AckWaiters, p))
 	}
-	need, source := o.switchoverNeed(old, t)
 	if errant := errantOf(ti, need); old.SeenReadOnly() && !errant.IsEmpty() {
 		return abort(fmt.Sprintf("the target has transactions %s never had (%s)", p, errant))
 	}
