@@ -54,6 +54,27 @@ func objectStoreOnNode(t *testing.T) (endpoint, access, secret string) {
 	return fmt.Sprintf("http://%s:%d", nodeIP, port), access, secret
 }
 
+// takeBackup creates Backup name of Cluster cluster and waits until it completed; a failed
+// Backup fails the test.
+func takeBackup(t *testing.T, ns, cluster, name string) *mysqlv1.Backup {
+	t.Helper()
+	b := &mysqlv1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: mysqlv1.BackupSpec{Cluster: mysqlv1.LocalObjectReference{Name: cluster}}}
+	if err := env.c.Create(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	WaitFor(t, 5*time.Minute, "the Backup "+name+" completed", func() (bool, error) {
+		if err := env.c.Get(context.Background(), client.ObjectKeyFromObject(b), b); err != nil {
+			return false, err
+		}
+		if b.Status.Phase == mysqlv1.BackupPhaseFailed {
+			t.Fatalf("the Backup failed: %+v", b.Status)
+		}
+		return b.Status.Phase == mysqlv1.BackupPhaseCompleted, fmt.Errorf("phase %q", b.Status.Phase)
+	})
+	return b
+}
+
 // A backup of a Cluster in a namespace enforcing the "restricted" Pod Security profile: the API
 // server admits the backup Job's Pod, whose private mysqld (the clone recipient) runs as uid 999
 // with a read-only root filesystem, and the backup completes in the object store.
@@ -86,20 +107,7 @@ spec:
 	cl := &mysqlv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
 	ConditionTrue(t, cl, "Ready", 5*time.Minute, func() []metav1.Condition { return cl.Status.Conditions })
 
-	b := &mysqlv1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "restricted"},
-		Spec: mysqlv1.BackupSpec{Cluster: mysqlv1.LocalObjectReference{Name: "db"}}}
-	if err := env.c.Create(context.Background(), b); err != nil {
-		t.Fatal(err)
-	}
-	WaitFor(t, 5*time.Minute, "the Backup completed", func() (bool, error) {
-		if err := env.c.Get(context.Background(), client.ObjectKeyFromObject(b), b); err != nil {
-			return false, err
-		}
-		if b.Status.Phase == mysqlv1.BackupPhaseFailed {
-			t.Fatalf("the Backup failed: %+v", b.Status)
-		}
-		return b.Status.Phase == mysqlv1.BackupPhaseCompleted, fmt.Errorf("phase %q", b.Status.Phase)
-	})
+	b := takeBackup(t, ns, "db", "restricted")
 
 	var pods corev1.PodList
 	if err := env.c.List(context.Background(), &pods, client.InNamespace(ns),

@@ -72,20 +72,7 @@ spec:
 	sql := rootSQL(t, ns, "src")
 	sql("src-1", "CREATE DATABASE e2e; CREATE TABLE e2e.t (id INT PRIMARY KEY); INSERT INTO e2e.t VALUES (1), (2)")
 
-	b := &mysqlv1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "base"},
-		Spec: mysqlv1.BackupSpec{Cluster: mysqlv1.LocalObjectReference{Name: "src"}}}
-	if err := env.c.Create(context.Background(), b); err != nil {
-		t.Fatal(err)
-	}
-	WaitFor(t, 5*time.Minute, "the base backup completed", func() (bool, error) {
-		if err := env.c.Get(context.Background(), client.ObjectKeyFromObject(b), b); err != nil {
-			return false, err
-		}
-		if b.Status.Phase == mysqlv1.BackupPhaseFailed {
-			t.Fatalf("the Backup failed: %+v", b.Status)
-		}
-		return b.Status.Phase == mysqlv1.BackupPhaseCompleted, fmt.Errorf("phase %q", b.Status.Phase)
-	})
+	takeBackup(t, ns, "src", "base")
 	// Written after the base backup: only the archived binlogs carry these.
 	wroteAt := time.Now().Add(-time.Second)
 	sql("src-1", "INSERT INTO e2e.t VALUES (3), (4), (5); DELETE FROM e2e.t WHERE id = 2")
