@@ -97,6 +97,9 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 	d.Failover = FailoverWork{Decision: fd, HoldPod: holdPod(fo, fd)}
 	d.failoverObservation = fo
 	now := metav1.NewTime(o.Now)
+	// Judged on the status as observed, before this step changes it: the reconcile that clears a
+	// failover's primaryFailingSince must not take the failover for a switchover.
+	switchedOver := switchoverCompleted(c, active)
 	st := &c.Status
 	switch fd.Step {
 	case failover.StepRecordFailing:
@@ -134,7 +137,7 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 			d.event(stepFailover, kit.Event{Kind: kit.EventKind{Type: e.Type, Reason: e.Reason, Format: "%s"}, Message: e.Message})
 		}
 	}
-	if switchoverCompleted(c, active) {
+	if switchedOver {
 		d.event(stepRelabel, evSwitchoverCompleted.With(st.CurrentPrimary))
 	}
 }
@@ -170,17 +173,19 @@ func failoverEventStep(s failover.Step) actStep {
 	return stepStatus
 }
 
-// switchoverCompleted: the instance recorded as current primary is also the target, and another
-// Pod still carries the primary label: the operator sees the promotion for the first time and
-// is about to move the label. A failover's completion is reported when primaryFailingSince is
-// cleared instead.
+// switchoverCompleted: the instance recorded as current primary is also the target, no failover
+// is recorded, and another Pod that is not being deleted still carries the primary label: the
+// operator sees the promotion for the first time and is about to move the label (planRelabel
+// leaves Pods being deleted alone). A failover's completion is reported when primaryFailingSince
+// is cleared instead; the old primary's Pod, deleted by the failover, keeps its label until it
+// is gone and is no switchover.
 func switchoverCompleted(c *v1.Cluster, active []observedInstance) bool {
 	st := c.Status
 	if st.CurrentPrimary == "" || st.CurrentPrimary != st.TargetPrimary || st.PrimaryFailingSince != nil {
 		return false
 	}
 	for _, in := range active {
-		if in.Pod != nil && in.Name != st.CurrentPrimary && in.Pod.Labels[v1.RoleLabel] == v1.RolePrimary {
+		if in.Pod != nil && in.Pod.DeletionTimestamp == nil && in.Name != st.CurrentPrimary && in.Pod.Labels[v1.RoleLabel] == v1.RolePrimary {
 			return true
 		}
 	}

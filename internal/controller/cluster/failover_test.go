@@ -43,6 +43,16 @@ func (w *world) labelled() *world {
 	return w
 }
 
+// deleting marks the instance's Pod as being deleted.
+func (w *world) deleting(name string) *world {
+	for i := range w.o.Pods {
+		if w.o.Pods[i].Name == name {
+			w.o.Pods[i].DeletionTimestamp = &metav1.Time{Time: testNow.Add(-time.Second)}
+		}
+	}
+	return w
+}
+
 func (w *world) failingSince(t time.Time) *world {
 	w.o.Cluster.Status.PrimaryFailingSince = &metav1.Time{Time: t}
 	return w
@@ -283,6 +293,31 @@ func TestDecideFailover(t *testing.T) {
 			func(t *testing.T, d Decision) {
 				if d.Status.PrimaryFailingSince != nil || !slices.Contains(eventReasons(d), failover.EventFailoverCompleted) {
 					t.Errorf("primaryFailingSince %v, events %v", d.Status.PrimaryFailingSince, eventReasons(d))
+				}
+			}},
+		{"the reconcile that clears a failover's primaryFailingSince records FailoverCompleted, not SwitchoverCompleted",
+			newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().primary("db-3", "db-3").
+				failingSince(testNow.Add(-time.Minute)).
+				status(func(s *v1.ClusterStatus) { s.CurrentPrimaryTimestamp = &metav1.Time{Time: testNow.Add(-time.Second)} }).
+				reports(map[string]*instanceclient.Status{
+					"db-1": replicaReport("db-3", uuidA+":1-10", uuidA+":1-10", true),
+					"db-2": replicaReport("db-3", uuidA+":1-10", uuidA+":1-10", true),
+					"db-3": primaryReport(uuidA + ":1-10"),
+				}, nil),
+			func(t *testing.T, d Decision) {
+				if r := eventReasons(d); !slices.Contains(r, failover.EventFailoverCompleted) || slices.Contains(r, failover.EventSwitchoverCompleted) {
+					t.Errorf("events %v, want FailoverCompleted and no SwitchoverCompleted", r)
+				}
+			}},
+		{"after a failover, the old primary's Pod being deleted with its primary label is no switchover",
+			newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().primary("db-3", "db-3").
+				deleting("db-1").reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-3", uuidA+":1-10", uuidA+":1-10", true),
+				"db-3": primaryReport(uuidA + ":1-10"),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if r := eventReasons(d); slices.Contains(r, failover.EventSwitchoverCompleted) {
+					t.Errorf("events %v, want no SwitchoverCompleted", r)
 				}
 			}},
 		{"the old primary's Pod is recreated once another instance is the primary",
