@@ -134,11 +134,34 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	if r.State != nil {
 		r.State.SetDiverged(d.Action == ActDiverged)
 	}
+	semiSyncFirst := r.ManageSemiSync && d.Action == ActFollow && !local.Writable()
+	if semiSyncFirst {
+		// A replica's semi-sync settings go before it connects to its source: a server that was
+		// primary has the replica side off, and its first connection to the new primary would
+		// receive, without acknowledging, the commit that primary waits on; the restart of the
+		// receiver that turns the replica side on then starts after it, so that commit would wait
+		// until a later one is acknowledged (seconds of write unavailability after a switchover).
+		if err := r.convergeSemiSync(ctx, cluster, false, local); err != nil {
+			return d, err
+		}
+	}
 	out, err := r.Actor.Apply(ctx, d, local)
 	if err != nil {
 		return d, err
 	}
-	return d, r.report(ctx, cluster, d, out, local)
+	return d, r.report(ctx, cluster, d, out, local, semiSyncFirst)
+}
+
+// convergeSemiSync brings the semi-sync settings in line with the spec for the role.
+func (r *RoleReconciler) convergeSemiSync(ctx context.Context, cluster *v1alpha1.Cluster, primary bool, local *mysql.Status) error {
+	changed, err := ConvergeSemiSync(ctx, r.Actor.Op, &cluster.Spec, primary, local.SemiSync)
+	if err != nil {
+		return fmt.Errorf("converging semi-sync: %w", err)
+	}
+	if changed {
+		r.Log.Info("semi-sync settings applied", "primary", primary)
+	}
+	return nil
 }
 
 // StillTarget reads the Cluster from the API server and reports whether its status still names
@@ -255,19 +278,16 @@ func ownerReference(c *v1alpha1.Cluster) metav1.OwnerReference {
 }
 
 // report runs the hooks of the outcome and records it on the Cluster.
-func (r *RoleReconciler) report(ctx context.Context, cluster *v1alpha1.Cluster, d RoleDecision, out RoleOutcome, local *mysql.Status) error {
+// semiSyncDone says the settings were converged before Apply (a replica's, before it connected).
+func (r *RoleReconciler) report(ctx context.Context, cluster *v1alpha1.Cluster, d RoleDecision, out RoleOutcome, local *mysql.Status, semiSyncDone bool) error {
 	if out.Primary && r.OnPrimary != nil {
 		if err := r.OnPrimary(ctx); err != nil {
 			return err
 		}
 	}
-	if r.ManageSemiSync && (out.Primary || d.Action == ActFollow) {
-		changed, err := ConvergeSemiSync(ctx, r.Actor.Op, &cluster.Spec, out.Primary, local.SemiSync)
-		if err != nil {
-			return fmt.Errorf("converging semi-sync: %w", err)
-		}
-		if changed {
-			r.Log.Info("semi-sync settings applied", "primary", out.Primary)
+	if r.ManageSemiSync && !semiSyncDone && (out.Primary || d.Action == ActFollow) {
+		if err := r.convergeSemiSync(ctx, cluster, out.Primary, local); err != nil {
+			return err
 		}
 	}
 	switch {

@@ -173,3 +173,105 @@ func TestAskPrimary(t *testing.T) {
 		})
 	}
 }
+
+// TestFormerPrimaryAcknowledgesTheCommitTheNewPrimaryWaitsOn: after a switchover with semi-sync
+// (one acknowledgement required, a long timeout), the first commit on the new primary waits for
+// a replica. The former primary, whose replica side of semi-sync was off, must connect to the new
+// primary as a semi-sync replica: connected without it first, it receives that commit without
+// acknowledging it, and the commit waits until a later one is acknowledged (5 s of write
+// unavailability seen on the local node after switchovers).
+func TestFormerPrimaryAcknowledgesTheCommitTheNewPrimaryWaitsOn(t *testing.T) {
+	env := kubetest.StartT(t, kubetest.Options{})
+	m := startMembers(t, "c-1", "c-2")
+	ns := env.NewNamespace(t)
+	cluster := &v1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
+		Spec: v1alpha1.ClusterSpec{Instances: 2, MaxSwitchoverDelay: 60, MinSyncReplicas: 1, MaxSyncReplicas: 1,
+			MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
+				Enabled: true, TimeoutMillis: 60000, DataDurability: v1alpha1.DataDurabilityRequired}},
+			Storage: v1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")}},
+	}
+	must(t, env.Client.Create(t.Context(), cluster))
+	setTarget(t, env, cluster, "c-1")
+	for _, mem := range m {
+		must(t, mem.op.SetReadOnly(t.Context(), true))
+	}
+	r := map[string]*RoleReconciler{}
+	for name, mem := range m {
+		r[name] = &RoleReconciler{Client: env.Client, Cluster: types.NamespacedName{Namespace: ns, Name: "db"}, Instance: name,
+			Actor: mem.actor, Peers: memberPeers(m), Clock: clock.RealClock{}, Log: testr.New(t).WithValues("instance", name),
+			ManageSemiSync: true, OnPrimary: func(ctx context.Context) error { return mem.op.CreateUsers(ctx, roleTestUsers) }}
+	}
+	// pass runs one pass of the named reconciler; a failed pass is retried by the next one, as Run does.
+	pass := func(name string) {
+		if _, err := r[name].ReconcileOnce(t.Context()); err != nil {
+			t.Logf("%s: %v", name, err)
+		}
+	}
+	eventually(t, 30*time.Second, func() bool { pass("c-1"); return m["c-1"].writable(t) })
+	pass("c-1") // records the primary, writes the accounts and converges semi-sync
+	eventually(t, 30*time.Second, func() bool {
+		pass("c-2")
+		st, err := m["c-2"].op.Status(t.Context())
+		return err == nil && st.Replication != nil && st.Replication.Healthy() && st.SemiSync.ReplicaEnabled
+	})
+	m["c-1"].exec(t, "CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)")
+	waitFollowing(t, m, "c-1", "c-2")
+
+	// The switchover: c-1 turns read-only, c-2 promotes itself; c-1 does not repoint yet.
+	setTarget(t, env, cluster, "c-2")
+	pass("c-1")
+	eventually(t, 30*time.Second, func() bool {
+		pass("c-2")
+		var c v1alpha1.Cluster
+		return env.Client.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: "db"}, &c) == nil &&
+			c.Status.CurrentPrimary == "c-2" && m["c-2"].writable(t)
+	})
+	pass("c-2") // converges semi-sync as the primary, if the recording pass did not
+	st, err := m["c-2"].op.Status(t.Context())
+	must(t, err)
+	if !st.SemiSync.SourceEnabled {
+		t.Fatalf("c-2 is primary without the semi-sync source side: %+v", st.SemiSync)
+	}
+
+	// The first commit on c-2 waits for an acknowledgement: no replica is connected.
+	done := make(chan error, 1)
+	go func() {
+		_, err := m["c-2"].db.ExecContext(t.Context(), "INSERT INTO app.t VALUES (2)")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the commit on c-2 returned (%v) before any replica was connected", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	pass("c-1") // follows c-2
+	select {
+	case err := <-done:
+		must(t, err)
+	case <-time.After(5 * time.Second):
+		diag := func(name, q string) string {
+			rows, err := m[name].db.QueryContext(t.Context(), q)
+			if err != nil {
+				return err.Error()
+			}
+			defer rows.Close()
+			out := ""
+			for rows.Next() {
+				var k, v string
+				_ = rows.Scan(&k, &v)
+				out += k + "=" + v + " "
+			}
+			return out
+		}
+		t.Logf("c-2: %s", diag("c-2", "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_source%'"))
+		t.Logf("c-1: %s", diag("c-1", "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_replica%'"))
+		t.Logf("c-1: %s", diag("c-1", "SELECT 'executed', @@gtid_executed"))
+		t.Logf("c-2: %s", diag("c-2", "SELECT 'executed', @@gtid_executed"))
+		if st, err := m["c-1"].op.Status(t.Context()); err == nil {
+			t.Logf("c-1 replication: %+v", st.Replication)
+		}
+		t.Fatal("the commit on c-2 was not acknowledged within 5 s of the former primary following it")
+	}
+	waitFollowing(t, m, "c-2", "c-1")
+}

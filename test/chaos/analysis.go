@@ -261,3 +261,14 @@ func Quantile(ds []time.Duration) Quantiles {
 	}
 	return Quantiles{N: len(s), P50: rank(0.50), P99: rank(0.99), Max: s[len(s)-1]}
 }
+
+// SlowAttemptsBetween returns the slow attempts that started in [from, to].
+func SlowAttemptsBetween(slow []SlowAttempt, from, to time.Time) []SlowAttempt {
+	var out []SlowAttempt
+	for _, a := range slow {
+		if !a.Start.Before(from) && !a.Start.After(to) {
+			out = append(out, a)
+		}
+	}
+	return out
+}

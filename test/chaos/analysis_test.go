@@ -191,3 +191,16 @@ func TestSwitchoverTarget(t *testing.T) {
 		}
 	}
 }
+
+func TestSlowAttemptsBetween(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	slow := []SlowAttempt{{ID: 1, Start: t0.Add(-time.Second)}, {ID: 2, Start: t0}, {ID: 3, Start: t0.Add(5 * time.Second)}, {ID: 4, Start: t0.Add(6 * time.Second)}}
+	got := SlowAttemptsBetween(slow, t0, t0.Add(5*time.Second))
+	if len(got) != 2 || got[0].ID != 2 || got[1].ID != 3 {
+		t.Errorf("got %+v, want the attempts 2 and 3 (started within the bounds, both included)", got)
+	}
+	a := SlowAttempt{Start: t0.Add(1500 * time.Millisecond), Duration: 5001 * time.Millisecond, Step: "commit", Host: "db-3", Error: "i/o timeout"}
+	if s := a.String(); s != "12:00:01.500 5.001s at commit on db-3 (i/o timeout)" {
+		t.Errorf("String() = %q", s)
+	}
+}

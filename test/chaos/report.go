@@ -19,6 +19,9 @@ type FaultResult struct {
 	Writes     WriteTimes       `json:"writes"`
 	Reads      ReadAvailability `json:"reads"`
 	Checks     []InstanceCheck  `json:"checks,omitempty"`
+	// SlowAttempts are the writer's attempts that took SlowAttemptAfter or longer and started
+	// between the fault and the recovery's measurement: where a long write unavailability went.
+	SlowAttempts []SlowAttempt `json:"slowAttempts,omitempty"`
 	// Events of the Cluster from the fault until the verification; Conditions other than Ready
 	// that were True when it was Ready again (Degraded=FailoverBlocked, say).
 	Events     []string `json:"events,omitempty"`
@@ -93,6 +96,9 @@ func (f FaultResult) Line() string {
 		sinceOrDash(f.At, f.ReadyAt), 100*f.Reads.Fraction(), f.Reads.LongestGap.Round(time.Millisecond), f.Lost())
 	if f.Writes.Handover != nil {
 		s += ", handover " + dur(f.Writes.Handover)
+	}
+	for _, a := range f.SlowAttempts {
+		s += ", slow attempt " + a.String()
 	}
 	for _, d := range f.Diverged {
 		s += fmt.Sprintf(", %s DIVERGED (errant %s, %d rows of unknown outcome the primary lacks; recovered)", d.Instance, d.Errant, len(d.ExtraRows))

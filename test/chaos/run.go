@@ -216,7 +216,9 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *
 		res.Error = "no acknowledged write by " + res.NewPrimary + " after the fault: " + err.Error()
 	}
 	res.ReadyAt = time.Now()
-	acks := w.Stats().Acks
+	ws := w.Stats()
+	acks := ws.Acks
+	res.SlowAttempts = SlowAttemptsBetween(ws.Slow, f.At, res.ReadyAt)
 	res.Writes = MeasureWrites(acks, f.At, res.ReadyAt.Add(time.Hour))
 	res.Reads = MeasureReads(r.Reads(), f.At, res.ReadyAt)
 	res.Checks = e.Verify(ctx, a, res.NewPrimary, pods, acks, cfg.CatchUp)

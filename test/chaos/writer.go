@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -14,6 +15,34 @@ type Ack struct {
 	At     time.Time `json:"at"`
 	Server string    `json:"server"`
 	Host   string    `json:"host"`
+}
+
+// SlowAttemptAfter is how long an attempt may take before the Writer records it as slow: a
+// handover's write unavailability is made of failed attempts, and one that waits for its timeout
+// (a dial, a statement or a COMMIT that gets no answer) is most of it.
+const SlowAttemptAfter = time.Second
+
+// SlowAttempt is one attempt that took SlowAttemptAfter or longer: when it started, how long it
+// took, the step it was at when it ended (dial, begin, insert, select, commit, done), the server
+// that answered the insert's SELECT (when it got that far) and its error ("" when acknowledged).
+type SlowAttempt struct {
+	ID       int64         `json:"id"`
+	Start    time.Time     `json:"start"`
+	Duration time.Duration `json:"duration"`
+	Step     string        `json:"step"`
+	Host     string        `json:"host,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
+func (a SlowAttempt) String() string {
+	s := fmt.Sprintf("%s %s at %s", a.Start.Format("15:04:05.000"), a.Duration.Round(time.Millisecond), a.Step)
+	if a.Host != "" {
+		s += " on " + a.Host
+	}
+	if a.Error != "" {
+		s += " (" + a.Error + ")"
+	}
+	return s
 }
 
 // Writer inserts one row per Interval through Addr (the -rw Service) and records every
@@ -32,6 +61,7 @@ type Writer struct {
 	mu      sync.Mutex
 	acks    []Ack
 	unknown []int64
+	slow    []SlowAttempt
 	failed  int
 	last    string // last error
 }
@@ -51,10 +81,19 @@ func (w *Writer) Run(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 		}
+		start := time.Now()
 		actx, cancel := context.WithTimeout(ctx, w.Timeout)
-		ack, committed, err := w.insert(actx, c, id)
+		ack, step, committed, err := w.insert(actx, c, id)
 		cancel()
+		took := time.Since(start)
 		w.mu.Lock()
+		if took >= SlowAttemptAfter {
+			sa := SlowAttempt{ID: id, Start: start, Duration: took, Step: step, Host: ack.Host}
+			if err != nil {
+				sa.Error = err.Error()
+			}
+			w.slow = append(w.slow, sa)
+		}
 		switch {
 		case err == nil:
 			w.acks = append(w.acks, ack)
@@ -73,39 +112,42 @@ func (w *Writer) Run(ctx context.Context) error {
 	}
 }
 
-// insert runs one transaction; committed says the COMMIT was sent (its outcome unknown on error).
-func (w *Writer) insert(ctx context.Context, c *conn, id int64) (Ack, bool, error) {
+// insert runs one transaction; step is the step it ended at, committed says the COMMIT was sent
+// (its outcome unknown on error).
+func (w *Writer) insert(ctx context.Context, c *conn, id int64) (ack Ack, step string, committed bool, err error) {
 	sc, err := c.get(ctx)
 	if err != nil {
-		return Ack{}, false, err
+		return Ack{}, "dial", false, err
 	}
 	tx, err := sc.BeginTx(ctx, nil)
 	if err != nil {
-		return Ack{}, false, err
+		return Ack{}, "begin", false, err
 	}
 	defer func() { _ = tx.Rollback() }()
 	if _, err := tx.ExecContext(ctx,
 		"INSERT INTO chaos.writes (id, server_uuid, at) VALUES (?, @@server_uuid, NOW(6))", id); err != nil {
-		return Ack{}, false, err
+		return Ack{}, "insert", false, err
 	}
-	ack := Ack{ID: id}
+	ack = Ack{ID: id}
 	if err := tx.QueryRowContext(ctx, "SELECT @@server_uuid, @@hostname").Scan(&ack.Server, &ack.Host); err != nil {
-		return Ack{}, false, err
+		return Ack{}, "select", false, err
 	}
 	if err := tx.Commit(); err != nil {
 		if err == sql.ErrTxDone {
-			return Ack{}, false, err
+			return Ack{Host: ack.Host}, "commit", false, err
 		}
-		return Ack{}, true, err
+		return Ack{Host: ack.Host}, "commit", true, err
 	}
 	ack.At = time.Now()
-	return ack, false, nil
+	return ack, "done", false, nil
 }
 
 // WriterStats is a copy of what the Writer recorded so far.
 type WriterStats struct {
-	Acks      []Ack
-	Unknown   []int64
+	Acks    []Ack
+	Unknown []int64
+	// Slow are the attempts that took SlowAttemptAfter or longer.
+	Slow      []SlowAttempt
 	Failed    int
 	LastError string
 }
@@ -115,5 +157,5 @@ func (w *Writer) Stats() WriterStats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return WriterStats{Acks: append([]Ack(nil), w.acks...), Unknown: append([]int64(nil), w.unknown...),
-		Failed: w.failed, LastError: w.last}
+		Slow: append([]SlowAttempt(nil), w.slow...), Failed: w.failed, LastError: w.last}
 }
