@@ -40,19 +40,8 @@ func (p memberPeers) State(ctx context.Context, instance string) (PeerState, err
 // two real servers: the instance named by status.targetPrimary promotes itself and records
 // status.currentPrimary, the other follows it; editing targetPrimary switches the roles over.
 func TestRoleReconcilerFollowsTheCluster(t *testing.T) {
-	env := kubetest.StartT(t, kubetest.Options{})
-	m := startMembers(t, "c-1", "c-2")
-	ns := env.NewNamespace(t)
-	cluster := &v1alpha1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
-		Spec: v1alpha1.ClusterSpec{Instances: 2, MaxSwitchoverDelay: 60,
-			Storage: v1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")}},
-	}
-	must(t, env.Client.Create(t.Context(), cluster))
-	setTarget(t, env, cluster, "c-1")
-	for _, mem := range m {
-		must(t, mem.op.SetReadOnly(t.Context(), true))
-	}
+	env, m, cluster := startRoleWorld(t, func(*v1alpha1.ClusterSpec) {})
+	ns := cluster.Namespace
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
@@ -80,6 +69,26 @@ func TestRoleReconcilerFollowsTheCluster(t *testing.T) {
 	if isolation.Isolated() {
 		t.Error("isolated although the reconcilers read the Cluster")
 	}
+}
+
+// startRoleWorld starts the API server and two read-only servers c-1 and c-2, and creates the
+// Cluster db of two instances (spec adjusted by edit) with c-1 as its target primary.
+func startRoleWorld(t *testing.T, edit func(*v1alpha1.ClusterSpec)) (*kubetest.Env, map[string]*member, *v1alpha1.Cluster) {
+	t.Helper()
+	env := kubetest.StartT(t, kubetest.Options{})
+	m := startMembers(t, "c-1", "c-2")
+	cluster := &v1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: env.NewNamespace(t)},
+		Spec: v1alpha1.ClusterSpec{Instances: 2, MaxSwitchoverDelay: 60,
+			Storage: v1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")}},
+	}
+	edit(&cluster.Spec)
+	must(t, env.Client.Create(t.Context(), cluster))
+	setTarget(t, env, cluster, "c-1")
+	for _, mem := range m {
+		must(t, mem.op.SetReadOnly(t.Context(), true))
+	}
+	return env, m, cluster
 }
 
 // setTarget writes status.targetPrimary as the operator would.
@@ -181,21 +190,11 @@ func TestAskPrimary(t *testing.T) {
 // acknowledging it, and the commit waits until a later one is acknowledged (5 s of write
 // unavailability seen on the local node after switchovers).
 func TestFormerPrimaryAcknowledgesTheCommitTheNewPrimaryWaitsOn(t *testing.T) {
-	env := kubetest.StartT(t, kubetest.Options{})
-	m := startMembers(t, "c-1", "c-2")
-	ns := env.NewNamespace(t)
-	cluster := &v1alpha1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
-		Spec: v1alpha1.ClusterSpec{Instances: 2, MaxSwitchoverDelay: 60, MinSyncReplicas: 1, MaxSyncReplicas: 1,
-			MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
-				Enabled: true, TimeoutMillis: 60000, DataDurability: v1alpha1.DataDurabilityRequired}},
-			Storage: v1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")}},
-	}
-	must(t, env.Client.Create(t.Context(), cluster))
-	setTarget(t, env, cluster, "c-1")
-	for _, mem := range m {
-		must(t, mem.op.SetReadOnly(t.Context(), true))
-	}
+	env, m, cluster := startRoleWorld(t, func(s *v1alpha1.ClusterSpec) {
+		s.MinSyncReplicas, s.MaxSyncReplicas = 1, 1
+		s.MySQL.SemiSync = &v1alpha1.SemiSyncConfiguration{Enabled: true, TimeoutMillis: 60000, DataDurability: v1alpha1.DataDurabilityRequired}
+	})
+	ns := cluster.Namespace
 	r := map[string]*RoleReconciler{}
 	for name, mem := range m {
 		r[name] = &RoleReconciler{Client: env.Client, Cluster: types.NamespacedName{Namespace: ns, Name: "db"}, Instance: name,
