@@ -136,13 +136,17 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	}
 	semiSyncFirst := r.ManageSemiSync && d.Action == ActFollow && !local.Writable()
 	if semiSyncFirst {
-		// A replica's semi-sync settings go before it connects to its source: a server that was
-		// primary has the replica side off, and its first connection to the new primary would
-		// receive, without acknowledging, the commit that primary waits on; the restart of the
-		// receiver that turns the replica side on then starts after it, so that commit would wait
-		// until a later one is acknowledged (seconds of write unavailability after a switchover).
+		// A replica that is read-only when the pass begins gets its semi-sync settings before it
+		// connects to its source: a server that was primary has the replica side off, and its
+		// first connection to the new primary would receive, without acknowledging, the commit
+		// that primary waits on; the restart of the receiver that turns the replica side on then
+		// starts after it, so that commit would wait until a later one is acknowledged (seconds
+		// of write unavailability after a switchover). A failure here must not keep the replica
+		// from following: the settings are then tried again after Apply, as for a replica that
+		// was writable when the pass began.
 		if err := r.convergeSemiSync(ctx, cluster, false, local); err != nil {
-			return d, err
+			r.Log.Info("semi-sync settings not applied before following; trying again after", "error", err.Error())
+			semiSyncFirst = false
 		}
 	}
 	out, err := r.Actor.Apply(ctx, d, local)

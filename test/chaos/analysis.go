@@ -262,11 +262,12 @@ func Quantile(ds []time.Duration) Quantiles {
 	return Quantiles{N: len(s), P50: rank(0.50), P99: rank(0.99), Max: s[len(s)-1]}
 }
 
-// SlowAttemptsBetween returns the slow attempts that started in [from, to].
+// SlowAttemptsBetween returns the slow attempts that overlap [from, to]: started by to and
+// ended at from or later (one in flight when a fault hits is often the slowest).
 func SlowAttemptsBetween(slow []SlowAttempt, from, to time.Time) []SlowAttempt {
 	var out []SlowAttempt
 	for _, a := range slow {
-		if !a.Start.Before(from) && !a.Start.After(to) {
+		if !a.Start.Add(a.Duration).Before(from) && !a.Start.After(to) {
 			out = append(out, a)
 		}
 	}

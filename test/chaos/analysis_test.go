@@ -194,10 +194,18 @@ func TestSwitchoverTarget(t *testing.T) {
 
 func TestSlowAttemptsBetween(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	slow := []SlowAttempt{{ID: 1, Start: t0.Add(-time.Second)}, {ID: 2, Start: t0}, {ID: 3, Start: t0.Add(5 * time.Second)}, {ID: 4, Start: t0.Add(6 * time.Second)}}
+	slow := []SlowAttempt{
+		{ID: 1, Start: t0.Add(-3 * time.Second), Duration: time.Second},    // ended before the fault
+		{ID: 2, Start: t0.Add(-time.Second), Duration: 5 * time.Second},    // in flight when it hit
+		{ID: 3, Start: t0, Duration: time.Second},                          // started with it
+		{ID: 4, Start: t0.Add(5 * time.Second), Duration: 2 * time.Second}, // started at the end
+		{ID: 5, Start: t0.Add(6 * time.Second), Duration: 2 * time.Second}} // after
 	got := SlowAttemptsBetween(slow, t0, t0.Add(5*time.Second))
-	if len(got) != 2 || got[0].ID != 2 || got[1].ID != 3 {
-		t.Errorf("got %+v, want the attempts 2 and 3 (started within the bounds, both included)", got)
+	if ids := []int64{}; len(got) != 3 || got[0].ID != 2 || got[1].ID != 3 || got[2].ID != 4 {
+		for _, a := range got {
+			ids = append(ids, a.ID)
+		}
+		t.Errorf("got the attempts %v, want 2, 3 and 4 (overlapping the bounds, both included)", ids)
 	}
 	a := SlowAttempt{Start: t0.Add(1500 * time.Millisecond), Duration: 5001 * time.Millisecond, Step: "commit", Host: "db-3", Error: "i/o timeout"}
 	if s := a.String(); s != "12:00:01.500 5.001s at commit on db-3 (i/o timeout)" {

@@ -19,8 +19,9 @@ type FaultResult struct {
 	Writes     WriteTimes       `json:"writes"`
 	Reads      ReadAvailability `json:"reads"`
 	Checks     []InstanceCheck  `json:"checks,omitempty"`
-	// SlowAttempts are the writer's attempts that took SlowAttemptAfter or longer and started
-	// between the fault and the recovery's measurement: where a long write unavailability went.
+	// SlowAttempts are the writer's attempts that took SlowAttemptAfter or longer and overlap
+	// the time from the fault to the recovery's measurement (one still running then is not
+	// recorded yet): where a long write unavailability went.
 	SlowAttempts []SlowAttempt `json:"slowAttempts,omitempty"`
 	// Events of the Cluster from the fault until the verification; Conditions other than Ready
 	// that were True when it was Ready again (Degraded=FailoverBlocked, say).
