@@ -134,8 +134,8 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	if r.State != nil {
 		r.State.SetDiverged(d.Action == ActDiverged)
 	}
-	semiSyncFirst := r.ManageSemiSync && d.Action == ActFollow && !local.Writable()
-	if semiSyncFirst {
+	followSemiSync := r.ManageSemiSync && d.Action == ActFollow
+	if followSemiSync && !local.Writable() {
 		// A replica that is read-only when the pass begins gets its semi-sync settings before it
 		// connects to its source: a server that was primary has the replica side off, and its
 		// first connection to the new primary would receive, without acknowledging, the commit
@@ -146,14 +146,20 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 		// was writable when the pass began.
 		if err := r.convergeSemiSync(ctx, cluster, false, local); err != nil {
 			r.Log.Info("semi-sync settings not applied before following; trying again after", "error", err.Error())
-			semiSyncFirst = false
+		} else {
+			followSemiSync = false
 		}
 	}
 	out, err := r.Actor.Apply(ctx, d, local)
 	if err != nil {
 		return d, err
 	}
-	return d, r.report(ctx, cluster, d, out, local, semiSyncFirst)
+	if followSemiSync {
+		if err := r.convergeSemiSync(ctx, cluster, false, local); err != nil {
+			return d, err
+		}
+	}
+	return d, r.report(ctx, cluster, d, out, local)
 }
 
 // convergeSemiSync brings the semi-sync settings in line with the spec for the role.
@@ -282,15 +288,15 @@ func ownerReference(c *v1alpha1.Cluster) metav1.OwnerReference {
 }
 
 // report runs the hooks of the outcome and records it on the Cluster.
-// semiSyncDone says the settings were converged before Apply (a replica's, before it connected).
-func (r *RoleReconciler) report(ctx context.Context, cluster *v1alpha1.Cluster, d RoleDecision, out RoleOutcome, local *mysql.Status, semiSyncDone bool) error {
+// A replica's semi-sync settings are converged by ReconcileOnce, around Apply.
+func (r *RoleReconciler) report(ctx context.Context, cluster *v1alpha1.Cluster, d RoleDecision, out RoleOutcome, local *mysql.Status) error {
 	if out.Primary && r.OnPrimary != nil {
 		if err := r.OnPrimary(ctx); err != nil {
 			return err
 		}
 	}
-	if r.ManageSemiSync && !semiSyncDone && (out.Primary || d.Action == ActFollow) {
-		if err := r.convergeSemiSync(ctx, cluster, out.Primary, local); err != nil {
+	if r.ManageSemiSync && out.Primary {
+		if err := r.convergeSemiSync(ctx, cluster, true, local); err != nil {
 			return err
 		}
 	}
