@@ -3,6 +3,7 @@ package scheduledbackup
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,22 +19,23 @@ import (
 // skipImmediately, emit the Events) and prune, then put the schedule back for its next look.
 //
 // A create whose name turns out to be taken is looked at again at once: that look reads the name
-// fresh and adopts the Backup holding it, or skips the slot for it. When d's status only records
-// the slot of the Backup just created (statusCanWait) and the reconciler has a queue, the status
-// waits for a look at the lowest priority, woken by the Backup's end or after recordDelay: at a
-// slot many schedules share it comes after their creates, and it records the Backup's end in the
-// same write when that came first.
+// fresh and adopts the Backup holding it, or skips the slot for it. When the rest of d may wait
+// (statusCanWait) and the reconciler has a queue, the status, the pruning and the Events wait for
+// a look at the lowest priority, woken by the Backup's end or after recordDelay: at a slot many
+// schedules share it comes after their creates, even when the slot runs late and the previous
+// slot is still to be recorded, and it records the Backup's end in the same write when that came
+// first.
 func (r *Reconciler) act(ctx context.Context, o Observation, d Decision) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(o.Schedule)
 	if d.Create != nil {
-		created, err := r.create(ctx, o.Schedule, d)
+		created, err := r.create(ctx, o, d)
 		switch {
 		case err != nil:
 			return ctrl.Result{}, err
 		case !created:
 			r.expect.created(o.Schedule, d.Create.Name)
 			return ctrl.Result{RequeueAfter: kit.ConflictRetry}, nil
-		case d.statusCanWait() && r.recordLater(key):
+		case d.statusCanWait(o) && r.recordLater(key):
 			return ctrl.Result{}, nil
 		}
 	}
@@ -44,7 +46,8 @@ func (r *Reconciler) act(ctx context.Context, o Observation, d Decision) (ctrl.R
 }
 
 // create creates d's Backup; false when its name is already taken.
-func (r *Reconciler) create(ctx context.Context, sb *v1.ScheduledBackup, d Decision) (bool, error) {
+func (r *Reconciler) create(ctx context.Context, o Observation, d Decision) (bool, error) {
+	sb := o.Schedule
 	if err := r.Client.Create(ctx, d.Create); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return false, nil
@@ -53,9 +56,10 @@ func (r *Reconciler) create(ctx context.Context, sb *v1.ScheduledBackup, d Decis
 	}
 	r.expect.created(sb, d.Create.Name)
 	log.FromContext(ctx).Info("created backup", "backup", d.Create.Name)
-	if d.statusCanWait() {
-		// Its Event comes with the status that records its slot, which may be written later.
-		r.expect.unrecorded(sb, d.Create.Name, d.Status.LastScheduleTime.UTC(), d.CreateEvent)
+	if d.statusCanWait(o) {
+		// Its Event, and those only d knows, come with the status that records its slot, which
+		// may be written later.
+		r.expect.unrecorded(sb, d.Create.Name, d.Status.LastScheduleTime.UTC(), append([]kit.Event{d.CreateEvent}, d.Events...))
 	} else {
 		kit.Emit(r.Recorder, sb, []kit.Event{d.CreateEvent})
 	}
@@ -63,7 +67,8 @@ func (r *Reconciler) create(ctx context.Context, sb *v1.ScheduledBackup, d Decis
 }
 
 // record patches the status, emits the Events of the creates it records (written now or
-// before), resets skipImmediately, emits d's Events, then prunes and says so.
+// before, with the Events their decisions left to this write), resets skipImmediately, emits
+// d's Events not already emitted with them, then prunes and says so.
 func (r *Reconciler) record(ctx context.Context, sb *v1.ScheduledBackup, d Decision) error {
 	updated := sb.DeepCopy()
 	if !statusEqual(sb.Status, d.Status) {
@@ -73,7 +78,8 @@ func (r *Reconciler) record(ctx context.Context, sb *v1.ScheduledBackup, d Decis
 		}
 		r.expect.wrote(updated)
 	}
-	kit.Emit(r.Recorder, updated, r.expect.recorded(updated))
+	waited := r.expect.recorded(updated)
+	kit.Emit(r.Recorder, updated, waited)
 	if d.ResetSkipImmediately {
 		base := updated.DeepCopy()
 		updated.Spec.SkipImmediately = new(bool)
@@ -82,12 +88,24 @@ func (r *Reconciler) record(ctx context.Context, sb *v1.ScheduledBackup, d Decis
 		}
 		r.expect.wrote(updated)
 	}
-	kit.Emit(r.Recorder, updated, d.Events)
+	kit.Emit(r.Recorder, updated, notIn(d.Events, waited))
 	if err := r.prune(ctx, updated, d.Prune); err != nil {
 		return err
 	}
 	kit.Emit(r.Recorder, updated, d.PruneEvents)
 	return nil
+}
+
+// notIn are the Events of evs not among emitted: a condition transition a decision left to a
+// later write is derived again by the decision that writes it.
+func notIn(evs, emitted []kit.Event) []kit.Event {
+	var out []kit.Event
+	for _, e := range evs {
+		if !slices.Contains(emitted, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // forget drops what is remembered about a ScheduledBackup that is gone.

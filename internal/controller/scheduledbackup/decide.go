@@ -79,15 +79,26 @@ func (d Decision) writes(o Observation) bool {
 		!statusEqual(o.Schedule.Status, d.Status)
 }
 
-// statusCanWait says the status of a decision that creates a scheduled Backup may be written
-// later, once the other schedules sharing the slot have created theirs (see queue.go): it only
-// records the slot, which the next decision derives from the Backup itself (or from the slots
-// this process created and has not recorded, Observation.Unrecorded), and nothing else (no Event
-// but the create's, which waits with it, no pruning, no reset) depends on it. Written later, it
-// folds into the write that records the Backup's end when that comes first.
-func (d Decision) statusCanWait() bool {
-	return d.Create != nil && d.Create.Labels[v1.ImmediateBackupLabel] != "true" &&
-		len(d.Events) == 0 && len(d.Prune) == 0 && !d.ResetSkipImmediately
+// maxOwedSlots bounds how many slots this process created a schedule's status may owe when a
+// decision leaves its status to a later look: one more and the status is written at once, so a
+// controller that never catches up still records its slots, moves lastCheckTime and prunes, if
+// only every other slot.
+const maxOwedSlots = 1
+
+// statusCanWait says that everything a decision creating a scheduled Backup writes besides the
+// Backup may be left to a later look, once the other schedules sharing the slot have created
+// theirs (see queue.go): the status, the pruning and the Events. That look decides again from the
+// same status, so it records the slot (derived from the Backup itself, or from the slots this
+// process created and has not recorded, Observation.Unrecorded), prunes the history it then finds
+// and derives the same condition transitions; the Events only this decision knows (the create's,
+// missed slots, an adoption) wait with the create and are emitted with the status that records
+// its slot. Written later, the status folds into the write that records the Backup's end when
+// that comes first. Not for the immediate Backup, nor while skipImmediately is to be reset, nor
+// when the status already owes maxOwedSlots earlier slots (a slot runs so late that the look
+// recording the previous one has not come).
+func (d Decision) statusCanWait(o Observation) bool {
+	return d.Create != nil && d.Create.Labels[v1.ImmediateBackupLabel] != "true" && !d.ResetSkipImmediately &&
+		len(o.Unrecorded) <= maxOwedSlots
 }
 
 // slotTarget is the run a schedule wants now: a cron slot or the immediate Backup.

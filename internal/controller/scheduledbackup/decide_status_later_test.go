@@ -8,27 +8,44 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 )
 
-// TestDecideStatusCanWaitOnlyForAPlainSlot: only the status of a decision that creates a slot's
-// Backup and does nothing else may be written later.
-func TestDecideStatusCanWaitOnlyForAPlainSlot(t *testing.T) {
+// TestDecideStatusCanWaitForEveryPlainSlot: everything a decision creating a slot's Backup writes
+// besides the Backup may wait for a later look, unless the Backup is the immediate one,
+// skipImmediately is to be reset, or the status already owes more than maxOwedSlots earlier slots.
+func TestDecideStatusCanWaitForEveryPlainSlot(t *testing.T) {
 	sb := testSchedule()
 	slot := buildScheduledBackup(sb, nil, hour(1), false)
 	immediate := buildScheduledBackup(sb, nil, hour(1), true)
+	owed := func(slots ...time.Time) Observation {
+		o := Observation{Now: hour(1), Unrecorded: map[string]time.Time{}}
+		for _, s := range slots {
+			o.Unrecorded[sb.BackupName(s)] = s
+		}
+		return o
+	}
 	cases := []struct {
 		rule string
 		d    Decision
+		o    Observation
 		want bool
 	}{
 		{rule: "a slot's Backup and nothing else", d: Decision{Create: slot}, want: true},
 		{rule: "no create", d: Decision{}},
 		{rule: "the immediate Backup", d: Decision{Create: immediate}},
-		{rule: "with an Event (missed slots)", d: Decision{Create: slot, Events: []kit.Event{evMissedSlots.With("2", "a", "b")}}},
-		{rule: "with history to prune", d: Decision{Create: slot, Prune: []Prune{{Backup: &v1.Backup{}}}}},
+		{rule: "with an Event only this decision knows (missed slots): it waits with the create",
+			d: Decision{Create: slot, Events: []kit.Event{evMissedSlots.With("2", "a", "b")}}, want: true},
+		{rule: "with a condition transition's Event: the later look derives it again",
+			d: Decision{Create: slot, Events: []kit.Event{evBackupFailed.With("nightly-x", "boom")}}, want: true},
+		{rule: "with history to prune: the later look prunes what it then finds",
+			d: Decision{Create: slot, Prune: []Prune{{Backup: &v1.Backup{}}}}, want: true},
 		{rule: "with skipImmediately to reset", d: Decision{Create: slot, ResetSkipImmediately: true}},
+		{rule: "with maxOwedSlots earlier slots owed to the status (the previous slot not recorded yet)",
+			d: Decision{Create: slot}, o: owed(hour(0)), want: true},
+		{rule: "with more than maxOwedSlots earlier slots owed to the status", d: Decision{Create: slot},
+			o: owed(hour(-1), hour(0))},
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
-			if got := c.d.statusCanWait(); got != c.want {
+			if got := c.d.statusCanWait(c.o); got != c.want {
 				t.Fatalf("statusCanWait %v, want %v", got, c.want)
 			}
 		})

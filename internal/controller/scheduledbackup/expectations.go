@@ -26,7 +26,8 @@ type expectation struct {
 	resourceVersion string
 	created         map[string]bool
 	// unrecorded are created Backups whose slot is not written to status yet, each with its slot
-	// and the Event saying it was created, emitted once the status records it (see Decision.statusCanWait).
+	// and the Events of its decision (the create's first), emitted once the status records it
+	// (see Decision.statusCanWait).
 	unrecorded map[string]unrecordedCreate
 	// deleted are the Backups (by UID) this process deleted or found gone while pruning, until the
 	// cache shows them gone or being deleted. Only an optimisation: a process that forgot them
@@ -95,16 +96,16 @@ func (e *expectations) gone(sb *v1.ScheduledBackup, backup string) {
 
 // unrecordedCreate is a Backup created for a slot its schedule's status does not record yet.
 type unrecordedCreate struct {
-	slot    time.Time
-	created kit.Event
+	slot   time.Time
+	events []kit.Event
 }
 
-// unrecorded records a Backup this process created for sb's slot, and the Event saying so, until
-// a status records the slot.
-func (e *expectations) unrecorded(sb *v1.ScheduledBackup, backup string, slot time.Time, created kit.Event) {
+// unrecorded records a Backup this process created for sb's slot, and the Events of the decision
+// that created it (the create's first), until a status records the slot.
+func (e *expectations) unrecorded(sb *v1.ScheduledBackup, backup string, slot time.Time, events []kit.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded[backup] = unrecordedCreate{slot, created}
+	e.get(types.NamespacedName{Namespace: sb.Namespace, Name: sb.Name}).unrecorded[backup] = unrecordedCreate{slot, events}
 }
 
 // unrecordedOf are the slots, by Backup name, this process created for sb and has not seen
@@ -120,8 +121,8 @@ func (e *expectations) unrecordedOf(sb *v1.ScheduledBackup) map[string]time.Time
 }
 
 // recorded takes sb's status, as just written or found already so, and returns the Events of the
-// creates whose slot it records (lastScheduleTime at or after it), in the order of their slots;
-// those are no longer unrecorded.
+// creates whose slot it records (lastScheduleTime at or after it), in the order of their slots,
+// each once; those are no longer unrecorded.
 func (e *expectations) recorded(sb *v1.ScheduledBackup) []kit.Event {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -138,9 +139,13 @@ func (e *expectations) recorded(sb *v1.ScheduledBackup) []kit.Event {
 		}
 	}
 	slices.SortFunc(done, func(a, b unrecordedCreate) int { return a.slot.Compare(b.slot) })
-	out := make([]kit.Event, 0, len(done))
+	var out []kit.Event
 	for _, u := range done {
-		out = append(out, u.created)
+		for _, ev := range u.events {
+			if !slices.Contains(out, ev) {
+				out = append(out, ev)
+			}
+		}
 	}
 	return out
 }

@@ -33,10 +33,16 @@ type queuedWorld struct {
 
 func newQueuedWorld(t *testing.T, schedules ...string) *queuedWorld {
 	t.Helper()
+	return newQueuedWorldOf(t, func(*v1.ScheduledBackupSpec) {}, schedules...)
+}
+
+// newQueuedWorldOf is newQueuedWorld with every schedule's spec changed by mutate.
+func newQueuedWorldOf(t *testing.T, mutate func(*v1.ScheduledBackupSpec), schedules ...string) *queuedWorld {
+	t.Helper()
 	qw := &queuedWorld{world: newWorld(t), writes: map[string]int{}}
 	qw.createCluster("db")
 	for _, name := range schedules {
-		qw.createSchedule(name)
+		qw.createSchedule(name, mutate)
 	}
 	c := qw.intercepting(interceptor.Funcs{
 		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
@@ -140,6 +146,60 @@ func TestSlotStatusWaitsForALookAtTheLowestPriority(t *testing.T) {
 	ev := mentioning(qw.Events(), a)
 	if len(ev) != 2 || !hasEvent(ev[:1], "BackupCreated") || !hasEvent(ev[1:], "BackupFailed") {
 		t.Fatalf("Events naming %s: %v; want BackupCreated then BackupFailed, no adoption", a, ev)
+	}
+}
+
+// TestASlotDueBeforeThePreviousOneIsRecordedOnlyCreates: a slot many schedules share ran late,
+// and the look recording a's previous slot has not come when a's next slot is due; that slot's
+// Backup has failed meanwhile, beyond the history limit. The due look creates the next Backup and
+// writes nothing else: no status, no Event, no pruning, all left to the look at the lowest
+// priority. That look records the slots and the failures in one status write, prunes, and emits
+// every Event once, the failure of the previous Backup among them, which only the due look knew.
+func TestASlotDueBeforeThePreviousOneIsRecordedOnlyCreates(t *testing.T) {
+	t.Parallel()
+	qw := newQueuedWorldOf(t, func(s *v1.ScheduledBackupSpec) {
+		s.Schedule = "*/10 * * * * *"
+		s.FailedBackupsHistoryLimit = new(int32)
+	}, "a")
+	slot1 := qw.firstSlot("a")
+	qw.Clock.SetTime(slot1)
+	qw.run("a")
+	a1 := childName("a", slot1)
+	qw.setPhase(a1, v1.BackupPhaseFailed)
+
+	slot2 := slot1.Add(10 * time.Second)
+	qw.Clock.SetTime(slot2)
+	qw.run("a")
+	a2 := childName("a", slot2)
+	qw.wantBackups(a1, a2)
+	if n := qw.statusWrites("a"); n != 0 {
+		t.Fatalf("a wrote its status %d time(s) in the looks that created its Backups", n)
+	}
+	if ev := qw.Events(); len(ev) != 0 {
+		t.Fatalf("Events %v in the looks that created the Backups", ev)
+	}
+
+	qw.setPhase(a2, v1.BackupPhaseFailed)
+	qw.Clock.Step(2 * time.Second)
+	qw.run("a")
+	if n := qw.statusWrites("a"); n != 1 {
+		t.Fatalf("a wrote its status %d times recording both slots, want 1", n)
+	}
+	if got := qw.schedule("a").Status.LastScheduleTime; got == nil || !got.Time.Equal(slot2) {
+		t.Fatalf("a's lastScheduleTime %v, want %v", got, slot2)
+	}
+	check.Eventually(t, 30*time.Second, "the failed Backups beyond the limit of 0 are pruned",
+		check.True(func() bool { return len(qw.backups()) == 0 }))
+	ev := qw.Events()
+	for _, want := range []struct{ reason, name string }{
+		{"BackupCreated", a1}, {"BackupCreated", a2}, {"BackupFailed", a1}, {"BackupFailed", a2},
+	} {
+		if got := mentioning(mentioning(ev, want.reason), want.name); len(got) != 1 {
+			t.Fatalf("%s Events naming %s: %v, want one; all Events: %v", want.reason, want.name, got, ev)
+		}
+	}
+	if !hasEvent(ev, "BackupsPruned") {
+		t.Fatalf("no BackupsPruned Event: %v", ev)
 	}
 }
 
