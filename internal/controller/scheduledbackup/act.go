@@ -24,7 +24,7 @@ import (
 // a look at the lowest priority, woken by the Backup's end or after recordDelay: at a slot many
 // schedules share it comes after their creates, even when the slot runs late and the previous
 // slot is still to be recorded, and it records the Backup's end in the same write when that came
-// first.
+// first. The next slot's due look is set as after any other look.
 func (r *Reconciler) act(ctx context.Context, o Observation, d Decision) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(o.Schedule)
 	if d.Create != nil {
@@ -36,7 +36,9 @@ func (r *Reconciler) act(ctx context.Context, o Observation, d Decision) (ctrl.R
 			r.expect.created(o.Schedule, d.Create.Name)
 			return ctrl.Result{RequeueAfter: kit.ConflictRetry}, nil
 		case d.statusCanWait(o) && r.recordLater(key):
-			return ctrl.Result{}, nil
+			// The next slot is still looked at when due, at the priority of a due look, should
+			// the record look not have come by then: the queue merges the two.
+			return r.lookAgainAfter(key, d.RequeueAfter), nil
 		}
 	}
 	if err := r.record(ctx, o.Schedule, d); err != nil {

@@ -79,23 +79,25 @@ func (d Decision) writes(o Observation) bool {
 		!statusEqual(o.Schedule.Status, d.Status)
 }
 
-// maxOwedSlots bounds how many slots this process created a schedule's status may owe when a
-// decision leaves its status to a later look: one more and the status is written at once, so a
-// controller that never catches up still records its slots, moves lastCheckTime and prunes, if
-// only every other slot.
+// maxOwedSlots is how many earlier slots this process created a schedule's status may owe when a
+// decision creating the next slot's Backup leaves the status to a later look: with one owed, the
+// status then owes two (a slot ran late, and the look recording the previous one has not come);
+// with more, the status is written at once. So a controller that never catches up still records
+// its slots, moves lastCheckTime and prunes, at every third slot at worst.
 const maxOwedSlots = 1
 
 // statusCanWait says that everything a decision creating a scheduled Backup writes besides the
 // Backup may be left to a later look, once the other schedules sharing the slot have created
 // theirs (see queue.go): the status, the pruning and the Events. That look decides again from the
 // same status, so it records the slot (derived from the Backup itself, or from the slots this
-// process created and has not recorded, Observation.Unrecorded), prunes the history it then finds
-// and derives the same condition transitions; the Events only this decision knows (the create's,
-// missed slots, an adoption) wait with the create and are emitted with the status that records
-// its slot. Written later, the status folds into the write that records the Backup's end when
-// that comes first. Not for the immediate Backup, nor while skipImmediately is to be reset, nor
-// when the status already owes maxOwedSlots earlier slots (a slot runs so late that the look
-// recording the previous one has not come).
+// process created and has not recorded, Observation.Unrecorded) and prunes the history it then
+// finds. The decision's Events wait with the create and are emitted with the status write that
+// records its slot, once each with the Events of that write's own decision (the create's, a
+// failure or missed slots this decision saw, even when a newer Backup's end is what the status
+// then shows); like that write, they are lost if the process stops before it, and the next
+// process adopts the newest Backup. Written later, the status folds into the write that records
+// the Backup's end when that comes first. Not for the immediate Backup, nor while skipImmediately
+// is to be reset, nor when the status already owes more than maxOwedSlots earlier slots.
 func (d Decision) statusCanWait(o Observation) bool {
 	return d.Create != nil && d.Create.Labels[v1.ImmediateBackupLabel] != "true" && !d.ResetSkipImmediately &&
 		len(o.Unrecorded) <= maxOwedSlots

@@ -203,6 +203,29 @@ func TestASlotDueBeforeThePreviousOneIsRecordedOnlyCreates(t *testing.T) {
 	}
 }
 
+// TestASchedulesNextSlotIsLookedAtWhenDueThoughItsRecordLookHasNotCome: a's slot Backup is
+// created and its status left to the look at the lowest priority, which does not come (no worker
+// takes it, no Backup ends) before a's next slot: a is then queued at a due look's priority, above
+// the record looks, not at the record look's.
+func TestASchedulesNextSlotIsLookedAtWhenDueThoughItsRecordLookHasNotCome(t *testing.T) {
+	t.Parallel()
+	qw := newQueuedWorldOf(t, func(s *v1.ScheduledBackupSpec) { s.Schedule = "*/10 * * * * *" }, "a")
+	slot := qw.firstSlot("a")
+	qw.Clock.SetTime(slot)
+	qw.run("a")
+	qw.wantBackups(childName("a", slot))
+	time.Sleep(11 * time.Second) // past the record look's delay (5 s) and the next slot (10 s)
+	item, priority, _ := qw.r.Queue.GetWithPriority()
+	qw.r.Queue.Done(item)
+	if item.Name != "a" || priority <= 0 {
+		t.Fatalf("queued %s at priority %d, want a above the default priority (0) and the record looks' (%d)",
+			item.Name, priority, handler.LowPriority)
+	}
+	if n := qw.r.Queue.Len(); n != 0 {
+		t.Fatalf("%d more look(s) queued, want the record look and the due look merged into one", n)
+	}
+}
+
 // TestABackupDeletedBeforeItsSlotIsRecordedIsNotCreatedAgain: a's slot Backup is deleted before
 // the look that records its slot; the slot still counts as run: it is recorded, and never created
 // again.
