@@ -27,29 +27,30 @@ import (
 // first. The next slot's due look is set as after any other look.
 func (r *Reconciler) act(ctx context.Context, o Observation, d Decision) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(o.Schedule)
+	canWait := d.statusCanWait(o)
 	if d.Create != nil {
-		created, err := r.create(ctx, o, d)
+		created, err := r.create(ctx, o.Schedule, d, canWait)
 		switch {
 		case err != nil:
 			return ctrl.Result{}, err
 		case !created:
 			r.expect.created(o.Schedule, d.Create.Name)
 			return ctrl.Result{RequeueAfter: kit.ConflictRetry}, nil
-		case d.statusCanWait(o) && r.recordLater(key):
-			// The next slot is still looked at when due, at the priority of a due look, should
-			// the record look not have come by then: the queue merges the two.
-			return r.lookAgainAfter(key, d.RequeueAfter), nil
 		}
 	}
-	if err := r.record(ctx, o.Schedule, d); err != nil {
-		return kit.ConflictOr(err)
+	// Should the record look not have come by the next slot, the due look set below is merged
+	// into it by the queue, at the priority of a due look.
+	if !canWait || !r.recordLater(key) {
+		if err := r.record(ctx, o.Schedule, d); err != nil {
+			return kit.ConflictOr(err)
+		}
 	}
 	return r.lookAgainAfter(key, d.RequeueAfter), nil
 }
 
-// create creates d's Backup; false when its name is already taken.
-func (r *Reconciler) create(ctx context.Context, o Observation, d Decision) (bool, error) {
-	sb := o.Schedule
+// create creates d's Backup; false when its name is already taken. With canWait its Event waits
+// for the status write that records its slot.
+func (r *Reconciler) create(ctx context.Context, sb *v1.ScheduledBackup, d Decision, canWait bool) (bool, error) {
 	if err := r.Client.Create(ctx, d.Create); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return false, nil
@@ -58,7 +59,7 @@ func (r *Reconciler) create(ctx context.Context, o Observation, d Decision) (boo
 	}
 	r.expect.created(sb, d.Create.Name)
 	log.FromContext(ctx).Info("created backup", "backup", d.Create.Name)
-	if d.statusCanWait(o) {
+	if canWait {
 		// Its Event, and those only d knows, come with the status that records its slot, which
 		// may be written later.
 		r.expect.unrecorded(sb, d.Create.Name, d.Status.LastScheduleTime.UTC(), append([]kit.Event{d.CreateEvent}, d.Events...))

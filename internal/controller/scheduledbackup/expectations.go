@@ -141,11 +141,7 @@ func (e *expectations) recorded(sb *v1.ScheduledBackup) []kit.Event {
 	slices.SortFunc(done, func(a, b unrecordedCreate) int { return a.slot.Compare(b.slot) })
 	var out []kit.Event
 	for _, u := range done {
-		for _, ev := range u.events {
-			if !slices.Contains(out, ev) {
-				out = append(out, ev)
-			}
-		}
+		out = append(out, notIn(u.events, out)...)
 	}
 	return out
 }
