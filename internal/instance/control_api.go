@@ -140,7 +140,7 @@ func StatusReport(instance string, st *mysql.Status) instanceclient.Status {
 	return out
 }
 
-// semiSync applies a new acknowledgement count on the primary, keeping the other settings.
+// semiSync applies a new acknowledgement count on the primary, leaving the other settings alone.
 func (c *ControlAPI) semiSync(w http.ResponseWriter, r *http.Request) {
 	var req instanceclient.SemiSyncRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil || req.WaitForReplicaCount < 1 {
@@ -157,12 +157,9 @@ func (c *ControlAPI) semiSync(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not a primary with semi-sync enabled", http.StatusConflict)
 		return
 	}
-	s := st.SemiSync
-	err = c.Op.ApplySemiSync(r.Context(), mysql.SemiSyncSettings{
-		SourceEnabled: s.SourceEnabled, ReplicaEnabled: s.ReplicaEnabled,
-		WaitForReplicaCount: int(req.WaitForReplicaCount), Timeout: s.Timeout,
-	})
-	if err != nil {
+	// The count alone: the switches and the timeout are the role pass's (ConvergeSemiSync), and
+	// writing back what this request read would undo a change that pass made meanwhile.
+	if err := c.Op.SetSemiSyncWaitForReplicaCount(r.Context(), int(req.WaitForReplicaCount)); err != nil {
 		c.Log.Error(err, "applying the semi-sync count", "waitForReplicaCount", req.WaitForReplicaCount)
 		http.Error(w, "applying the semi-sync count failed", http.StatusInternalServerError)
 		return

@@ -26,6 +26,9 @@ func TestInstances(t *testing.T) {
 	ok = ok && t.Run("the control API reports status and applies the semi-sync count", func(t *testing.T) {
 		testControlAPI(t, m, "c-2", "c-1")
 	})
+	ok = ok && t.Run("the operator's count and the role pass's convergence do not undo each other", func(t *testing.T) {
+		testSemiSyncWritersInterleaved(t, m, "c-2")
+	})
 	ok = ok && t.Run("the control API stops a replica's IO thread and demotes the primary", func(t *testing.T) {
 		testControlAPIRoleChanges(t, m, "c-2", "c-1")
 	})

@@ -56,6 +56,9 @@ type Operator interface {
 	InstallSemiSyncPlugins(ctx context.Context) error
 	// ApplySemiSync sets the semi-sync variables at runtime.
 	ApplySemiSync(ctx context.Context, s SemiSyncSettings) error
+	// SetSemiSyncWaitForReplicaCount sets the acknowledgement count alone (at least 1), leaving
+	// the switches and the timeout as they are.
+	SetSemiSyncWaitForReplicaCount(ctx context.Context, n int) error
 	// Clone replaces the server's data with a copy of donor's. On success mysqld shuts itself
 	// down: the caller must start it again.
 	Clone(ctx context.Context, donor Donor) error

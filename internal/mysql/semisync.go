@@ -20,7 +20,9 @@ type SemiSyncSettings struct {
 	SourceEnabled bool
 	// ReplicaEnabled: this server acknowledges what it receives (on every replica).
 	ReplicaEnabled bool
-	// WaitForReplicaCount is rpl_semi_sync_source_wait_for_replica_count, at least 1.
+	// WaitForReplicaCount is rpl_semi_sync_source_wait_for_replica_count, at least 1; 0 leaves
+	// the server's count as it is (the role pass on a primary whose source side stays on: the
+	// count is then the operator's, set by SetSemiSyncWaitForReplicaCount).
 	WaitForReplicaCount int
 	// Timeout is rpl_semi_sync_source_timeout: how long a commit waits before the source falls
 	// back to asynchronous replication. At least one millisecond.
@@ -90,11 +92,11 @@ func installPlugins(ctx context.Context, conn *sql.Conn, which []int) error {
 	return nil
 }
 
-// ApplySemiSync sets the variables. A replica registers as a semi-sync client only when its
-// receiver thread connects, so when ReplicaEnabled changes on a running replica, the receiver
-// thread is restarted.
+// ApplySemiSync sets the variables, the count only when not 0. A replica registers as a
+// semi-sync client only when its receiver thread connects, so when ReplicaEnabled changes on a
+// running replica, the receiver thread is restarted.
 func (o *operator) ApplySemiSync(ctx context.Context, s SemiSyncSettings) error {
-	if s.WaitForReplicaCount < 1 || s.Timeout < time.Millisecond {
+	if s.WaitForReplicaCount < 0 || s.Timeout < time.Millisecond {
 		return fmt.Errorf("%w: wait_for_replica_count %d, timeout %s", errSemiSync, s.WaitForReplicaCount, s.Timeout)
 	}
 	before, err := o.semiSyncStatus(ctx)
@@ -113,6 +115,9 @@ func (o *operator) ApplySemiSync(ctx context.Context, s SemiSyncSettings) error 
 		{"switching the semi-sync source", "SET GLOBAL rpl_semi_sync_source_enabled = ?", boolInt(s.SourceEnabled)},
 		{"switching the semi-sync replica", "SET GLOBAL rpl_semi_sync_replica_enabled = ?", boolInt(s.ReplicaEnabled)},
 	}
+	if s.WaitForReplicaCount == 0 {
+		stmts = stmts[1:]
+	}
 	for _, st := range stmts {
 		if err := o.exec(ctx, st.what, st.stmt, st.arg); err != nil {
 			return err
@@ -122,6 +127,14 @@ func (o *operator) ApplySemiSync(ctx context.Context, s SemiSyncSettings) error 
 		return nil
 	}
 	return o.restartReceiver(ctx)
+}
+
+// SetSemiSyncWaitForReplicaCount sets rpl_semi_sync_source_wait_for_replica_count alone.
+func (o *operator) SetSemiSyncWaitForReplicaCount(ctx context.Context, n int) error {
+	if n < 1 {
+		return fmt.Errorf("%w: wait_for_replica_count %d", errSemiSync, n)
+	}
+	return o.exec(ctx, "setting the acknowledgement count", "SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = ?", n)
 }
 
 // restartReceiver restarts the replication receiver thread if it runs.

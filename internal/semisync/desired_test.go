@@ -16,6 +16,8 @@ func TestDesiredSemiSync(t *testing.T) {
 	installed := mysql.SemiSyncStatus{SourcePluginInstalled: true, ReplicaPluginInstalled: true, Timeout: 10 * time.Second}
 	primaryOn := installed
 	primaryOn.SourceEnabled, primaryOn.WaitForReplicaCount, primaryOn.Timeout = true, 2, 500*time.Millisecond
+	primaryOldTimeout := primaryOn
+	primaryOldTimeout.Timeout = 10 * time.Second
 	replicaOn := installed
 	replicaOn.ReplicaEnabled, replicaOn.Timeout = true, 500*time.Millisecond
 	for _, tc := range []struct {
@@ -32,7 +34,9 @@ func TestDesiredSemiSync(t *testing.T) {
 		{"a new primary under required starts at minSyncReplicas, its timeout raised to outlast a self-fence", spec(true, v1alpha1.DataDurabilityRequired), true, installed,
 			mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 2, Timeout: RequiredMinTimeout}, true},
 		{"the operator's runtime count is kept", spec(true, v1alpha1.DataDurabilityPreferred), true, primaryOn,
-			mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 2, Timeout: 500 * time.Millisecond}, false},
+			mysql.SemiSyncSettings{SourceEnabled: true, Timeout: 500 * time.Millisecond}, false},
+		{"a new timeout on a primary leaves the count as it is, not as it was read", spec(true, v1alpha1.DataDurabilityPreferred), true, primaryOldTimeout,
+			mysql.SemiSyncSettings{SourceEnabled: true, Timeout: 500 * time.Millisecond}, true},
 		{"a replica acknowledges", spec(true, ""), false, installed,
 			mysql.SemiSyncSettings{ReplicaEnabled: true, WaitForReplicaCount: 1, Timeout: 500 * time.Millisecond}, true},
 		{"a demoted primary stops waiting and acknowledges", spec(true, v1alpha1.DataDurabilityRequired), false, primaryOn,

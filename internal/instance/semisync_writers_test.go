@@ -1,0 +1,51 @@
+package instance
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+)
+
+// testSemiSyncWritersInterleaved: two writers set a primary's semi-sync variables in one
+// instance manager, the operator's count (POST /semisync) and the role pass's convergence to the
+// spec (ConvergeSemiSync, from the status the pass read when it began). A pass that read the
+// status, then applies a new spec timeout after the operator raised the count, must not put the
+// count it read back: the primary would wait for fewer acknowledgements than the operator's plan
+// until the operator applied it again.
+func testSemiSyncWritersInterleaved(t *testing.T, m map[string]*member, primary string) {
+	p := m[primary]
+	api := serveControlAPI(t, &ControlAPI{Instance: primary, Op: p.op, AllowedClients: []string{certs.OperatorCommonName}})
+	setCount := func(n int32) {
+		t.Helper()
+		if err := api.operator.SetSemiSync(t.Context(), api.target, instanceclient.SemiSyncRequest{WaitForReplicaCount: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setCount(1)
+	read := semiSync(t, p) // the role pass's read, at the start of its pass
+	if !read.SourceEnabled || read.WaitForReplicaCount != 1 {
+		t.Fatalf("before: %+v, want the source side on with the count 1", read)
+	}
+	t.Cleanup(func() { // as the later steps expect it
+		_ = p.op.ApplySemiSync(t.Context(), mysql.SemiSyncSettings{SourceEnabled: true, ReplicaEnabled: read.ReplicaEnabled,
+			WaitForReplicaCount: read.WaitForReplicaCount, Timeout: read.Timeout})
+	})
+
+	setCount(2) // the operator's plan, between the pass's read and its write
+	newTimeout := read.Timeout + 250*time.Millisecond
+	spec := &v1alpha1.ClusterSpec{Instances: 3, MinSyncReplicas: 2, MaxSyncReplicas: 2,
+		MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
+			Enabled: true, TimeoutMillis: newTimeout.Milliseconds(), DataDurability: v1alpha1.DataDurabilityPreferred}}}
+	changed, err := ConvergeSemiSync(t.Context(), p.op, spec, true, read)
+	if err != nil || !changed {
+		t.Fatalf("ConvergeSemiSync: changed %v, %v; want the new timeout applied", changed, err)
+	}
+	if st := semiSync(t, p); st.WaitForReplicaCount != 2 || st.Timeout != newTimeout || !st.SourceEnabled {
+		t.Errorf("after the pass: count %d, timeout %s, source %v; want the operator's count 2 kept and the spec's timeout %s",
+			st.WaitForReplicaCount, st.Timeout, st.SourceEnabled, newTimeout)
+	}
+}
