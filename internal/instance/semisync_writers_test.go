@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -30,9 +31,11 @@ func testSemiSyncWritersInterleaved(t *testing.T, m map[string]*member, primary 
 	if !read.SourceEnabled || read.WaitForReplicaCount != 1 {
 		t.Fatalf("before: %+v, want the source side on with the count 1", read)
 	}
-	t.Cleanup(func() { // as the later steps expect it
-		_ = p.op.ApplySemiSync(t.Context(), mysql.SemiSyncSettings{SourceEnabled: true, ReplicaEnabled: read.ReplicaEnabled,
-			WaitForReplicaCount: read.WaitForReplicaCount, Timeout: read.Timeout})
+	t.Cleanup(func() { // as the later steps expect it; t.Context() is cancelled by now
+		if err := p.op.ApplySemiSync(context.Background(), mysql.SemiSyncSettings{SourceEnabled: true,
+			ReplicaEnabled: read.ReplicaEnabled, WaitForReplicaCount: read.WaitForReplicaCount, Timeout: read.Timeout}); err != nil {
+			t.Errorf("restoring the semi-sync settings: %v", err)
+		}
 	})
 
 	setCount(2) // the operator's plan, between the pass's read and its write
@@ -47,5 +50,28 @@ func testSemiSyncWritersInterleaved(t *testing.T, m map[string]*member, primary 
 	if st := semiSync(t, p); st.WaitForReplicaCount != 2 || st.Timeout != newTimeout || !st.SourceEnabled {
 		t.Errorf("after the pass: count %d, timeout %s, source %v; want the operator's count 2 kept and the spec's timeout %s",
 			st.WaitForReplicaCount, st.Timeout, st.SourceEnabled, newTimeout)
+	}
+
+	// A pass that read the source side on, which is off by the time it writes (a fence released
+	// the waiting commits, or mysqld restarted with its defaults): it writes nothing rather than
+	// turn the source side on with a count nobody chose; the next pass, reading it off, starts
+	// it with the spec's count.
+	stale := semiSync(t, p)
+	if err := p.op.SetSemiSyncSourceEnabled(t.Context(), false); err != nil {
+		t.Fatal(err)
+	}
+	spec.MySQL.SemiSync.TimeoutMillis = read.Timeout.Milliseconds()
+	if changed, err := ConvergeSemiSync(t.Context(), p.op, spec, true, stale); err == nil {
+		t.Errorf("a pass on a stale read of the source side: changed %v, no error; want it refused", changed)
+	}
+	if st := semiSync(t, p); st.SourceEnabled || st.Timeout != newTimeout {
+		t.Errorf("after the refused pass: source %v, timeout %s; want nothing written", st.SourceEnabled, st.Timeout)
+	}
+	if _, err := ConvergeSemiSync(t.Context(), p.op, spec, true, semiSync(t, p)); err != nil {
+		t.Fatal(err)
+	}
+	if st := semiSync(t, p); !st.SourceEnabled || st.WaitForReplicaCount != 1 || st.Timeout != read.Timeout {
+		t.Errorf("the next pass: source %v, count %d, timeout %s; want on with the spec's starting count 1 and timeout %s",
+			st.SourceEnabled, st.WaitForReplicaCount, st.Timeout, read.Timeout)
 	}
 }

@@ -54,7 +54,8 @@ type Operator interface {
 	WaitForGTIDSet(ctx context.Context, set gtid.Set, timeout time.Duration) error
 	// InstallSemiSyncPlugins installs the source and replica semi-sync plugins if missing.
 	InstallSemiSyncPlugins(ctx context.Context) error
-	// ApplySemiSync sets the semi-sync variables at runtime.
+	// ApplySemiSync sets the semi-sync variables at runtime; a WaitForReplicaCount of 0 leaves
+	// the count as it is, only on a server whose source side is on and stays on.
 	ApplySemiSync(ctx context.Context, s SemiSyncSettings) error
 	// SetSemiSyncWaitForReplicaCount sets the acknowledgement count alone (at least 1), leaving
 	// the switches and the timeout as they are.

@@ -92,9 +92,10 @@ func installPlugins(ctx context.Context, conn *sql.Conn, which []int) error {
 	return nil
 }
 
-// ApplySemiSync sets the variables, the count only when not 0. A replica registers as a
-// semi-sync client only when its receiver thread connects, so when ReplicaEnabled changes on a
-// running replica, the receiver thread is restarted.
+// ApplySemiSync sets the variables, the count only when not 0 (which it refuses unless the
+// source side is on and stays on). A replica registers as a semi-sync client only when its
+// receiver thread connects, so when ReplicaEnabled changes on a running replica, the receiver
+// thread is restarted.
 func (o *operator) ApplySemiSync(ctx context.Context, s SemiSyncSettings) error {
 	if s.WaitForReplicaCount < 0 || s.Timeout < time.Millisecond {
 		return fmt.Errorf("%w: wait_for_replica_count %d, timeout %s", errSemiSync, s.WaitForReplicaCount, s.Timeout)
@@ -105,6 +106,13 @@ func (o *operator) ApplySemiSync(ctx context.Context, s SemiSyncSettings) error 
 	}
 	if !before.SourcePluginInstalled || !before.ReplicaPluginInstalled {
 		return fmt.Errorf("%w: the semi-sync plugins are not installed on %s", errSemiSync, o.addr)
+	}
+	if s.WaitForReplicaCount == 0 && !(s.SourceEnabled && before.SourceEnabled) {
+		// The caller read the source side on, and it is off now (mysqld restarted with its
+		// defaults, or a fence released the waiting commits): the count on the server is not one
+		// anybody chose. Nothing is written; the caller's next read decides again.
+		return fmt.Errorf("%w: the acknowledgement count can be left as it is only while the source side stays on, and it is off on %s",
+			errSemiSync, o.addr)
 	}
 	stmts := []struct {
 		what, stmt string
