@@ -114,17 +114,18 @@ func (o *operator) ApplySemiSync(ctx context.Context, s SemiSyncSettings) error 
 		return fmt.Errorf("%w: the acknowledgement count can be left as it is only while the source side stays on, and it is off on %s",
 			errSemiSync, o.addr)
 	}
+	if s.WaitForReplicaCount > 0 {
+		if err := o.SetSemiSyncWaitForReplicaCount(ctx, s.WaitForReplicaCount); err != nil {
+			return err
+		}
+	}
 	stmts := []struct {
 		what, stmt string
 		arg        any
 	}{
-		{"setting the acknowledgement count", "SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = ?", s.WaitForReplicaCount},
 		{"setting the semi-sync timeout", "SET GLOBAL rpl_semi_sync_source_timeout = ?", s.Timeout.Milliseconds()},
 		{"switching the semi-sync source", "SET GLOBAL rpl_semi_sync_source_enabled = ?", boolInt(s.SourceEnabled)},
 		{"switching the semi-sync replica", "SET GLOBAL rpl_semi_sync_replica_enabled = ?", boolInt(s.ReplicaEnabled)},
-	}
-	if s.WaitForReplicaCount == 0 {
-		stmts = stmts[1:]
 	}
 	for _, st := range stmts {
 		if err := o.exec(ctx, st.what, st.stmt, st.arg); err != nil {

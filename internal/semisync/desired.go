@@ -27,8 +27,10 @@ func Desired(spec *v1alpha1.ClusterSpec, primary bool, cur mysql.SemiSyncStatus)
 	if cur.SourceEnabled && want.SourceEnabled {
 		want.WaitForReplicaCount = 0
 	}
+	// The count needs no comparison: a source side that stays on leaves it as it is, and one
+	// that turns on differs in SourceEnabled.
 	same := cur.SourcePluginInstalled && cur.ReplicaPluginInstalled &&
 		cur.SourceEnabled == want.SourceEnabled && cur.ReplicaEnabled == want.ReplicaEnabled &&
-		cur.Timeout == want.Timeout && (!want.SourceEnabled || want.WaitForReplicaCount == 0 || cur.WaitForReplicaCount == want.WaitForReplicaCount)
+		cur.Timeout == want.Timeout
 	return want, !same
 }
