@@ -25,6 +25,9 @@ type options struct {
 	// standIn fails the Backups from the benchmark process instead of the operator's Backup
 	// controller, which then does not run.
 	standIn bool
+	// timeline also watches the ScheduledBackups and reports where in the cadence every write
+	// fell (timeline.go).
+	timeline bool
 }
 
 func main() {
@@ -43,6 +46,8 @@ func main() {
 		"run the operator with the control plane's admin client certificate instead of a token of its ServiceAccount bound to config/rbac")
 	flag.BoolVar(&o.standIn, "stand-in", false,
 		"fail every new Backup from the benchmark process (128 at a time) instead of running the operator's Backup controller")
+	flag.BoolVar(&o.timeline, "timeline", false,
+		"also watch the ScheduledBackups, and report where in the cadence the creates and every other write fell (adds the watch's load)")
 	flag.Parse()
 	var err error
 	if *operatorMode {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,68 +26,107 @@ type creation struct {
 // schedule's next slot back (its concurrency guard waits for the previous Backup to finish).
 const failWorkers = 128
 
-// observer watches every Backup: it records when each was first seen and, with -stand-in,
-// standing in for the Backup controller, fails each new one at once.
+// observer watches every Backup and ScheduledBackup: it records when each Backup was first seen
+// and when the watches saw every other write (see timeline.go) and, with -stand-in, standing in
+// for the Backup controller, fails each new Backup at once.
 type observer struct {
-	c       client.WithWatch
-	standIn bool
-	mu      sync.Mutex
-	created []creation
-	failing chan *v1.Backup
-	errs    chan error
+	c        client.WithWatch
+	standIn  bool
+	timeline bool
+	mu       sync.Mutex
+	created  []creation
+	writes   []write
+	deleting map[types.UID]bool
+	failing  chan *v1.Backup
+	errs     chan error
 }
 
-func newObserver(c client.WithWatch, standIn bool) *observer {
-	return &observer{c: c, standIn: standIn, failing: make(chan *v1.Backup, 100000), errs: make(chan error, 16)}
+func newObserver(c client.WithWatch, standIn, timeline bool) *observer {
+	return &observer{c: c, standIn: standIn, timeline: timeline, deleting: map[types.UID]bool{},
+		failing: make(chan *v1.Backup, 100000), errs: make(chan error, 16)}
 }
 
-// run watches until ctx ends, reopening the watch where it stopped.
+// run watches until ctx ends, reopening the watches where they stopped: the Backups, and with
+// -timeline the ScheduledBackups.
 func (o *observer) run(ctx context.Context) error {
-	var list v1.BackupList
-	if err := o.c.List(ctx, &list); err != nil {
+	var backups v1.BackupList
+	if err := o.c.List(ctx, &backups); err != nil {
 		return fmt.Errorf("listing Backups: %w", err)
 	}
-	rv := list.ResourceVersion
+	if o.timeline {
+		var schedules v1.ScheduledBackupList
+		if err := o.c.List(ctx, &schedules); err != nil {
+			return fmt.Errorf("listing ScheduledBackups: %w", err)
+		}
+		go o.watch(ctx, &v1.ScheduledBackupList{}, schedules.ResourceVersion, o.scheduleEvent)
+	}
 	if o.standIn {
 		for w := range failWorkers {
 			go o.failWorker(ctx, w)
 		}
 	}
-	go func() {
-		for ctx.Err() == nil {
-			w, err := o.c.Watch(ctx, &v1.BackupList{}, &client.ListOptions{Raw: &metav1.ListOptions{
-				ResourceVersion: rv, AllowWatchBookmarks: true}})
-			if err != nil {
-				o.report(fmt.Errorf("watching Backups: %w", err))
-				time.Sleep(100 * time.Millisecond)
-				continue
-			}
-			rv = o.consume(w, rv)
-		}
-	}()
+	go o.watch(ctx, &v1.BackupList{}, backups.ResourceVersion, o.backupEvent)
 	return nil
 }
 
-func (o *observer) consume(w watch.Interface, rv string) string {
-	defer w.Stop()
-	for ev := range w.ResultChan() {
-		b, ok := ev.Object.(*v1.Backup)
-		if !ok {
+// watch watches list's kind from rv until ctx ends, handing every event to handle.
+func (o *observer) watch(ctx context.Context, list client.ObjectList, rv string, handle func(watch.Event)) {
+	for ctx.Err() == nil {
+		w, err := o.c.Watch(ctx, list, &client.ListOptions{Raw: &metav1.ListOptions{
+			ResourceVersion: rv, AllowWatchBookmarks: true}})
+		if err != nil {
+			o.report(fmt.Errorf("watching %T: %w", list, err))
+			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		rv = b.ResourceVersion
-		if ev.Type != watch.Added {
-			continue
+		for ev := range w.ResultChan() {
+			if obj, ok := ev.Object.(client.Object); ok && ev.Type != watch.Error {
+				rv = obj.GetResourceVersion()
+			}
+			handle(ev)
 		}
-		now := time.Now()
-		o.mu.Lock()
-		o.created = append(o.created, creation{key: client.ObjectKeyFromObject(b), seen: now})
-		o.mu.Unlock()
-		if o.standIn && b.Status.Phase == "" {
-			o.failing <- b
-		}
+		w.Stop()
 	}
-	return rv
+}
+
+// backupEvent records a Backup's creation (and hands a new one to the stand-in) or another write.
+func (o *observer) backupEvent(ev watch.Event) {
+	b, ok := ev.Object.(*v1.Backup)
+	if !ok || ev.Type == watch.Bookmark {
+		return
+	}
+	now := time.Now()
+	o.mu.Lock()
+	switch {
+	case ev.Type == watch.Added:
+		o.created = append(o.created, creation{key: client.ObjectKeyFromObject(b), seen: now})
+	case o.deleting[b.UID] && ev.Type == watch.Deleted:
+		delete(o.deleting, b.UID) // gone after the write that removed its last finalizer
+	case o.deleting[b.UID]:
+		o.writes = append(o.writes, write{kind: kindBackupWrite, seen: now})
+	case ev.Type == watch.Deleted || b.DeletionTimestamp != nil:
+		o.writes = append(o.writes, write{kind: kindBackupDelete, seen: now})
+		if ev.Type != watch.Deleted {
+			o.deleting[b.UID] = true
+		}
+	default:
+		o.writes = append(o.writes, write{kind: kindBackupWrite, seen: now})
+	}
+	o.mu.Unlock()
+	if o.standIn && ev.Type == watch.Added && b.Status.Phase == "" {
+		o.failing <- b
+	}
+}
+
+// scheduleEvent records a change of a ScheduledBackup.
+func (o *observer) scheduleEvent(ev watch.Event) {
+	if _, ok := ev.Object.(*v1.ScheduledBackup); !ok || ev.Type != watch.Modified {
+		return
+	}
+	now := time.Now()
+	o.mu.Lock()
+	o.writes = append(o.writes, write{kind: kindScheduleWrite, seen: now})
+	o.mu.Unlock()
 }
 
 func (o *observer) failWorker(ctx context.Context, _ int) {
@@ -111,9 +151,9 @@ func (o *observer) report(err error) {
 	}
 }
 
-// snapshot returns what was seen so far.
-func (o *observer) snapshot() []creation {
+// snapshot returns what was seen so far: the creations and the other writes.
+func (o *observer) snapshot() ([]creation, []write) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return append([]creation(nil), o.created...)
+	return append([]creation(nil), o.created...), append([]write(nil), o.writes...)
 }

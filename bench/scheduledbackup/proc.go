@@ -154,6 +154,26 @@ func operatorRequests(m0, m1 map[string]float64) map[string]float64 {
 	return out
 }
 
+// operatorFailures counts the operator's API answers in the window that were not a success, by
+// method and HTTP code (client-go's "<error>" when no answer came), and its reconcile errors by
+// controller.
+func operatorFailures(m0, m1 map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range m1 {
+		d := v - m0[k]
+		switch {
+		case d <= 0:
+		case strings.HasPrefix(k, "rest_client_requests_total{"):
+			if code := label(k, "code"); !strings.HasPrefix(code, "2") {
+				out[label(k, "method")+" "+code] += d
+			}
+		case strings.HasPrefix(k, "controller_runtime_reconcile_errors_total{"):
+			out[label(k, "controller")+" reconcile errors"] += d
+		}
+	}
+	return out
+}
+
 // label extracts a label's value from a series name.
 func label(series, name string) string {
 	i := strings.Index(series, name+`="`)

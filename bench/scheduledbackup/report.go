@@ -35,10 +35,12 @@ type result struct {
 	operatorRSS                       int64
 	machineBusy, benchCPU             time.Duration
 	requests                          map[string]float64
+	failures                          map[string]float64
 	load                              [2]string
 	observerErrors                    []string
 	// perSlot are the lateness of each slot's Backups, by slot, for the slot-by-slot line.
-	perSlot map[time.Time][]time.Duration
+	perSlot  map[time.Time][]time.Duration
+	timeline *timeline
 }
 
 // tally counts the Backups seen for every schedule's slots in [t0, end).
@@ -91,6 +93,7 @@ func (r *result) metrics(m0, m1 map[string]float64) {
 	r.createP50 = histogramQuantile(m0, m1, "bench_backup_create_lateness_seconds", 0.50)
 	r.createP99 = histogramQuantile(m0, m1, "bench_backup_create_lateness_seconds", 0.99)
 	r.requests = operatorRequests(m0, m1)
+	r.failures = operatorFailures(m0, m1)
 	mean := func(name string, match ...string) time.Duration {
 		n := metricDelta(m0, m1, name+"_count", match...)
 		if n == 0 {
@@ -170,6 +173,16 @@ func (r *result) print(w io.Writer, o options) {
 		}
 	}
 	fmt.Fprintf(w, "operator requests per slot:  %s\n", strings.Join(parts, ", "))
+	failures := "none"
+	if len(r.failures) > 0 {
+		var fs []string
+		for _, k := range slices.Sorted(maps.Keys(r.failures)) {
+			fs = append(fs, fmt.Sprintf("%s %.0f", k, r.failures[k]))
+		}
+		failures = strings.Join(fs, ", ")
+	}
+	fmt.Fprintf(w, "operator failures:           %s (in the window)\n", failures)
+	r.timeline.print(w)
 	if len(r.observerErrors) > 0 {
 		fmt.Fprintf(w, "observer errors:             %d, first: %s\n", len(r.observerErrors), r.observerErrors[0])
 	}

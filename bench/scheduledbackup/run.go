@@ -19,7 +19,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs := newObserver(wc, b.o.standIn)
+	obs := newObserver(wc, b.o.standIn, b.o.timeline)
 	if err := obs.run(ctx); err != nil {
 		return nil, err
 	}
@@ -61,7 +61,11 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	res.benchCPU = self1 - self0
 	sleepUntil(end.Add(b.o.grace))
 
-	res.tally(obs.snapshot(), b.names, t0, end, b.o.cadence)
+	created, writes := obs.snapshot()
+	res.tally(created, b.names, t0, end, b.o.cadence)
+	if b.o.timeline {
+		res.tallyTimeline(created, writes, t0, end, b.o.cadence)
+	}
 	res.metrics(m0, m1)
 	res.operatorWindowCPU, res.apiserverWindowCPU, res.etcdWindowCPU = c1-c0, a1-a0, e1-e0
 	if res.operatorCPU, res.operatorRSS, err = b.stopOperator(); err != nil {
