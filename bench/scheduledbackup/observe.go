@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -79,20 +80,31 @@ func (o *observer) watch(ctx context.Context, list client.ObjectList, rv string,
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
+		failed := false
 		for ev := range w.ResultChan() {
-			if obj, ok := ev.Object.(client.Object); ok && ev.Type != watch.Error {
+			if ev.Type == watch.Error {
+				// An expired resourceVersion ends the watch with this; the next one starts where
+				// this one stopped, after a pause, and the report says the figures may have a gap.
+				o.report(fmt.Errorf("watching %T: %w", list, apierrors.FromObject(ev.Object)))
+				failed = true
+				continue
+			}
+			if obj, ok := ev.Object.(client.Object); ok {
 				rv = obj.GetResourceVersion()
 			}
 			handle(ev)
 		}
 		w.Stop()
+		if failed {
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 }
 
 // backupEvent records a Backup's creation (and hands a new one to the stand-in) or another write.
 func (o *observer) backupEvent(ev watch.Event) {
 	b, ok := ev.Object.(*v1.Backup)
-	if !ok || ev.Type == watch.Bookmark {
+	if !ok || ev.Type == watch.Bookmark || (!o.timeline && ev.Type != watch.Added) {
 		return
 	}
 	now := time.Now()
@@ -101,7 +113,10 @@ func (o *observer) backupEvent(ev watch.Event) {
 	case ev.Type == watch.Added:
 		o.created = append(o.created, creation{key: client.ObjectKeyFromObject(b), seen: now})
 	case o.deleting[b.UID] && ev.Type == watch.Deleted:
-		delete(o.deleting, b.UID) // gone after the write that removed its last finalizer
+		// The write that removed its last finalizer: the API server deletes the object then,
+		// and the watch shows that write as the deletion.
+		o.writes = append(o.writes, write{kind: kindBackupWrite, seen: now})
+		delete(o.deleting, b.UID)
 	case o.deleting[b.UID]:
 		o.writes = append(o.writes, write{kind: kindBackupWrite, seen: now})
 	case ev.Type == watch.Deleted || b.DeletionTimestamp != nil:

@@ -76,9 +76,14 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 			res.observerErrors = append(res.observerErrors, err.Error())
 		}
 	}
-	close(obs.errs)
-	for err := range obs.errs {
-		res.observerErrors = append(res.observerErrors, err.Error())
+	// The watches still run (until ctx ends), so the channel is drained, not closed.
+	for drained := false; !drained; {
+		select {
+		case err := <-obs.errs:
+			res.observerErrors = append(res.observerErrors, err.Error())
+		default:
+			drained = true
+		}
 	}
 	return res, nil
 }

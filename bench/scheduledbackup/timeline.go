@@ -40,7 +40,7 @@ type timeline struct {
 	// creates and others are counts by second from the slot, summed over the window's slots.
 	creates []float64
 	others  [kinds][]float64
-	// duringCreates counts the other writes seen between a slot and its last create, by kind.
+	// duringCreates counts the other writes seen between a window slot and its last create, by kind.
 	duringCreates [kinds]int
 }
 
@@ -77,9 +77,13 @@ func (r *result) tallyTimeline(seen []creation, writes []write, t0, end time.Tim
 		if s, ok := inWindow(w.seen); ok {
 			tl.others[w.kind][s]++
 		}
-		slot := w.seen.Truncate(cadence)
-		if !slot.Before(t0) && slot.Before(end) && !w.seen.After(lastCreate[slot.Unix()]) {
-			tl.duringCreates[w.kind]++
+		// A slot's creates may run past the next slot: any window slot whose creates were still
+		// going on counts the write (once).
+		for slot := t0; slot.Before(end) && !slot.After(w.seen); slot = slot.Add(cadence) {
+			if !w.seen.After(lastCreate[slot.Unix()]) {
+				tl.duringCreates[w.kind]++
+				break
+			}
 		}
 	}
 	r.timeline = tl
