@@ -35,8 +35,7 @@ type write struct {
 // writes came while a slot's creates went on (from the slot to its last create), which the
 // creates then competed with.
 type timeline struct {
-	cadence time.Duration
-	slots   int
+	slots int
 	// creates and others are counts by second from the slot, summed over the window's slots.
 	creates []float64
 	others  [kinds][]float64
@@ -47,12 +46,10 @@ type timeline struct {
 // tallyTimeline buckets the creations and writes seen in [t0, end).
 func (r *result) tallyTimeline(seen []creation, writes []write, t0, end time.Time, cadence time.Duration) {
 	n := int(cadence / time.Second)
-	tl := &timeline{cadence: cadence, creates: make([]float64, n)}
+	// The window's slots are t0, t0+cadence, ... before end.
+	tl := &timeline{slots: int((end.Sub(t0) + cadence - 1) / cadence), creates: make([]float64, n)}
 	for k := range tl.others {
 		tl.others[k] = make([]float64, n)
-	}
-	for slot := t0; slot.Before(end); slot = slot.Add(cadence) {
-		tl.slots++
 	}
 	inWindow := func(t time.Time) (int, bool) {
 		if t.Before(t0) || !t.Before(end) {
