@@ -440,6 +440,12 @@ type ClusterStatus struct {
 	// +optional
 	PrimaryFailingSince *metav1.Time `json:"primaryFailingSince,omitempty"`
 
+	// FailingPrimary is the instance that was the primary when PrimaryFailingSince was recorded;
+	// empty while healthy. A current primary other than it was promoted by the failover that
+	// replaced it.
+	// +optional
+	FailingPrimary string `json:"failingPrimary,omitempty"`
+
 	// DivergedInstances have a GTID set not contained in the primary's; they stay read-only and
 	// out of service until a human decides.
 	// +optional

@@ -125,7 +125,7 @@ func EventFor(o Observation, d Decision) (Event, bool) {
 	case StepRecordFailing:
 		return warning(EventPrimaryFailing)
 	case StepClearFailing:
-		if o.Status.CurrentPrimaryTimestamp.After(o.Status.PrimaryFailingSince) {
+		if o.Status.promotedSinceFailing() {
 			return normal(EventFailoverCompleted)
 		}
 		return normal(EventPrimaryRecovered)

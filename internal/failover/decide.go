@@ -251,7 +251,8 @@ func renewalDue(o Observation) (time.Time, bool) {
 // only while primaryFailingSince is set, so repointing them first would wait for ever.
 func decideHealthy(o Observation) Decision {
 	st := o.Status
-	if !st.PrimaryFailingSince.IsZero() && !st.CurrentPrimaryTimestamp.After(st.PrimaryFailingSince) {
+	promoted := st.promotedSinceFailing()
+	if !st.PrimaryFailingSince.IsZero() && !promoted {
 		return Decision{Kind: Failover, Operation: FailoverOperation, Step: StepClearFailing,
 			Instance: st.CurrentPrimary, Reason: "the primary " + st.CurrentPrimary + " is healthy again"}
 	}
@@ -266,9 +267,9 @@ func decideHealthy(o Observation) Decision {
 	if st.PrimaryFailingSince.IsZero() {
 		return Decision{Kind: Nothing, Reason: "the primary " + st.CurrentPrimary + " is healthy"}
 	}
-	reason := "the primary " + st.CurrentPrimary + " is healthy again"
-	if st.CurrentPrimaryTimestamp.After(st.PrimaryFailingSince) {
-		reason = "failover completed: " + st.CurrentPrimary + " is the primary"
+	reason := "failover completed: " + st.CurrentPrimary + " is the primary"
+	if st.FailingPrimary != "" {
+		reason = "failover from " + st.FailingPrimary + " completed: " + st.CurrentPrimary + " is the primary"
 	}
 	return Decision{Kind: Failover, Operation: FailoverOperation, Step: StepClearFailing,
 		Instance: st.CurrentPrimary, Reason: reason}

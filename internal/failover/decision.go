@@ -45,9 +45,11 @@ type Step int
 
 const (
 	NoStep Step = iota
-	// StepRecordFailing sets status.primaryFailingSince to Now.
+	// StepRecordFailing sets status.primaryFailingSince to Now and status.failingPrimary to
+	// Instance, the failing primary.
 	StepRecordFailing
-	// StepClearFailing clears status.primaryFailingSince: the primary (old or new) is healthy.
+	// StepClearFailing clears status.primaryFailingSince and status.failingPrimary: the primary
+	// (old or new) is healthy.
 	StepClearFailing
 	// StepStopIOThreads stops the replication IO thread of Instances, which still replicate from
 	// the failing primary, so it can no longer collect semi-sync acknowledgements.

@@ -107,8 +107,18 @@ func source(name string) func(in *Instance) {
 	return func(in *Instance) { in.Replication.Source = name }
 }
 
+// failingSince: the operator recorded the current primary failing at t (primaryFailingSince and
+// failingPrimary). A row that then changes the current primary models a failover that replaced it.
 func failingSince(t time.Time) change {
-	return func(o *Observation) { o.Status.PrimaryFailingSince = t }
+	return func(o *Observation) {
+		o.Status.PrimaryFailingSince, o.Status.FailingPrimary = t, o.Status.CurrentPrimary
+	}
+}
+
+// failingPrimary names the instance recorded failing; "" is a status written by an operator that
+// predates status.failingPrimary.
+func failingPrimary(name string) change {
+	return func(o *Observation) { o.Status.FailingPrimary = name }
 }
 func failoverDelay(d time.Duration) change { return func(o *Observation) { o.Spec.FailoverDelay = d } }
 func leaseOff(o *Observation)              { o.Spec.EnablePrimaryLease = false }

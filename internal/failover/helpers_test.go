@@ -275,7 +275,18 @@ func TestEventFor(t *testing.T) {
 		{"events: promoting with semi-sync fallen back is a warning", []change{primaryLost, func(o *Observation) { o.Status.SemiSyncFallenBack = true }}, corev1.EventTypeWarning, EventFailoverPromoting},
 		{"events: demoting starts the switchover", []change{target("c-2", t0)}, corev1.EventTypeNormal, EventSwitchoverStarted},
 		{"events: an aborted switchover is a warning", []change{target("c-9", t0)}, corev1.EventTypeWarning, EventSwitchoverBlocked},
-		{"events: a completed failover", []change{failingSince(t0.Add(-time.Minute)), current("c-1", t0)}, corev1.EventTypeNormal, EventFailoverCompleted},
+		{"events: a completed failover", []change{failingSince(t0.Add(-time.Minute)), failingPrimary("c-2"), current("c-1", t0)}, corev1.EventTypeNormal, EventFailoverCompleted},
+		{"events: a failover seen only at its end, within the second of the failure, is completed, not recovered",
+			[]change{primaryLost, current("c-2", t0.Add(-time.Minute)), target("c-2", t0.Add(-time.Minute)),
+				on("c-2", func(in *Instance) { *in = primaryInstance("c-2", a("1-10")) }), on("c-3", source("c-2")),
+				on("c-3", func(in *Instance) { in.Replication.IORunning = true }), on("c-1", func(in *Instance) { *in = replicaInstance("c-1", "c-2", a("1-10")) })},
+			corev1.EventTypeNormal, EventFailoverCompleted},
+		{"events: a failover whose new primary's clock runs behind the operator's is completed, not recovered",
+			[]change{primaryLost, current("c-2", t0.Add(-2*time.Minute)), target("c-2", t0.Add(-time.Minute)),
+				on("c-2", func(in *Instance) { *in = primaryInstance("c-2", a("1-10")) }), on("c-3", source("c-2")),
+				on("c-3", func(in *Instance) { in.Replication.IORunning = true })},
+			corev1.EventTypeNormal, EventFailoverCompleted},
+		{"events: the same primary healthy again", []change{failingSince(t0.Add(-10 * time.Second))}, corev1.EventTypeNormal, EventPrimaryRecovered},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := build(tc.changes...)

@@ -45,8 +45,11 @@ type Status struct {
 	TargetPrimary           string
 	TargetPrimaryTimestamp  time.Time
 	PrimaryFailingSince     time.Time
-	Fenced                  []string
-	Diverged                []string
+	// FailingPrimary is the instance recorded failing with PrimaryFailingSince ("" in a status
+	// written before it was recorded).
+	FailingPrimary string
+	Fenced         []string
+	Diverged       []string
 	// SemiSyncFallenBack: when the primary last reported, semi-sync was enabled but inactive
 	// (Rpl_semi_sync_source_status OFF): acknowledged writes may exist on the primary alone.
 	SemiSyncFallenBack bool
@@ -156,6 +159,7 @@ func ObserveCluster(c *v1.Cluster) (Spec, Status) {
 		TargetPrimary:  cs.TargetPrimary,
 		Fenced:         slices.Clone(cs.FencedInstances),
 		Diverged:       slices.Clone(cs.DivergedInstances),
+		FailingPrimary: cs.FailingPrimary,
 	}
 	if t := cs.CurrentPrimaryTimestamp; t != nil {
 		st.CurrentPrimaryTimestamp = t.Time

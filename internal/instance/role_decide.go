@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 )
 
@@ -111,7 +112,7 @@ func DecideRole(in RoleInput) RoleDecision {
 	}
 	d := decideReplica(in)
 	if d.Action == ActFollow && st.PrimaryFailingSince != nil && in.ReplicatingFrom == st.CurrentPrimary &&
-		(st.CurrentPrimaryTimestamp == nil || !st.CurrentPrimaryTimestamp.After(st.PrimaryFailingSince.Time)) {
+		!failover.ClusterPromotedSinceFailing(st) {
 		// A failover may have stopped this replica's IO thread so the failing primary collects no
 		// more semi-sync acknowledgements: the receiver stays stopped, the applier runs. A primary
 		// promoted after it started failing is the failover's new primary, not the failing one.

@@ -170,4 +170,18 @@ func TestDecideRoleKeepsReceiverStoppedDuringFailover(t *testing.T) {
 	if d := DecideRole(in); d.Action != ActFollow || d.KeepReceiverStopped {
 		t.Errorf("a replica of the primary a failover promoted (after primaryFailingSince) restarts a stopped receiver: %+v", d)
 	}
+	// The failover from c-9 to c-1 completed within the second of the failure (the API keeps
+	// times to the second), or c-1's clock runs behind the operator's: failingPrimary decides.
+	for _, promotedAt := range []time.Time{failing.Time, failing.Add(-5 * time.Second)} {
+		promoted := metav1.NewTime(promotedAt)
+		st.PrimaryFailingSince, st.CurrentPrimaryTimestamp, st.FailingPrimary = &failing, &promoted, "c-9"
+		if d := DecideRole(in); d.Action != ActFollow || d.KeepReceiverStopped {
+			t.Errorf("promoted at %s, failing since %s: a replica of the new primary keeps its receiver stopped: %+v", promotedAt, failing, d)
+		}
+	}
+	// The failing primary itself, whatever its timestamp says.
+	st.FailingPrimary = "c-1"
+	if d := DecideRole(in); d.Action != ActFollow || !d.KeepReceiverStopped {
+		t.Errorf("while c-1, recorded failing, still fails, its replica restarts a stopped receiver: %+v", d)
+	}
 }

@@ -67,7 +67,11 @@ func WriteStatus(out io.Writer, v *ClusterView, now time.Time) error {
 		fmt.Fprintf(tw, "Target primary:\t%s\n", orNone(st.TargetPrimary))
 	}
 	if st.PrimaryFailingSince != nil {
-		fmt.Fprintf(tw, "Primary failing since:\t%s\n", st.PrimaryFailingSince.UTC().Format(time.RFC3339))
+		failing := ""
+		if st.FailingPrimary != "" {
+			failing = " (" + st.FailingPrimary + ")"
+		}
+		fmt.Fprintf(tw, "Primary failing since:\t%s%s\n", st.PrimaryFailingSince.UTC().Format(time.RFC3339), failing)
 	}
 	fmt.Fprintf(tw, "Primary lease:\t%s\n", describeLease(specs.PrimaryLeaseName(c.Name), v.Lease, v.LeaseErr, now))
 	requested, reqErr := c.FencedInstancesRequested()

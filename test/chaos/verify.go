@@ -153,9 +153,11 @@ func ids(ctx context.Context, c *conn, acks []Ack) (map[int64]bool, error) {
 	return present, rows.Err()
 }
 
-// ClusterEvents returns "reason: message" of the Cluster's Events last seen at or after since,
-// oldest first; warningsOnly keeps Warnings.
+// ClusterEvents returns "reason: message" of the Cluster's Events last seen in or after the second
+// of since, oldest first; warningsOnly keeps Warnings. An Event's times are kept to the second:
+// one recorded a moment after since, within its second, reads as earlier than since.
 func (e *Env) ClusterEvents(ctx context.Context, t Target, since time.Time, warningsOnly bool) ([]string, error) {
+	since = since.Truncate(time.Second)
 	var list corev1.EventList
 	if err := e.Client.List(ctx, &list, client.InNamespace(t.Namespace)); err != nil {
 		return nil, err

@@ -103,9 +103,9 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 	st := &c.Status
 	switch fd.Step {
 	case failover.StepRecordFailing:
-		st.PrimaryFailingSince = &now
+		st.PrimaryFailingSince, st.FailingPrimary = &now, fd.Instance
 	case failover.StepClearFailing:
-		st.PrimaryFailingSince = nil
+		st.PrimaryFailingSince, st.FailingPrimary = nil, ""
 	case failover.StepSetTargetPrimary, failover.StepAbortSwitchover:
 		st.TargetPrimary, st.TargetPrimaryTimestamp = fd.Instance, &now
 	case failover.StepStopIOThreads:
