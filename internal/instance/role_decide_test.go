@@ -180,7 +180,8 @@ func TestDecideRoleKeepsReceiverStoppedDuringFailover(t *testing.T) {
 		}
 	}
 	// The failing primary itself, whatever its timestamp says.
-	st.FailingPrimary = "c-1"
+	later := metav1.NewTime(failing.Add(20 * time.Second))
+	st.FailingPrimary, st.CurrentPrimaryTimestamp = "c-1", &later
 	if d := DecideRole(in); d.Action != ActFollow || !d.KeepReceiverStopped {
 		t.Errorf("while c-1, recorded failing, still fails, its replica restarts a stopped receiver: %+v", d)
 	}

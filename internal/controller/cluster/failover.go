@@ -101,6 +101,14 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 	// failover's primaryFailingSince must not take the failover for a switchover.
 	switchedOver := switchoverCompleted(c, active)
 	st := &c.Status
+	if failoverOfUnrecordedPrimary(fd, st) {
+		// A failover out of a primary that itself replaced the recorded one before it was ever
+		// seen healthy (a chained failover), or a failure recorded by an operator that predates
+		// failingPrimary: the record names the primary now being replaced, so that its replicas
+		// keep the receivers this failover stops stopped, and the promotion that ends it is
+		// reported as a failover from it.
+		st.FailingPrimary = st.CurrentPrimary
+	}
 	switch fd.Step {
 	case failover.StepRecordFailing:
 		st.PrimaryFailingSince, st.FailingPrimary = &now, fd.Instance
@@ -140,6 +148,20 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 	if switchedOver {
 		d.event(stepRelabel, evSwitchoverCompleted.With(st.CurrentPrimary))
 	}
+}
+
+// failoverOfUnrecordedPrimary: fd is a step of a failover out of the current primary while the
+// recorded failure names another instance (its predecessor) or none.
+func failoverOfUnrecordedPrimary(fd failover.Decision, st *v1.ClusterStatus) bool {
+	if fd.Operation != failover.FailoverOperation || fd.Kind == failover.Blocked || st.PrimaryFailingSince == nil ||
+		st.CurrentPrimary == "" || st.FailingPrimary == st.CurrentPrimary {
+		return false
+	}
+	switch fd.Step {
+	case failover.StepStopIOThreads, failover.StepDemote, failover.StepDeletePod, failover.StepSetTargetPrimary:
+		return true
+	}
+	return false
 }
 
 // holdPod names the failing primary while the failover replacing it proceeds (failoverDelay has

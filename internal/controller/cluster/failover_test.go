@@ -111,6 +111,31 @@ func TestDecideFailover(t *testing.T) {
 					t.Error("a failover step is decided again on a live read")
 				}
 			}},
+		{"a chained failover (the primary failing replaced the recorded one before it was seen healthy) records the primary it replaces",
+			threeFailing().failingSince(testNow.Add(-time.Minute)).status(func(st *v1.ClusterStatus) {
+				st.FailingPrimary, st.CurrentPrimaryTimestamp = "db-4", &metav1.Time{Time: testNow.Add(-30 * time.Second)}
+			}),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Kind != failover.Failover || d.Status.FailingPrimary != "db-1" {
+					t.Errorf("decision %+v, failingPrimary %q; want a failover step recording db-1", d.Failover.Decision, d.Status.FailingPrimary)
+				}
+			}},
+		{"a failure recorded by an operator that predates failingPrimary: the failover's step records the primary it replaces",
+			threeFailing().failingSince(testNow.Add(-time.Minute)),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Kind != failover.Failover || d.Status.FailingPrimary != "db-1" {
+					t.Errorf("decision %+v, failingPrimary %q; want a failover step recording db-1", d.Failover.Decision, d.Status.FailingPrimary)
+				}
+			}},
+		{"a new primary not yet healthy within its grace keeps its predecessor's record: its promotion is still reported as that failover",
+			threeFailing().failingSince(testNow.Add(-time.Minute)).status(func(st *v1.ClusterStatus) {
+				st.FailingPrimary, st.CurrentPrimaryTimestamp = "db-4", &metav1.Time{Time: testNow.Add(-2 * time.Second)}
+			}),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Kind != failover.Wait || d.Status.FailingPrimary != "db-4" {
+					t.Errorf("decision %+v, failingPrimary %q; want a wait keeping db-4", d.Failover.Decision, d.Status.FailingPrimary)
+				}
+			}},
 		{"a failover promotion blocked on a target that does not answer keeps the old primary's Pod held: it stays a failover",
 			threeFailing().primary("db-1", "db-3").failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
 				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", false),
