@@ -251,8 +251,7 @@ func renewalDue(o Observation) (time.Time, bool) {
 // only while primaryFailingSince is set, so repointing them first would wait for ever.
 func decideHealthy(o Observation) Decision {
 	st := o.Status
-	promoted := st.promotedSinceFailing()
-	if !st.PrimaryFailingSince.IsZero() && !promoted {
+	if !st.PrimaryFailingSince.IsZero() && !st.promotedSinceFailing() {
 		return Decision{Kind: Failover, Operation: FailoverOperation, Step: StepClearFailing,
 			Instance: st.CurrentPrimary, Reason: "the primary " + st.CurrentPrimary + " is healthy again"}
 	}

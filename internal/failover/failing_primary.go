@@ -6,7 +6,7 @@ import (
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
-// PromotedSinceFailing reports whether the current primary was promoted after the failure that
+// promotedSinceFailing reports whether the current primary was promoted after the failure that
 // status.primaryFailingSince records: a failover replaced the failing primary, and that
 // failure belongs to its predecessor. It is decided from durable facts only, whatever the
 // operator observed between two reconciles (it may see nothing of a failover but its end state).
@@ -18,7 +18,7 @@ import (
 // primary's promotion at the very time the failure was recorded, and the promotion is stamped
 // by the new primary's own clock, which may run seconds behind the operator's. Only a status
 // written by an operator that predates status.failingPrimary is judged by the timestamps.
-func PromotedSinceFailing(current, failing string, promotedAt, failingSince time.Time) bool {
+func promotedSinceFailing(current, failing string, promotedAt, failingSince time.Time) bool {
 	switch {
 	case failingSince.IsZero() || current == "":
 		return false
@@ -28,12 +28,12 @@ func PromotedSinceFailing(current, failing string, promotedAt, failingSince time
 	return promotedAt.After(failingSince)
 }
 
-// promotedSinceFailing is PromotedSinceFailing of the observed status.
+// promotedSinceFailing is the rule above for the observed status.
 func (st Status) promotedSinceFailing() bool {
-	return PromotedSinceFailing(st.CurrentPrimary, st.FailingPrimary, st.CurrentPrimaryTimestamp, st.PrimaryFailingSince)
+	return promotedSinceFailing(st.CurrentPrimary, st.FailingPrimary, st.CurrentPrimaryTimestamp, st.PrimaryFailingSince)
 }
 
-// ClusterPromotedSinceFailing is PromotedSinceFailing of a Cluster's status, for readers outside
+// ClusterPromotedSinceFailing is promotedSinceFailing of a Cluster's status, for readers outside
 // the decision (the instance manager's role reconciler).
 func ClusterPromotedSinceFailing(cs *v1.ClusterStatus) bool {
 	var promotedAt, since time.Time
@@ -43,5 +43,5 @@ func ClusterPromotedSinceFailing(cs *v1.ClusterStatus) bool {
 	if cs.PrimaryFailingSince != nil {
 		since = cs.PrimaryFailingSince.Time
 	}
-	return PromotedSinceFailing(cs.CurrentPrimary, cs.FailingPrimary, promotedAt, since)
+	return promotedSinceFailing(cs.CurrentPrimary, cs.FailingPrimary, promotedAt, since)
 }
