@@ -20,26 +20,35 @@ func (o *operator) KillClientSessions(ctx context.Context) (int, error) {
 	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&self); err != nil {
 		return 0, fmt.Errorf("reading the connection id on %s: %w", o.addr, err)
 	}
-	ids, err := clientSessions(ctx, conn, self)
+	killed, err := endSessions(ctx, conn, self, ClientSession)
 	if err != nil {
-		return 0, fmt.Errorf("listing the sessions of %s: %w", o.addr, err)
-	}
-	killed := 0
-	for _, id := range ids {
-		// The id is a number the server gave; KILL takes no placeholder.
-		_, err := conn.ExecContext(ctx, "KILL CONNECTION "+strconv.FormatInt(id, 10))
-		if err != nil && mysqlErrorNumber(err) != errNoSuchThread { // else it ended meanwhile
-			return killed, fmt.Errorf("ending client session %d on %s: %w", id, o.addr, err)
-		}
-		if err == nil {
-			killed++
-		}
+		return killed, fmt.Errorf("ending the client sessions of %s: %w", o.addr, err)
 	}
 	return killed, nil
 }
 
-// clientSessions lists the ids of the sessions ClientSession selects, except self.
-func clientSessions(ctx context.Context, conn *sql.Conn, self int64) ([]int64, error) {
+// endSessions ends the sessions selects selects, except self, and returns how many it ended.
+func endSessions(ctx context.Context, conn *sql.Conn, self int64, selects func(user, host, command string) bool) (int, error) {
+	ids, err := sessionsWhere(ctx, conn, self, selects)
+	if err != nil {
+		return 0, fmt.Errorf("listing the sessions: %w", err)
+	}
+	ended := 0
+	for _, id := range ids {
+		// The id is a number the server gave; KILL takes no placeholder.
+		_, err := conn.ExecContext(ctx, "KILL CONNECTION "+strconv.FormatInt(id, 10))
+		if err != nil && mysqlErrorNumber(err) != errNoSuchThread { // else it ended meanwhile
+			return ended, fmt.Errorf("ending session %d: %w", id, err)
+		}
+		if err == nil {
+			ended++
+		}
+	}
+	return ended, nil
+}
+
+// sessionsWhere lists the ids of the sessions selects selects, except self.
+func sessionsWhere(ctx context.Context, conn *sql.Conn, self int64, selects func(user, host, command string) bool) ([]int64, error) {
 	rows, err := conn.QueryContext(ctx, "SHOW PROCESSLIST")
 	if err != nil {
 		return nil, err
@@ -63,7 +72,7 @@ func clientSessions(ctx context.Context, conn *sql.Conn, self int64) ([]int64, e
 			row[c] = vals[i].(*nullString).String
 		}
 		id, err := strconv.ParseInt(row["Id"], 10, 64)
-		if err == nil && id != self && ClientSession(row["User"], row["Host"], row["Command"]) {
+		if err == nil && id != self && selects(row["User"], row["Host"], row["Command"]) {
 			ids = append(ids, id)
 		}
 	}

@@ -34,7 +34,17 @@ type Users struct {
 	Replication Account
 	// Backup is the clone donor account (BACKUP_ADMIN), used to bootstrap replicas and backups.
 	Backup Account
+	// Fence is the operator's account on the administrative interface (FencePrivileges): it stops
+	// writes on a server whose instance manager does not answer (Fence). Left out when its name
+	// is empty.
+	Fence Account
 }
+
+// FencePrivileges are the fence account's: set offline_mode, super_read_only and the semi-sync
+// source switch (SYSTEM_VARIABLES_ADMIN), end and outlast other sessions (CONNECTION_ADMIN), the
+// instance manager's root sessions included (SYSTEM_USER), log in on the administrative
+// interface (SERVICE_CONNECTION_ADMIN) and see every session (PROCESS).
+const FencePrivileges = "PROCESS, SYSTEM_VARIABLES_ADMIN, CONNECTION_ADMIN, SYSTEM_USER, SERVICE_CONNECTION_ADMIN"
 
 var errAccount = errors.New("invalid account")
 
@@ -54,6 +64,11 @@ func (o *operator) CreateUsers(ctx context.Context, users Users) error {
 	}
 	if err := o.ensureAccount(ctx, users.Backup, "BACKUP_ADMIN"); err != nil {
 		return fmt.Errorf("backup account: %w", err)
+	}
+	if users.Fence.Name != "" {
+		if err := o.ensureAccount(ctx, users.Fence, FencePrivileges); err != nil {
+			return fmt.Errorf("fence account: %w", err)
+		}
 	}
 	return nil
 }
