@@ -27,7 +27,7 @@ func run() int {
 		faults     = flag.Int("faults", 10, "faults to inject, one after the other")
 		kinds      = flag.String("kinds", kindList(chaos.Kinds), "fault kinds, used in turn")
 		durability = flag.String("durability", "required", "the Cluster's semi-sync dataDurability: required or preferred")
-		timeoutMs  = flag.Int64("semisync-timeout-millis", 600000, "semi-sync timeoutMillis: longer than any outage, so required keeps acknowledged writes on a replica")
+		timeoutMs  = flag.Int64("semisync-timeout-millis", 0, "semi-sync timeoutMillis; 0: the CRD's default")
 		hold       = flag.Duration("hold", 45*time.Second, "how long a network cut lasts: longer than the Lease TTL (15 s) and the failover after it")
 		rate       = flag.Duration("write-interval", 20*time.Millisecond, "time between two inserts")
 		namespace  = flag.String("namespace", "", "namespace of the Cluster (default failover-<durability>-<time>)")

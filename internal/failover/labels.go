@@ -20,7 +20,8 @@ type Labels struct {
 // Pods being deleted, are not routable. A replica stays routable while its source is gone (its
 // reads are stale, and its lag says how much); one that answered with its SQL thread stopped or
 // failed is broken and leaves. A replica that did not answer keeps its current routable label:
-// its Pod's readiness decides whether the Services send it traffic.
+// its Pod's readiness decides whether the Services send it traffic. A suspected primary
+// (PrimarySuspected) keeps its role and leaves routing.
 func RoleLabels(o Observation) []Labels {
 	st := o.Status
 	out := make([]Labels, 0, len(o.Instances))
@@ -30,6 +31,7 @@ func RoleLabels(o Observation) []Labels {
 		switch {
 		case in.Name == st.CurrentPrimary:
 			l.Role = v1.RolePrimary
+			l.Routable = l.Routable && !PrimarySuspected(o)
 		case in.Name == st.TargetPrimary:
 			l.Role = ""
 		case !in.Reachable:

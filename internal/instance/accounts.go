@@ -69,7 +69,7 @@ func (m *manager) accountsOnPrimary(users mysql.Users, log logr.Logger) func(con
 				return err
 			}
 			usersDone = true
-			log.Info("accounts created or updated", "users", []string{users.Root.Name, users.Replication.Name, users.Backup.Name})
+			log.Info("accounts created or updated", "users", []string{users.Root.Name, users.Replication.Name, users.Backup.Name, users.Fence.Name})
 		}
 		pending, err := ApplicationPending(m.cfg.DataDir)
 		if err != nil || !pending {

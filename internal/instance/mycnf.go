@@ -18,10 +18,14 @@ type MyCnfInput struct {
 	BindAddress string // "*" when empty
 	// ReportHost is the name replicas and the operator use to reach the instance.
 	ReportHost string
-	DataDir    string
-	RunDir     string // socket and pid file
-	ErrorLog   string // empty: stderr, which the container runtime collects
-	TLS        TLSPaths
+	// AdminAddress and AdminPort are the administrative interface (admin_address, admin_port),
+	// left out when AdminAddress is empty. mysqld takes a single address there, no wildcard.
+	AdminAddress string
+	AdminPort    int
+	DataDir      string
+	RunDir       string // socket and pid file
+	ErrorLog     string // empty: stderr, which the container runtime collects
+	TLS          TLSPaths
 	// User is the OS user mysqld switches to when started as root; empty leaves it out.
 	User string
 	// Parameters are spec.mysql.parameters.
@@ -104,12 +108,14 @@ func (in MyCnfInput) validate() error {
 		return fmt.Errorf("%w: serial %d, want at least 1", errMyCnf, in.Serial)
 	case in.Port < 1 || in.Port > 65535:
 		return fmt.Errorf("%w: port %d", errMyCnf, in.Port)
+	case in.AdminAddress != "" && (in.AdminPort < 1 || in.AdminPort > 65535 || in.AdminPort == in.Port):
+		return fmt.Errorf("%w: admin port %d", errMyCnf, in.AdminPort)
 	case in.DataDir == "" || in.RunDir == "" || in.ReportHost == "":
 		return fmt.Errorf("%w: data directory, run directory and report host are required", errMyCnf)
 	case in.TLS.CAFile == "" || in.TLS.CertFile == "" || in.TLS.KeyFile == "":
 		return fmt.Errorf("%w: TLS files are required", errMyCnf)
 	}
-	for _, v := range []string{in.BindAddress, in.ReportHost, in.DataDir, in.RunDir, in.ErrorLog,
+	for _, v := range []string{in.BindAddress, in.AdminAddress, in.ReportHost, in.DataDir, in.RunDir, in.ErrorLog,
 		in.TLS.CAFile, in.TLS.CertFile, in.TLS.KeyFile, in.User} {
 		if !safeValue(v) {
 			return fmt.Errorf("%w: %q cannot be written to an option file", errMyCnf, v)
@@ -133,6 +139,9 @@ func (in MyCnfInput) owned() [][2]string {
 		{"datadir", in.DataDir},
 		{"socket", in.RunDir + "/mysqld.sock"},
 		{"pid_file", in.RunDir + "/mysqld.pid"},
+	}
+	if in.AdminAddress != "" {
+		kv = append(kv, [2]string{"admin_address", in.AdminAddress}, [2]string{"admin_port", strconv.Itoa(in.AdminPort)})
 	}
 	if in.ErrorLog != "" {
 		kv = append(kv, [2]string{"log_error", in.ErrorLog})

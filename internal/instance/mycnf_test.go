@@ -30,7 +30,7 @@ func TestRenderMyCnfOwnedSettings(t *testing.T) {
 			t.Errorf("my.cnf lacks %q:\n%s", line, cnf.Text)
 		}
 	}
-	if strings.Contains(cnf.Text, "log_error") || strings.Contains(cnf.Text, "\nuser") {
+	if strings.Contains(cnf.Text, "log_error") || strings.Contains(cnf.Text, "\nuser") || strings.Contains(cnf.Text, "admin_") {
 		t.Errorf("optional settings rendered though unset:\n%s", cnf.Text)
 	}
 	again, _ := RenderMyCnf(baseMyCnfInput())
@@ -41,6 +41,22 @@ func TestRenderMyCnfOwnedSettings(t *testing.T) {
 
 // TestRenderMyCnfOverridableDefaults: require_secure_transport is on by default, written before
 // the user's parameters so that the user's value, read later, wins.
+// TestRenderMyCnfAdministrativeInterface: with an address, the administrative interface the
+// operator fences through listens there on its own port.
+func TestRenderMyCnfAdministrativeInterface(t *testing.T) {
+	in := baseMyCnfInput()
+	in.AdminAddress, in.AdminPort = "10.1.2.3", 33062
+	cnf, err := RenderMyCnf(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"admin_address = 10.1.2.3", "admin_port = 33062"} {
+		if !strings.Contains(cnf.Text, "\n"+line+"\n") {
+			t.Errorf("my.cnf lacks %q:\n%s", line, cnf.Text)
+		}
+	}
+}
+
 func TestRenderMyCnfOverridableDefaults(t *testing.T) {
 	cnf, err := RenderMyCnf(baseMyCnfInput())
 	if err != nil {
@@ -87,6 +103,8 @@ func TestRenderMyCnfParameters(t *testing.T) {
 		{"old replication names are owned too", "log-slave-updates", "OFF", "", "replication"},
 		{"TLS files are owned", "ssl-key", "/tmp/k", "", "TLS"},
 		{"semi-sync is runtime-only", "rpl_semi_sync_source_timeout", "10", "", "runtime"},
+		{"the administrative interface is owned", "admin-port", "1", "", "fences"},
+		{"its TLS too", "admin_ssl_ca", "/tmp/ca", "", "administrative interface"},
 		{"authentication cannot be turned off", "skip-grant-tables", "", "", "security"},
 		{"name resolution stays off", "skip_name_resolve", "OFF", "", "security"},
 		{"a line break cannot inject options", "init_connect", "x\nserver_id=1", "", "line break"},
@@ -145,6 +163,8 @@ func TestRenderMyCnfRejectsBadInput(t *testing.T) {
 	}{
 		{"serial 0 cannot be a server_id", func(in *MyCnfInput) { in.Serial = 0 }},
 		{"no port", func(in *MyCnfInput) { in.Port = 0 }},
+		{"an administrative address without a port", func(in *MyCnfInput) { in.AdminAddress = "10.1.2.3" }},
+		{"the administrative port is mysqld's", func(in *MyCnfInput) { in.AdminAddress, in.AdminPort = "10.1.2.3", in.Port }},
 		{"no data directory", func(in *MyCnfInput) { in.DataDir = "" }},
 		{"no TLS key", func(in *MyCnfInput) { in.TLS.KeyFile = "" }},
 		{"a path with a line break", func(in *MyCnfInput) { in.DataDir = "/a\nserver_id=1" }},

@@ -55,9 +55,10 @@ func nonEmpty(user, password string) (string, error) {
 	return password, nil
 }
 
-// ClusterUsers returns root@localhost, the replication and the clone donor accounts with their
+// ClusterUsers returns root@localhost, the replication, clone donor and fence accounts with their
 // passwords. Replication and clone donor require the client certificate the operator issues for
-// them (REQUIRE SUBJECT, specs.ReplicationClientSubject), signed by the cluster CA.
+// them (REQUIRE SUBJECT, specs.ReplicationClientSubject), the fence account the operator's own
+// (specs.FenceClientSubject), both signed by the cluster CA.
 func ClusterUsers(ctx context.Context, p Passwords) (mysql.Users, error) {
 	root, err := p.Password(ctx, specs.UserRoot)
 	if err != nil {
@@ -71,7 +72,12 @@ func ClusterUsers(ctx context.Context, p Passwords) (mysql.Users, error) {
 	if err != nil {
 		return mysql.Users{}, err
 	}
+	fence, err := p.Password(ctx, specs.UserFence)
+	if err != nil {
+		return mysql.Users{}, err
+	}
 	return mysql.Users{
+		Fence:       mysql.Account{Name: specs.UserFence, Password: fence, RequireSubject: specs.FenceClientSubject},
 		Root:        mysql.Account{Name: specs.UserRoot, Host: "localhost", Password: root},
 		Replication: mysql.Account{Name: specs.UserReplication, Password: repl, RequireSubject: specs.ReplicationClientSubject},
 		Backup:      mysql.Account{Name: specs.UserBackup, Password: backup, RequireSubject: specs.ReplicationClientSubject},

@@ -39,6 +39,11 @@ type RunConfig struct {
 	BindAddress string
 	Port        int
 	ReportHost  string
+	// AdminAddress and AdminPort are mysqld's administrative interface, where the operator fences
+	// a server whose instance manager does not answer (the Pod IP in a Pod); an empty address
+	// leaves the interface off.
+	AdminAddress string
+	AdminPort    int
 	// ManagerAddr serves the control API over mTLS, ProbeAddr the kubelet's plain-HTTP probes.
 	ManagerAddr, ProbeAddr string
 	// GracePeriod bounds mysqld's clean shutdown; keep it below the Pod's grace period.
@@ -116,6 +121,7 @@ func (c *RunConfig) MyCnfInput(serial int32, parameters map[string]string) MyCnf
 	tls := c.serverTLS()
 	return MyCnfInput{
 		Serial: serial, Port: c.Port, BindAddress: c.BindAddress, ReportHost: c.ReportHost,
+		AdminAddress: c.AdminAddress, AdminPort: c.AdminPort,
 		DataDir: c.mustInMysqld(c.DataDir), RunDir: c.mustInMysqld(c.RunDir), User: c.MysqldUser,
 		TLS:        TLSPaths{CAFile: c.mustInMysqld(tls.CA), CertFile: c.mustInMysqld(tls.Cert), KeyFile: c.mustInMysqld(tls.Key)},
 		Parameters: parameters,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
 )
 
 // Suffixes of the default role Services.
@@ -71,16 +72,23 @@ func ReplicationClientSecretName(cluster string) string { return cluster + "-rep
 // certificate of the cluster CA (the operator's, a server's) logs in as them.
 const ReplicationClientSubject = "/CN=" + UserReplication
 
+// FenceClientSubject is the subject of the operator's client certificate as mysqld writes it:
+// the fence account requires it (REQUIRE SUBJECT), so only the operator logs in as it.
+const FenceClientSubject = "/CN=" + certs.OperatorCommonName
+
 // User accounts with a password Secret each.
 const (
 	UserRoot        = "root"
 	UserReplication = "replication"
 	UserBackup      = "backup"
 	UserApp         = "app"
+	// UserFence is the operator's account on mysqld's administrative interface: it stops writes
+	// on a server whose instance manager does not answer (mysql.Fence).
+	UserFence = "fence"
 )
 
 // Users lists the accounts that get a password Secret, in a fixed order.
-var Users = []string{UserRoot, UserReplication, UserBackup, UserApp}
+var Users = []string{UserRoot, UserReplication, UserBackup, UserApp, UserFence}
 
 // UserSecretName is the Secret holding the password of user: <cluster>-<user>.
 func UserSecretName(cluster, user string) string { return cluster + "-" + user }

@@ -28,6 +28,12 @@ const (
 	ProbePort = 8001
 	// ProbePortName names ProbePort.
 	ProbePortName = "probes"
+	// AdminPort is mysqld's administrative interface (admin_address is the Pod IP): only accounts
+	// with SERVICE_CONNECTION_ADMIN log in there, and max_connections does not limit it, so the
+	// operator can fence a server whose ordinary connection slots are all taken.
+	AdminPort = 33062
+	// AdminPortName names AdminPort.
+	AdminPortName = "mysql-admin"
 
 	// ControllerDir is the emptyDir the init container copies the manager binary into.
 	ControllerDir = "/controller"
@@ -122,6 +128,7 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 		Command:         []string{ManagerPath, "instance", "run", "--data-volume=" + DataVolumeDir, "--data-dir=" + DataDir},
 		Env: []corev1.EnvVar{
 			{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+			{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
 			{Name: "NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
 			{Name: "CLUSTER_NAME", Value: c.Name},
 		},
@@ -129,6 +136,7 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 			{Name: MySQLPortName, ContainerPort: MySQLPort, Protocol: corev1.ProtocolTCP},
 			{Name: ManagerPortName, ContainerPort: ManagerPort, Protocol: corev1.ProtocolTCP},
 			{Name: ProbePortName, ContainerPort: ProbePort, Protocol: corev1.ProtocolTCP},
+			{Name: AdminPortName, ContainerPort: AdminPort, Protocol: corev1.ProtocolTCP},
 		},
 		Resources:      *c.Spec.Resources.DeepCopy(),
 		StartupProbe:   managerProbe(StartupPath, 10, 360),

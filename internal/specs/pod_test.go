@@ -2,6 +2,7 @@ package specs
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,8 +52,12 @@ func TestBuildPod(t *testing.T) {
 			volumes[serverTLSVolume].Secret.SecretName == "db-2-server-tls" && mounts[serverTLSVolume] == ServerTLSDir},
 		{"the replication client certificate is mounted", volumes[replicationTLSVolume].Secret != nil &&
 			volumes[replicationTLSVolume].Secret.SecretName == "db-replication-client-tls"},
-		{"mysql, manager and probe ports", len(mysql.Ports) == 3 && mysql.Ports[0].ContainerPort == 3306 &&
-			mysql.Ports[1].ContainerPort == ManagerPort && mysql.Ports[2].ContainerPort == ProbePort},
+		{"mysql, manager, probe and administrative ports", len(mysql.Ports) == 4 && mysql.Ports[0].ContainerPort == 3306 &&
+			mysql.Ports[1].ContainerPort == ManagerPort && mysql.Ports[2].ContainerPort == ProbePort && mysql.Ports[3].ContainerPort == AdminPort},
+		{"the instance manager learns the Pod IP, its administrative interface's address",
+			slices.ContainsFunc(mysql.Env, func(e corev1.EnvVar) bool {
+				return e.Name == "POD_IP" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "status.podIP"
+			})},
 		{"startup probe on the instance manager's probe port", probeOn(mysql.StartupProbe, StartupPath)},
 		{"readiness probe on the instance manager's probe port", probeOn(mysql.ReadinessProbe, ReadinessPath)},
 		{"liveness probe on the instance manager's probe port", probeOn(mysql.LivenessProbe, LivenessPath)},

@@ -12,10 +12,17 @@ import (
 	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
+// DefaultTimeoutMillis is the CRD's default spec.mysql.semiSync.timeoutMillis: the checker runs
+// with it unless told otherwise, since a fault test that passes only with a tuned timeout proves
+// only that timeout.
+const DefaultTimeoutMillis = 10000
+
 // ClusterSpec is the Cluster the checker attacks: three instances, semi-sync with one
-// acknowledging replica, the given dataDurability and a timeout longer than any outage the run
-// causes, so `required` keeps every acknowledged write on a replica.
+// acknowledging replica, the given dataDurability and timeoutMillis (DefaultTimeoutMillis when 0).
 func ClusterSpec(t Target, image string, durability mysqlv1.DataDurability, timeoutMillis int64) *mysqlv1.Cluster {
+	if timeoutMillis == 0 {
+		timeoutMillis = DefaultTimeoutMillis
+	}
 	return &mysqlv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: t.Name},
 		Spec: mysqlv1.ClusterSpec{

@@ -37,10 +37,15 @@ const (
 	NetworkCut Kind = "network-cut"
 	// Switchover is the planned one: status.targetPrimary set to a replica (the plugin's promote).
 	Switchover Kind = "switchover"
+	// ManagerFreeze stops the instance manager, the container's first process, with SIGSTOP from
+	// the node, for the hold time (past the Lease TTL), then continues it with SIGCONT: mysqld
+	// keeps running and taking writes, and nothing in the Pod can fence it, as with a manager
+	// starved of CPU, deadlocked or paused by a debugger.
+	ManagerFreeze Kind = "manager-freeze"
 )
 
 // Kinds lists every kind, in the order the program uses them by default.
-var Kinds = []Kind{PodDelete, ContainerKill, MysqldKill, NetworkCut, ManagerKill, Switchover}
+var Kinds = []Kind{PodDelete, ContainerKill, MysqldKill, NetworkCut, ManagerKill, ManagerFreeze, Switchover}
 
 // ParseKinds reads a comma-separated list of kinds.
 func ParseKinds(s string) ([]Kind, error) {
@@ -111,6 +116,26 @@ func (e *Env) Inject(ctx context.Context, t Target, k Kind, primary, replica str
 		}
 		f.At, f.Detail = time.Now(), fmt.Sprintf("kill -9 %d (%s)", pid, comm)
 		return f, syscall.Kill(pid, syscall.SIGKILL)
+	case ManagerFreeze:
+		pid, err := e.containerProcess(ctx, t.Namespace, primary, "manager")
+		if err != nil {
+			return f, err
+		}
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			return f, fmt.Errorf("SIGSTOP %d: %w", pid, err)
+		}
+		f.At, f.Detail = time.Now(), fmt.Sprintf("SIGSTOP %d (manager) for %s", pid, hold)
+		select {
+		case <-ctx.Done():
+		case <-time.After(hold):
+		}
+		now := time.Now()
+		f.Healed = &now
+		if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+			// The failover deleted the Pod: the kubelet killed the stopped process with it.
+			f.Detail += "; the manager was gone before SIGCONT (its Pod deleted by the failover)"
+		}
+		return f, nil
 	case NetworkCut:
 		pid, err := e.containerProcess(ctx, t.Namespace, primary, "manager")
 		if err != nil {

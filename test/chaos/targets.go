@@ -19,11 +19,12 @@ type Objective struct {
 }
 
 // Objectives are the benchmark targets: failover with the Lease released by the shutdown handler
-// (Pod deletion) and with the Lease expiring (network cut), and a switchover's write
-// unavailability.
+// (Pod deletion), with the Lease expiring (network cut, a frozen instance manager whose mysqld
+// the operator fences), and a switchover's write unavailability.
 var Objectives = []Objective{
 	{Name: "failover RTO, Lease released (pod-delete)", Kind: PodDelete, P99: 5 * time.Second},
 	{Name: "failover RTO, Lease expiring (network-cut)", Kind: NetworkCut, P99: 20 * time.Second},
+	{Name: "failover RTO, manager frozen (manager-freeze)", Kind: ManagerFreeze, P99: 20 * time.Second},
 	{Name: "switchover write unavailability (promote)", Kind: Switchover, Handover: true, P99: 2 * time.Second},
 }
 

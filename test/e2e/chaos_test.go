@@ -15,10 +15,12 @@ import (
 // after each fault, and writes must flow again after each (runFaults checks all of it). The
 // faults: mysqld killed, the container killed through containerd, the Pod deleted (which fails
 // over to a replica), the primary's network cut longer than the Lease TTL (a failover once the
-// Lease expires), and a planned switchover. A former primary left diverged by a kill (a
+// Lease expires), the instance manager frozen with SIGSTOP past the Lease TTL while mysqld runs
+// (the operator fences mysqld itself over its administrative interface and deletes the Pod), and a
+// planned switchover. The Cluster uses the default semi-sync timeoutMillis. A former primary left diverged by a kill (a
 // transaction in its binary log that no replica received, never acknowledged) is checked to hold
 // no acknowledged write, then recovered. The 50-fault run is bench/failover
 // (docs/failover-testing.md).
 func TestFailoverCheckerShortRun(t *testing.T) {
-	runFaults(t, chaos.MysqldKill, chaos.ContainerKill, chaos.PodDelete, chaos.NetworkCut, chaos.Switchover)
+	runFaults(t, chaos.MysqldKill, chaos.ContainerKill, chaos.PodDelete, chaos.NetworkCut, chaos.ManagerFreeze, chaos.Switchover)
 }

@@ -59,7 +59,7 @@ func runFaults(t *testing.T, kinds ...chaos.Kind) (*chaos.Report, *mysqlv1.Clust
 	ce := &chaos.Env{Client: env.c, Kubectl: env.kubectl, Kubeconfig: env.kubeconfig, CtrSocket: env.ctrSocket,
 		Dialer: &chaos.NetnsDialer{Path: chaos.NodeNetns}, Logf: t.Logf}
 	target := chaos.Target{Namespace: ns, Name: "db"}
-	if err := ce.CreateCluster(ctx, chaos.ClusterSpec(target, mysqlImage, mysqlv1.DataDurabilityRequired, 600000)); err != nil {
+	if err := ce.CreateCluster(ctx, chaos.ClusterSpec(target, mysqlImage, mysqlv1.DataDurabilityRequired, 0)); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := chaos.Run(ctx, ce, chaos.Config{Target: target, Faults: len(kinds), Kinds: kinds,

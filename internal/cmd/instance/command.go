@@ -73,6 +73,9 @@ func (o *options) bind(cmd *cobra.Command) {
 	fs.StringVar(&c.MysqldUser, "mysqld-user", "", "OS user mysqld switches to when started as root")
 	fs.StringVar(&c.BindAddress, "bind-address", "*", "address mysqld listens on")
 	fs.IntVar(&c.Port, "port", specs.MySQLPort, "mysqld port")
+	fs.StringVar(&c.AdminAddress, "admin-address", os.Getenv("POD_IP"),
+		"address of mysqld's administrative interface, where the operator fences it ($POD_IP); empty: no administrative interface")
+	fs.IntVar(&c.AdminPort, "admin-port", specs.AdminPort, "port of mysqld's administrative interface")
 	fs.StringVar(&c.ReportHost, "report-host", "", "name the others reach this mysqld by (default <pod>.<namespace>.svc)")
 	fs.StringVar(&c.ManagerAddr, "manager-address", ":"+strconv.Itoa(specs.ManagerPort), "control API address (mTLS)")
 	fs.StringVar(&c.ProbeAddr, "probe-address", ":"+strconv.Itoa(specs.ProbePort), "probe address (plain HTTP)")

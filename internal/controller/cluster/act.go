@@ -36,7 +36,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepCreate, func() ([]kit.Event, error) { return none(r.createInstances(ctx, d)) }},
 		{stepDetach, func() ([]kit.Event, error) { return none(r.detach(ctx, o, d.Detach)) }},
 		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c.Namespace, d.DeletePods)) }},
-		{stepFailover, func() ([]kit.Event, error) { return none(r.actFailover(ctx, o, d.Failover)) }},
+		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
 		{stepRelabel, func() ([]kit.Event, error) { return none(r.relabel(ctx, o, d.Relabel)) }},
 		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, o.Services, d) }},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},

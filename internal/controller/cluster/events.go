@@ -82,6 +82,10 @@ var (
 		Format: "%s stopped renewing the primary Lease; it expired at %s (the holder turned itself read-only before)"}
 	evSwitchoverCompleted = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "SwitchoverCompleted",
 		Format: "%s is the primary"}
+	evPrimaryFenced = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "PrimaryMySQLFenced",
+		Format: "Fenced the mysqld of %s over its administrative interface: offline, %d client sessions ended, %d commits waiting for a semi-sync acknowledgement released unacknowledged, super_read_only on"}
+	evPrimaryFenceUnreachable = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "PrimaryMySQLUnreachable",
+		Format: "Could not reach the mysqld of %s to fence it (%s): its commits can collect no semi-sync acknowledgement, its Pod is deleted"}
 	evDiverged = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "InstanceDiverged",
 		Format: "Instance %s holds transactions the primary never had: kept read-only, out of every Service, its PVC kept"}
 )

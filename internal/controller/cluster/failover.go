@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,9 +28,20 @@ type FailoverWork struct {
 	// Demote is the old primary's Pod, turned read-only through its control API
 	// (failover.StepDemote).
 	Demote *corev1.Pod
+	// Fence is the old primary's Pod whose mysqld the operator fences itself, over its
+	// administrative interface (instances.MySQLFencer), after the IO threads stop and the
+	// demotion, before the Pod is deleted and before the status names a new target: a failover
+	// never promotes past, nor deletes the Pod of, a primary whose mysqld answers and is not
+	// fenced. One that cannot be reached is left to its Pod's deletion and to the acknowledgements
+	// it can no longer collect.
+	Fence *corev1.Pod
 	// DeletePod is the old primary's Pod to delete; its PVC stays (failover.StepDeletePod, and
 	// after a failover's demotion).
 	DeletePod string
+	// QuickDelete deletes DeletePod with failoverDeleteGrace instead of the Pod's own grace
+	// period: its instance manager does not answer (it may be frozen while mysqld runs), so
+	// nothing would use the time for a clean shutdown.
+	QuickDelete bool
 	// HoldPod is an instance whose missing Pod is not recreated: the failing primary while a
 	// failover that can proceed replaces it. Recreated, it would promote itself again before
 	// the candidate does.
@@ -135,6 +147,7 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 	case failover.StepDeletePod:
 		d.Failover.DeletePod = fd.Instance
 	}
+	d.planFence(fo, fd, active)
 	if e, ok := failover.EventFor(fo, fd); ok {
 		d.event(failoverEventStep(fd.Step), kit.Event{Kind: kit.EventKind{Type: e.Type, Reason: e.Reason, Format: "%s"}, Message: e.Message})
 	}
@@ -147,6 +160,31 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 	}
 	if switchedOver {
 		d.event(stepRelabel, evSwitchoverCompleted.With(st.CurrentPrimary))
+	}
+}
+
+// planFence plans the fence of the old primary's mysqld for the failover steps that act on it or
+// promote past it: stopping the IO threads, the demotion, the deletion of its Pod and the naming
+// of the target. When its instance manager does not answer, its Pod is deleted too, with a short
+// grace period, whether or not a deletion is already under way.
+func (d *Decision) planFence(fo failover.Observation, fd failover.Decision, active []observedInstance) {
+	if fd.Operation != failover.FailoverOperation || fd.Kind != failover.Failover {
+		return
+	}
+	switch fd.Step {
+	case failover.StepStopIOThreads, failover.StepDemote, failover.StepDeletePod, failover.StepSetTargetPrimary:
+	default:
+		return
+	}
+	old := fo.Status.CurrentPrimary
+	pod := podOf(active, old)
+	if pod == nil {
+		return
+	}
+	d.Failover.Fence = pod
+	answers := slices.ContainsFunc(fo.Instances, func(in failover.Instance) bool { return in.Name == old && in.Reachable })
+	if !answers {
+		d.Failover.DeletePod, d.Failover.QuickDelete = old, true
 	}
 }
 

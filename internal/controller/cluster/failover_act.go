@@ -17,18 +17,29 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
+// failoverDeleteGrace is the grace period of the old primary's Pod deleted by a failover while its
+// instance manager does not answer: the kubelet kills its containers (mysqld with them) a second
+// later, even when the manager, PID 1, is stopped and cannot handle SIGTERM. Never a force delete:
+// the kubelet must still kill the containers before the Pod is gone.
+const failoverDeleteGrace int64 = 1
+
 // actFailover performs the failover steps that are not status changes, through the instances'
-// control API (stop IO threads, demote) or the API server (delete the old primary's Pod, never
-// its PVC). Every one is idempotent; a failure is returned and the reconcile decides again.
-func (r *Reconciler) actFailover(ctx context.Context, o *Observation, w FailoverWork) error {
+// control API (stop IO threads, demote), the old primary's administrative interface (its fence)
+// or the API server (delete the old primary's Pod, never its PVC). Every one is idempotent; a
+// failure is returned and the reconcile decides again, so nothing after a failed fence happens
+// (neither the deletion nor the status naming a new target, patched after this step).
+func (r *Reconciler) actFailover(ctx context.Context, o *Observation, w FailoverWork) ([]kit.Event, error) {
 	c := o.Cluster
+	var events []kit.Event
 	if len(w.StopIO) > 0 || w.Demote != nil {
 		ctl, ok := r.Instances.(instances.RoleController)
 		if !ok {
-			return fmt.Errorf("%s: the instance status source cannot change roles", w.Decision.Reason)
+			return nil, fmt.Errorf("%s: the instance status source cannot change roles", w.Decision.Reason)
 		}
 		// At once on every replica: a receiver blocked connecting to a primary cut off from the
 		// network takes its time to stop (about 2 s each, measured).
@@ -45,24 +56,57 @@ func (r *Reconciler) actFailover(ctx context.Context, o *Observation, w Failover
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
-			return err
+			return nil, err
 		}
 		if p := w.Demote; p != nil {
 			if err := ctl.Demote(ctx, c, *p); err != nil {
-				return fmt.Errorf("demoting %s: %w", p.Name, err)
+				return nil, fmt.Errorf("demoting %s: %w", p.Name, err)
 			}
 			log.FromContext(ctx).Info("demoted the old primary", "instance", p.Name)
+		}
+	}
+	if p := w.Fence; p != nil {
+		ev, err := r.fenceMySQL(ctx, c, *p)
+		events = append(events, ev...)
+		if err != nil {
+			return events, err
 		}
 	}
 	if w.DeletePod != "" {
 		pod := &corev1.Pod{}
 		pod.Name, pod.Namespace = w.DeletePod, c.Namespace
-		if err := r.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("deleting the Pod of the old primary %s: %w", w.DeletePod, err)
+		var opts []client.DeleteOption
+		if w.QuickDelete {
+			opts = append(opts, client.GracePeriodSeconds(failoverDeleteGrace))
 		}
-		log.FromContext(ctx).Info("deleted the old primary's Pod, kept its PVC", "instance", w.DeletePod)
+		if err := r.Client.Delete(ctx, pod, opts...); client.IgnoreNotFound(err) != nil {
+			return events, fmt.Errorf("deleting the Pod of the old primary %s: %w", w.DeletePod, err)
+		}
+		log.FromContext(ctx).Info("deleted the old primary's Pod, kept its PVC", "instance", w.DeletePod, "quick", w.QuickDelete)
 	}
-	return nil
+	return events, nil
+}
+
+// fenceMySQL fences the old primary's mysqld from outside (instances.MySQLFencer). A mysqld that
+// cannot be reached is reported and passed over: it can collect no semi-sync acknowledgement once
+// the replicas' IO threads are stopped, and its Pod is deleted. Any other failure is returned, so
+// the failover goes no further until a fence succeeds.
+func (r *Reconciler) fenceMySQL(ctx context.Context, c *v1.Cluster, pod corev1.Pod) ([]kit.Event, error) {
+	fencer, ok := r.Instances.(instances.MySQLFencer)
+	if !ok {
+		return nil, nil
+	}
+	res, err := fencer.FenceMySQL(ctx, c, pod)
+	switch {
+	case errors.Is(err, mysql.ErrUnreachable):
+		log.FromContext(ctx).Info("the old primary's mysqld cannot be reached to fence it", "instance", pod.Name, "error", err.Error())
+		return []kit.Event{evPrimaryFenceUnreachable.With(pod.Name, err.Error())}, nil
+	case err != nil:
+		return nil, fmt.Errorf("fencing the mysqld of %s: %w", pod.Name, err)
+	}
+	log.FromContext(ctx).Info("fenced the old primary's mysqld", "instance", pod.Name, "sessionsEnded", res.SessionsEnded,
+		"releasedAckWaits", res.ReleasedAckWaits)
+	return []kit.Event{evPrimaryFenced.With(pod.Name, res.SessionsEnded, res.ReleasedAckWaits)}, nil
 }
 
 // acts reports whether the step changes something (the status, a Pod, an instance's role), so

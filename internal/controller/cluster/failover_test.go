@@ -228,6 +228,47 @@ func TestDecideFailover(t *testing.T) {
 				if !slices.Contains(reasons, failover.EventFailoverStarted) || !slices.Contains(reasons, failover.EventFailoverDeletingPod) {
 					t.Errorf("events %v", reasons)
 				}
+				if d.Failover.Fence == nil || d.Failover.Fence.Name != "db-1" || !d.Failover.QuickDelete {
+					t.Errorf("failover work %+v: want db-1's mysqld fenced before its Pod is deleted, with a short grace (its manager does not answer)", d.Failover)
+				}
+			}},
+		{"fence: a failover naming its target while the old primary's Pod terminates, its manager silent, fences that mysqld first and shortens the Pod's grace",
+			newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().deleting("db-1").
+				failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", false),
+				"db-3": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", false),
+			}, map[string]string{"db-1": "timeout"}),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Step != failover.StepSetTargetPrimary || d.Status.TargetPrimary != "db-3" {
+					t.Fatalf("decision %+v, target %q", d.Failover.Decision, d.Status.TargetPrimary)
+				}
+				if d.Failover.Fence == nil || d.Failover.Fence.Name != "db-1" || d.Failover.DeletePod != "db-1" || !d.Failover.QuickDelete {
+					t.Errorf("failover work %+v: want db-1 fenced and its Pod deleted quickly before the target is named", d.Failover)
+				}
+			}},
+		{"fence: a failover whose old primary answers fences it but leaves its Pod its own grace period",
+			newWorld(3).instance(1, false).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
+				failingSince(testNow.Add(-time.Second)).reports(map[string]*instanceclient.Status{
+				"db-1": replicaReport("", uuidA+":1-9", "", false),
+				"db-2": replicaReport("db-1", uuidA+":1-9", uuidA+":1-9", false),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-9", false),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Fence == nil || d.Failover.DeletePod != "db-1" || d.Failover.QuickDelete {
+					t.Errorf("failover work %+v", d.Failover)
+				}
+			}},
+		{"fence: nothing is fenced while the failover waits out failoverDelay",
+			newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
+				spec(func(s *v1.ClusterSpec) { s.FailoverDelay = 30 }).
+				failingSince(testNow.Add(-time.Second)).reports(map[string]*instanceclient.Status{
+				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", true),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-10", true),
+			}, map[string]string{"db-1": "timeout"}),
+			func(t *testing.T, d Decision) {
+				if d.Failover.Decision.Kind != failover.Wait || d.Failover.Fence != nil || d.Failover.DeletePod != "" {
+					t.Errorf("decision %+v, work %+v", d.Failover.Decision, d.Failover)
+				}
 			}},
 		{"a failing primary that still accepts writes is demoted through its control API, then its Pod deleted",
 			newWorld(3).instance(1, false).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().

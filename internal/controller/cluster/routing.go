@@ -7,24 +7,34 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // planRelabel brings the role and routable labels of existing Pods in line with the status and
 // the replicas' reports. Changes that take role=primary away come first, so rw never selects two
-// Pods.
+// Pods. A Pod being deleted keeps its role and loses its routable label (kube-proxy still sends
+// new connections to a terminating endpoint that serves when no other is ready), and so does a
+// suspected primary (failover.PrimarySuspected): its manager may be frozen while its mysqld takes
+// writes.
 func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedInstance) {
 	var demote, rest []podRelabel
+	suspected := failover.PrimarySuspected(d.failoverObservation)
 	for _, in := range active {
 		p := in.Pod
-		if p == nil || p.DeletionTimestamp != nil {
+		if p == nil {
 			continue
 		}
 		role := specs.InstanceRole(c, p.Name)
 		oldRole := p.Labels[v1.RoleLabel]
 		oldRoutable := p.Labels[v1.RoutableLabel] == specs.RoutableTrue
-		routable := specs.InstanceRoutable(c, p.Name) &&
+		if p.DeletionTimestamp != nil {
+			// Its role stays what it was: the Pod is going, and a new one is labelled afresh.
+			role = oldRole
+		}
+		routable := specs.InstanceRoutable(c, p.Name) && p.DeletionTimestamp == nil &&
+			!(suspected && p.Name == c.Status.CurrentPrimary) &&
 			(role != v1.RoleReplica || replicaServesReads(o.Reports[p.Name], oldRoutable, o.MaxReadLag))
 		if role == oldRole && routable == oldRoutable {
 			continue

@@ -34,6 +34,21 @@ func TestDecideRouting(t *testing.T) {
 			reports(map[string]*instanceclient.Status{"db-2": {Replication: &instanceclient.ReplicationStatus{SQLRunning: true, LagSeconds: 61}},
 				"db-1": {Replication: &instanceclient.ReplicationStatus{LagSeconds: -1}}}, nil),
 			[]podRelabel{{"db-2", "replica", false}}},
+		{"a terminating primary keeps its role and loses routable", three().primary("db-1", "db-1").deleting("db-1"),
+			[]podRelabel{{"db-1", "primary", false}}},
+		{"a terminating replica loses routable", three().primary("db-1", "db-1").deleting("db-3"),
+			[]podRelabel{{"db-3", "replica", false}}},
+		{"a suspected primary (its Lease renewal overdue, its control API silent) loses routable",
+			three().primary("db-1", "db-1").lease("db-1", testNow.Add(-10*time.Second)).
+				reports(map[string]*instanceclient.Status{"db-2": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true),
+					"db-3": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true)}, map[string]string{"db-1": "timeout"}),
+			[]podRelabel{{"db-1", "primary", false}}},
+		{"a primary whose renewal is overdue but that answers stays routable",
+			three().primary("db-1", "db-1").lease("db-1", testNow.Add(-10*time.Second)).
+				reports(map[string]*instanceclient.Status{"db-1": primaryReport(uuidA + ":1-3"),
+					"db-2": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true),
+					"db-3": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true)}, nil),
+			nil},
 	} {
 		// The Pods were labelled for db-1 as primary.
 		for i := range tc.world.o.Pods {

@@ -2,6 +2,7 @@ package instances
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"strconv"
@@ -66,6 +67,16 @@ func (s MTLS) InstanceStatuses(ctx context.Context, c *v1.Cluster, pods []corev1
 }
 
 func (s MTLS) client(ctx context.Context, c *v1.Cluster) (*instanceclient.Client, error) {
+	cfg, err := s.tlsConfig(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return instanceclient.New(cfg, s.Timeout), nil
+}
+
+// tlsConfig is the operator's side of the mTLS with c's instances: its client certificate, the
+// cluster CA (both during a CA roll) as the only trust.
+func (s MTLS) tlsConfig(ctx context.Context, c *v1.Cluster) (*tls.Config, error) {
 	var ca, cert corev1.Secret
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: specs.CASecretName(c.Name)}, &ca); err != nil {
 		return nil, fmt.Errorf("reading the cluster CA: %w", err)
@@ -74,11 +85,7 @@ func (s MTLS) client(ctx context.Context, c *v1.Cluster) (*instanceclient.Client
 	if err := s.Reader.Get(ctx, key, &cert); err != nil {
 		return nil, fmt.Errorf("reading the operator client certificate: %w", err)
 	}
-	cfg, err := instanceclient.TLSConfig(specs.CATrust(ca.Data), cert.Data[certs.CertKey], cert.Data[certs.KeyKey])
-	if err != nil {
-		return nil, err
-	}
-	return instanceclient.New(cfg, s.Timeout), nil
+	return instanceclient.TLSConfig(specs.CATrust(ca.Data), cert.Data[certs.CertKey], cert.Data[certs.KeyKey])
 }
 
 // askable are the Pods an instance manager could answer from: running, with an IP, not going away.
