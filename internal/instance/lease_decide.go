@@ -1,6 +1,10 @@
 package instance
 
-import "time"
+import (
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
+)
 
 // LeaseRecord is the primary Lease as the API server holds it, with when this instance first
 // saw this version of it.
@@ -58,7 +62,11 @@ type LeaseTake struct {
 }
 
 // MayTakeLease decides whether instance me may hold the Lease now: when there is none, when it
-// names nobody or me, or when it has expired. Otherwise someone else may still be writing.
+// names nobody or me, or when it has expired. Otherwise someone else may still be writing. It is
+// expired by the operator's rule (failover.LeaseExpiry), on this instance's clocks: its duration
+// has passed since this instance first saw it unchanged, and since its renewTime unless that lies
+// more than failover.LeaseMaxClockSkew ahead of the sighting (a renewTime that cannot be right
+// delays nobody for ever).
 func MayTakeLease(l LeaseRecord, me string, now time.Time) LeaseTake {
 	switch {
 	case !l.Exists:
@@ -72,17 +80,15 @@ func MayTakeLease(l LeaseRecord, me string, now time.Time) LeaseTake {
 	case l.ObservedAt.IsZero():
 		return LeaseTake{Reason: "held by " + l.Holder + ": first seen just now"}
 	}
-	until := l.RenewTime.Add(l.Duration)
-	if seen := l.ObservedAt.Add(l.Duration); seen.After(until) {
-		until = seen
-	}
+	until := failover.LeaseExpiry(failover.Lease{Exists: true, Holder: l.Holder, RenewTime: l.RenewTime,
+		TTL: l.Duration, ObservedAt: l.ObservedAt})
 	switch {
-	case now.Before(l.RenewTime.Add(l.Duration)):
-		return LeaseTake{Reason: "held by " + l.Holder + " until " + l.RenewTime.Add(l.Duration).Format(time.RFC3339), Until: until}
-	case now.Sub(l.ObservedAt) < l.Duration:
-		return LeaseTake{Reason: "held by " + l.Holder + ": not yet seen unchanged for its duration", Until: until}
+	case !now.Before(until):
+		return LeaseTake{Allowed: true, Reason: "expired: take it over from " + l.Holder}
+	case until.After(l.ObservedAt.Add(l.Duration)):
+		return LeaseTake{Reason: "held by " + l.Holder + " until " + until.Format(time.RFC3339), Until: until}
 	}
-	return LeaseTake{Allowed: true, Reason: "expired: take it over from " + l.Holder}
+	return LeaseTake{Reason: "held by " + l.Holder + ": not yet seen unchanged for its duration", Until: until}
 }
 
 // LeaseStep is what the holder's lease loop does next.

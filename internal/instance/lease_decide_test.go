@@ -3,6 +3,8 @@ package instance
 import (
 	"testing"
 	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 )
 
 func TestMayTakeLease(t *testing.T) {
@@ -21,14 +23,17 @@ func TestMayTakeLease(t *testing.T) {
 		{"held by this instance: renew it, even expired", held("c-1", time.Hour, time.Hour), true, time.Time{}},
 		{"held by this instance: renew it while fresh", held("c-1", time.Second, time.Second), true, time.Time{}},
 		{"released (no holder): take it", LeaseRecord{Exists: true, Duration: LeaseTTL}, true, time.Time{}},
-		{"held by another, renewed within its duration: refused until renewTime plus the duration", held("c-2", LeaseTTL-time.Second, time.Minute), false, now.Add(time.Second)},
+		{"held by another, renewTime ahead of the sighting within the allowed skew: refused until renewTime plus the duration",
+			held("c-2", LeaseTTL-time.Second, LeaseTTL-time.Second+failover.LeaseMaxClockSkew), false, now.Add(time.Second)},
 		{"held by another, first seen (by the periodic read) less than its duration ago: refused until that sighting plus the duration",
 			held("c-2", time.Hour, LeaseTTL-300*time.Millisecond), false, now.Add(300 * time.Millisecond)},
 		{"held by another, expired on both clocks: take it over", held("c-2", LeaseTTL, LeaseTTL), true, time.Time{}},
 		{"held by another, expired by renewTime but seen unchanged for less than its duration: refused (the wall clocks may disagree)",
 			held("c-2", time.Hour, LeaseTTL-time.Second), false, time.Time{}},
-		{"held by another, seen unchanged for its duration but renewTime in the future of this clock: refused",
-			held("c-2", -time.Minute, time.Hour), false, time.Time{}},
+		{"held by another, renewTime in the future beyond the allowed skew counts as observed: take it over once seen unchanged for its duration",
+			held("c-2", -time.Hour, LeaseTTL), true, time.Time{}},
+		{"held by another, renewTime in the future beyond the allowed skew counts as observed: refused until the sighting plus the duration",
+			held("c-2", -time.Hour, LeaseTTL-time.Second), false, now.Add(time.Second)},
 		{"held by another, never observed: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), Duration: LeaseTTL}, false, time.Time{}},
 		{"held by another without a duration: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), ObservedAt: now.Add(-time.Hour)}, false, time.Time{}},
 	} {
