@@ -332,3 +332,26 @@ func TestObserveCluster(t *testing.T) {
 		t.Error("an unset enablePrimaryLease is on, as the API defaults it")
 	}
 }
+
+func TestLeaseHolder(t *testing.T) {
+	for _, tc := range []struct {
+		rule     string
+		identity string
+		want     LeaseHolder
+	}{
+		{"the instance and its Pod's UID", "db-1/6d3c1f0e-8a1b-4c59-9d0e-2f7a4b5c6d7e",
+			LeaseHolder{Instance: "db-1", PodUID: "6d3c1f0e-8a1b-4c59-9d0e-2f7a4b5c6d7e"}},
+		{"an older instance manager's Lease names the instance alone", "db-1", LeaseHolder{Instance: "db-1"}},
+		{"no identity is no holder", "", LeaseHolder{}},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			got := ParseLeaseHolder(tc.identity)
+			if got != tc.want {
+				t.Errorf("ParseLeaseHolder(%q) = %+v, want %+v", tc.identity, got, tc.want)
+			}
+			if back := got.Identity(); back != tc.identity {
+				t.Errorf("Identity() = %q, want the identity it was parsed from, %q", back, tc.identity)
+			}
+		})
+	}
+}

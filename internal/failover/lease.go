@@ -71,14 +71,15 @@ type LeaseObserver struct {
 }
 
 type leaseSighting struct {
-	holder string
+	holder LeaseHolder
 	renew  time.Time
 	at     time.Time
 }
 
-// Observe returns l, read now, with ObservedAt set: now when its holder or renewTime differs
-// from what was last seen under key (or nothing was), else when that was first seen. After an
-// operator restart every Lease is first seen again, so its expiry is pushed back, never forward.
+// Observe returns l, read now, with ObservedAt set: now when its holder (instance or Pod) or
+// renewTime differs from what was last seen under key (or nothing was), else when that was first
+// seen. After an operator restart every Lease is first seen again, so its expiry is pushed back,
+// never forward.
 func (o *LeaseObserver) Observe(key string, l Lease, now time.Time) Lease {
 	if !l.Exists {
 		delete(o.seen, key)
@@ -87,9 +88,10 @@ func (o *LeaseObserver) Observe(key string, l Lease, now time.Time) Lease {
 	if o.seen == nil {
 		o.seen = map[string]leaseSighting{}
 	}
+	holder := LeaseHolder{Instance: l.Holder, PodUID: l.HolderPodUID}
 	s, ok := o.seen[key]
-	if !ok || s.holder != l.Holder || !s.renew.Equal(l.RenewTime) {
-		s = leaseSighting{holder: l.Holder, renew: l.RenewTime, at: now}
+	if !ok || s.holder != holder || !s.renew.Equal(l.RenewTime) {
+		s = leaseSighting{holder: holder, renew: l.RenewTime, at: now}
 		o.seen[key] = s
 	}
 	l.ObservedAt = s.at
@@ -103,7 +105,7 @@ func (o *LeaseObserver) Last(key string) (Lease, bool) {
 	if !ok {
 		return Lease{}, false
 	}
-	return Lease{Exists: true, Holder: s.holder, RenewTime: s.renew, ObservedAt: s.at}, true
+	return Lease{Exists: true, Holder: s.holder.Instance, HolderPodUID: s.holder.PodUID, RenewTime: s.renew, ObservedAt: s.at}, true
 }
 
 // LeaseExpired reports whether l no longer protects any holder at now: it does not exist, names

@@ -9,8 +9,11 @@ import (
 
 func TestMayTakeLease(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	// me is instance c-1 in its Pod uid-b; Leases name other instances without a Pod UID.
+	me := failover.LeaseHolder{Instance: "c-1", PodUID: "uid-b"}
 	held := func(holder string, renewedAgo, observedAgo time.Duration) LeaseRecord {
-		return LeaseRecord{Exists: true, Holder: holder, RenewTime: now.Add(-renewedAgo), Duration: LeaseTTL,
+		h := failover.ParseLeaseHolder(holder)
+		return LeaseRecord{Exists: true, Holder: h.Instance, HolderPodUID: h.PodUID, RenewTime: now.Add(-renewedAgo), Duration: LeaseTTL,
 			ObservedAt: now.Add(-observedAgo)}
 	}
 	for _, tc := range []struct {
@@ -20,8 +23,13 @@ func TestMayTakeLease(t *testing.T) {
 		until time.Time
 	}{
 		{"no Lease: create it", LeaseRecord{}, true, time.Time{}},
-		{"held by this instance: renew it, even expired", held("c-1", time.Hour, time.Hour), true, time.Time{}},
-		{"held by this instance: renew it while fresh", held("c-1", time.Second, time.Second), true, time.Time{}},
+		{"held by this instance: renew it, even expired", held("c-1/uid-b", time.Hour, time.Hour), true, time.Time{}},
+		{"held by this instance: renew it while fresh", held("c-1/uid-b", time.Second, time.Second), true, time.Time{}},
+		{"held by an earlier Pod of this instance (recreated under its name): refused until it expires",
+			held("c-1/uid-a", time.Second, time.Second), false, now.Add(LeaseTTL - time.Second)},
+		{"held by an earlier Pod of this instance, expired: take it over", held("c-1/uid-a", LeaseTTL, LeaseTTL), true, time.Time{}},
+		{"held by this instance's name without a Pod UID (an older instance manager): refused until it expires",
+			held("c-1", time.Second, time.Second), false, now.Add(LeaseTTL - time.Second)},
 		{"released (no holder): take it", LeaseRecord{Exists: true, Duration: LeaseTTL}, true, time.Time{}},
 		{"held by another, renewTime ahead of the sighting within the allowed skew: refused until renewTime plus the duration",
 			held("c-2", LeaseTTL-time.Second, LeaseTTL-time.Second+failover.LeaseMaxClockSkew), false, now.Add(time.Second)},
@@ -38,7 +46,7 @@ func TestMayTakeLease(t *testing.T) {
 		{"held by another without a duration: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), ObservedAt: now.Add(-time.Hour)}, false, time.Time{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := MayTakeLease(tc.lease, "c-1", now)
+			got := MayTakeLease(tc.lease, me, now)
 			if got.Allowed != tc.want || got.Reason == "" {
 				t.Errorf("MayTakeLease = %+v, want allowed %v with a reason", got, tc.want)
 			}

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
@@ -186,7 +187,7 @@ func TestInstancePolicies(t *testing.T) {
 		as := clientAs(t, env, "system:serviceaccount:"+ns+":db", "db-1")
 		owner := metav1.OwnerReference{APIVersion: v1.GroupVersion.String(), Kind: "Cluster", Name: c.Name, UID: c.UID}
 		keeper := func(name string) *instance.PrimaryLease {
-			l := instance.NewPrimaryLease(as, types.NamespacedName{Namespace: ns, Name: name}, "db-1", clock.RealClock{},
+			l := instance.NewPrimaryLease(as, types.NamespacedName{Namespace: ns, Name: name}, failover.LeaseHolder{Instance: "db-1"}, clock.RealClock{},
 				func(context.Context) error { return nil }, logr.Discard())
 			l.Configure(true, owner)
 			return l
