@@ -48,6 +48,16 @@ func TestPrimaryLeasePolicy(t *testing.T) {
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "tenant"},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:serviceaccounts:" + ns}}}))
 
+	// A user with the built-in edit role in the namespace: it grants every verb on Leases
+	// (system:aggregate-to-edit, which edit and admin aggregate), so RBAC alone lets any editor
+	// of the namespace delete the primary Lease.
+	check.Must(t, env.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "editor"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:aggregate-to-edit"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "editor"}}}))
+	if out := k.must("auth", "can-i", "--as=editor", "-n", ns, "delete", "leases.coordination.k8s.io/db-primary"); strings.TrimSpace(out) != "yes" {
+		t.Errorf("the built-in edit role no longer grants Leases (%s): docs/security.md says it does", out)
+	}
+
 	sa := func(name string) string { return "system:serviceaccount:" + ns + ":" + name }
 	operator := leaseActor{user: operatorAccount}
 	tenant := leaseActor{user: sa("tenant"), pod: "tenant-7c9f", uid: "uid-tenant"}
@@ -92,6 +102,8 @@ func TestPrimaryLeasePolicy(t *testing.T) {
 		{"a tenant's ServiceAccount never creates the primary Lease", "db-primary", "", tenant, leaseOp{"create", "tenant"}, false},
 		{"a tenant's ServiceAccount never renews or takes it", "db-primary", heldBy, tenant, leaseOp{"renew", "tenant"}, false},
 		{"a tenant's ServiceAccount never deletes it", "db-primary", heldBy, tenant, leaseOp{verb: "delete"}, false},
+		{"a namespace editor never deletes it", "db-primary", heldBy, leaseActor{user: "editor"}, leaseOp{verb: "delete"}, false},
+		{"a namespace editor never renews or takes it", "db-primary", heldBy, leaseActor{user: "editor"}, leaseOp{"renew", "editor"}, false},
 		{"another Cluster's instances never write it", "db-primary", heldBy,
 			leaseActor{sa("other"), "other-1", "uid-other-1"}, leaseOp{"renew", "other-1/uid-other-1"}, false},
 		{"another Cluster's instances never delete it", "db-primary", heldBy,
