@@ -25,8 +25,13 @@ func TestLeaseTiming(t *testing.T) {
 	// The holder's clock runs 10 s behind the operator's: it renewed at what the operator calls
 	// t0, writing t0-10s; the operator saw that renewal at t0.
 	behind := Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(-10 * time.Second), ObservedAt: t0, TTL: LeaseTTL}
-	// The holder's clock runs 10 s ahead: it writes t0+10s for a renewal the operator sees at t0.
-	ahead := Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(10 * time.Second), ObservedAt: t0, TTL: LeaseTTL}
+	// The holder's clock runs ahead by the allowed skew: it writes t0+skew for a renewal the
+	// operator sees at t0.
+	ahead := Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(LeaseMaxClockSkew), ObservedAt: t0, TTL: LeaseTTL}
+	// aheadBy is a Lease whose renewTime is d ahead of the operator's sighting at t0.
+	aheadBy := func(d time.Duration) Lease {
+		return Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(d), ObservedAt: t0, TTL: LeaseTTL}
+	}
 	for _, tc := range []struct {
 		name    string
 		lease   Lease
@@ -39,11 +44,13 @@ func TestLeaseTiming(t *testing.T) {
 		{"a missing Lease protects nobody", Lease{}, t0, true},
 		{"a Lease without a holder protects nobody", Lease{Exists: true, RenewTime: t0, TTL: time.Minute}, t0, true},
 		{"a Lease without a TTL counts LeaseTTL", Lease{Exists: true, Holder: "c-1", RenewTime: t0, ObservedAt: t0}, t0.Add(LeaseTTL - time.Millisecond), false},
-		{"a renewal time in the future (holder's clock ahead) keeps the Lease live longer", Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(time.Minute), ObservedAt: t0, TTL: LeaseTTL}, t0.Add(30 * time.Second), false},
 		{"clock skew, holder behind: the Lease is live for its TTL from when the operator saw the renewal, not from renewTime", behind, t0.Add(LeaseTTL - time.Millisecond), false},
 		{"clock skew, holder behind: it expires TTL after the operator saw the renewal", behind, t0.Add(LeaseTTL), true},
-		{"clock skew, holder ahead: the Lease is live until TTL after its renewTime", ahead, t0.Add(LeaseTTL + 9*time.Second), false},
-		{"clock skew, holder ahead: it expires TTL after its renewTime", ahead, t0.Add(LeaseTTL + 10*time.Second), true},
+		{"clock skew, holder ahead within the allowed skew: the Lease is live until TTL after its renewTime", ahead, t0.Add(LeaseTTL + LeaseMaxClockSkew - time.Millisecond), false},
+		{"clock skew, holder ahead within the allowed skew: it expires TTL after its renewTime", ahead, t0.Add(LeaseTTL + LeaseMaxClockSkew), true},
+		{"renewTime in the future beyond the allowed skew counts as observed", aheadBy(LeaseMaxClockSkew + time.Millisecond), t0.Add(LeaseTTL), true},
+		{"renewTime in the future beyond the allowed skew still holds for the TTL from the sighting", aheadBy(LeaseMaxClockSkew + time.Millisecond), t0.Add(LeaseTTL - time.Millisecond), false},
+		{"renewTime a year ahead (a broken clock, a forged write) does not delay a failover past the TTL from the sighting", aheadBy(365 * 24 * time.Hour), t0.Add(LeaseTTL), true},
 		{"an unobserved Lease is never taken as expired", Lease{Exists: true, Holder: "c-1", RenewTime: t0.Add(-time.Hour), TTL: LeaseTTL}, t0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -323,5 +330,28 @@ func TestObserveCluster(t *testing.T) {
 	c.Spec.EnablePrimaryLease = nil
 	if spec, _ := ObserveCluster(c); !spec.EnablePrimaryLease {
 		t.Error("an unset enablePrimaryLease is on, as the API defaults it")
+	}
+}
+
+func TestLeaseHolder(t *testing.T) {
+	for _, tc := range []struct {
+		rule     string
+		identity string
+		want     LeaseHolder
+	}{
+		{"the instance and its Pod's UID", "db-1/6d3c1f0e-8a1b-4c59-9d0e-2f7a4b5c6d7e",
+			LeaseHolder{Instance: "db-1", PodUID: "6d3c1f0e-8a1b-4c59-9d0e-2f7a4b5c6d7e"}},
+		{"an older instance manager's Lease names the instance alone", "db-1", LeaseHolder{Instance: "db-1"}},
+		{"no identity is no holder", "", LeaseHolder{}},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			got := ParseLeaseHolder(tc.identity)
+			if got != tc.want {
+				t.Errorf("ParseLeaseHolder(%q) = %+v, want %+v", tc.identity, got, tc.want)
+			}
+			if back := got.Identity(); back != tc.identity {
+				t.Errorf("Identity() = %q, want the identity it was parsed from, %q", back, tc.identity)
+			}
+		})
 	}
 }

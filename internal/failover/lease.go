@@ -24,14 +24,29 @@ const (
 	LeaseSelfFenceMargin = LeaseTTL - LeaseSelfFenceAfter
 )
 
+// LeaseMaxClockSkew is how far ahead of the operator's clock (of the candidate's, for an
+// instance) a holder's clock may run and still have its renewTime believed. renewTime is never
+// needed for safety: the operator first sees a renewal after the holder sent it, so its TTL
+// counted from that sighting ends after the holder's self-fence. It only lengthens the wait when
+// the holder's clock runs a little ahead, as `kubectl get lease` shows it. Beyond this a renewTime
+// cannot be right (a broken clock, or a write by someone else), and believing it would delay a
+// failover for as long as it lies in the future: it counts as the sighting itself. Nodes kept by
+// NTP agree within milliseconds; 2 s still admits a clock that is plainly off, and keeps what a
+// renewTime can add to a failover small beside the TTL (a frozen primary is to be replaced within
+// 20 s, and the TTL alone takes 15).
+const LeaseMaxClockSkew = 2 * time.Second
+
 // LeaseExpiry is when l stops protecting its holder, on the operator's clock: its TTL (LeaseTTL
 // when the Lease records none) after the operator saw its holder or renewTime last change
-// (ObservedAt), and never before its TTL after renewTime. renewTime is written with the holder's
-// clock: a holder whose clock runs behind the operator's writes a renewTime in the operator's
-// past, which alone would make a live Lease look expired early; measured from the operator's
-// own observation, the TTL cannot have passed before it has on the holder's side. A holder whose
-// clock runs ahead writes a renewTime in the future, which only makes the wait longer. An
-// unobserved Lease (zero ObservedAt) never expires.
+// (ObservedAt), and never before its TTL after renewTime when renewTime is at most
+// LeaseMaxClockSkew ahead of that sighting. renewTime is written with the holder's clock: a holder
+// whose clock runs behind the operator's writes a renewTime in the operator's past, which alone
+// would make a live Lease look expired early; measured from the operator's own observation, the
+// TTL cannot have passed before it has on the holder's side. A holder whose clock runs ahead
+// writes a renewTime in the future, which makes the wait longer by the skew, up to
+// LeaseMaxClockSkew; a renewTime further ahead counts as the sighting, so no Lease delays a
+// failover by more than its TTL plus that skew after it was last seen to change. An unobserved
+// Lease (zero ObservedAt) never expires.
 func LeaseExpiry(l Lease) time.Time {
 	ttl := l.TTL
 	if ttl <= 0 {
@@ -41,8 +56,9 @@ func LeaseExpiry(l Lease) time.Time {
 		return time.Unix(1<<62, 0)
 	}
 	observed := l.ObservedAt.Add(ttl)
-	if renewed := l.RenewTime.Add(ttl); renewed.After(observed) {
-		return renewed
+	ahead := l.RenewTime.Sub(l.ObservedAt)
+	if ahead > 0 && ahead <= LeaseMaxClockSkew {
+		return l.RenewTime.Add(ttl)
 	}
 	return observed
 }
@@ -55,14 +71,15 @@ type LeaseObserver struct {
 }
 
 type leaseSighting struct {
-	holder string
+	holder LeaseHolder
 	renew  time.Time
 	at     time.Time
 }
 
-// Observe returns l, read now, with ObservedAt set: now when its holder or renewTime differs
-// from what was last seen under key (or nothing was), else when that was first seen. After an
-// operator restart every Lease is first seen again, so its expiry is pushed back, never forward.
+// Observe returns l, read now, with ObservedAt set: now when its holder (instance or Pod) or
+// renewTime differs from what was last seen under key (or nothing was), else when that was first
+// seen. After an operator restart every Lease is first seen again, so its expiry is pushed back,
+// never forward.
 func (o *LeaseObserver) Observe(key string, l Lease, now time.Time) Lease {
 	if !l.Exists {
 		delete(o.seen, key)
@@ -71,9 +88,10 @@ func (o *LeaseObserver) Observe(key string, l Lease, now time.Time) Lease {
 	if o.seen == nil {
 		o.seen = map[string]leaseSighting{}
 	}
+	holder := LeaseHolder{Instance: l.Holder, PodUID: l.HolderPodUID}
 	s, ok := o.seen[key]
-	if !ok || s.holder != l.Holder || !s.renew.Equal(l.RenewTime) {
-		s = leaseSighting{holder: l.Holder, renew: l.RenewTime, at: now}
+	if !ok || s.holder != holder || !s.renew.Equal(l.RenewTime) {
+		s = leaseSighting{holder: holder, renew: l.RenewTime, at: now}
 		o.seen[key] = s
 	}
 	l.ObservedAt = s.at
@@ -87,7 +105,7 @@ func (o *LeaseObserver) Last(key string) (Lease, bool) {
 	if !ok {
 		return Lease{}, false
 	}
-	return Lease{Exists: true, Holder: s.holder, RenewTime: s.renew, ObservedAt: s.at}, true
+	return Lease{Exists: true, Holder: s.holder.Instance, HolderPodUID: s.holder.PodUID, RenewTime: s.renew, ObservedAt: s.at}, true
 }
 
 // LeaseExpired reports whether l no longer protects any holder at now: it does not exist, names

@@ -58,8 +58,10 @@ type Status struct {
 // Lease is the primary Lease <cluster>-primary as the operator read it.
 type Lease struct {
 	Exists bool
-	// Holder is spec.holderIdentity: the instance that holds it.
-	Holder string
+	// Holder is the instance that holds it, and HolderPodUID the UID of its Pod that took it
+	// (empty in a Lease written by an older instance manager): spec.holderIdentity, parsed by
+	// ParseLeaseHolder.
+	Holder, HolderPodUID string
 	// RenewTime is spec.renewTime, written by the holder at its last renewal.
 	RenewTime time.Time
 	// TTL is spec.leaseDurationSeconds.

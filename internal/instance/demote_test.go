@@ -14,6 +14,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
@@ -38,7 +39,7 @@ func TestDemotion(t *testing.T) {
 	m["c-1"].exec(t, "CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)",
 		"CREATE USER 'app'@'%' IDENTIFIED BY 'app-pw'", "GRANT INSERT, SELECT ON app.* TO 'app'@'%'")
 	converge(t, m, status, []string{"c-1", "c-2"})
-	lease := NewPrimaryLease(env.Client, types.NamespacedName{Namespace: env.NewNamespace(t), Name: "db-primary"}, "c-1",
+	lease := NewPrimaryLease(env.Client, types.NamespacedName{Namespace: env.NewNamespace(t), Name: "db-primary"}, failover.LeaseHolder{Instance: "c-1"},
 		clock.RealClock{}, func(ctx context.Context) error { return StopWrites(ctx, m["c-1"].op, testr.New(t)) }, testr.New(t))
 	lease.Configure(true, metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "u-1"})
 	api := serveControlAPI(t, &ControlAPI{Instance: "c-1", Op: m["c-1"].op, AllowedClients: []string{certs.OperatorCommonName},

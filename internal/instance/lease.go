@@ -15,6 +15,8 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 )
 
 // ErrLeaseHeld is returned when another instance holds the primary Lease and it has not expired.
@@ -28,8 +30,9 @@ var ErrLeaseHeld = errors.New("the primary Lease is held by another instance")
 type PrimaryLease struct {
 	Client client.Client
 	// Key names the Lease.
-	Key      types.NamespacedName
-	Instance string
+	Key types.NamespacedName
+	// Holder is this instance and its Pod, as the Lease names its holder.
+	Holder failover.LeaseHolder
 	// Clock is the instance's clock (monotonic in production): the self-fencing deadline and
 	// the local observation of others' Leases are measured on it.
 	Clock clock.Clock
@@ -67,10 +70,11 @@ type PrimaryLease struct {
 // ErrDemoted is returned by AllowWrites while a demotion holds the server read-only.
 var ErrDemoted = errors.New("demoted: the server stays read-only until the Cluster names another target primary")
 
-// NewPrimaryLease returns the Lease keeper of instance; the Lease is disabled until Configure.
-func NewPrimaryLease(c client.Client, key types.NamespacedName, instance string, clk clock.Clock,
+// NewPrimaryLease returns the Lease keeper of holder (an instance and its Pod); the Lease is
+// disabled until Configure.
+func NewPrimaryLease(c client.Client, key types.NamespacedName, holder failover.LeaseHolder, clk clock.Clock,
 	stopWrites func(context.Context) error, log logr.Logger) *PrimaryLease {
-	return &PrimaryLease{Client: c, Key: key, Instance: instance, Clock: clk, StopWrites: stopWrites,
+	return &PrimaryLease{Client: c, Key: key, Holder: holder, Clock: clk, StopWrites: stopWrites,
 		Log: log, maybeHeld: true}
 }
 
@@ -125,7 +129,8 @@ func (l *PrimaryLease) Observe(ctx context.Context) (LeaseRecord, error) {
 
 // recordLocked converts lease, noting when its holder or renewTime was first seen.
 func (l *PrimaryLease) recordLocked(lease *coordinationv1.Lease) LeaseRecord {
-	r := LeaseRecord{Exists: true, Holder: ptr.Deref(lease.Spec.HolderIdentity, "")}
+	h := failover.ParseLeaseHolder(ptr.Deref(lease.Spec.HolderIdentity, ""))
+	r := LeaseRecord{Exists: true, Holder: h.Instance, HolderPodUID: h.PodUID}
 	if lease.Spec.RenewTime != nil {
 		r.RenewTime = lease.Spec.RenewTime.Time
 	}
@@ -144,7 +149,7 @@ func (l *PrimaryLease) Acquire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	take := MayTakeLease(rec, l.Instance, l.Clock.Now())
+	take := MayTakeLease(rec, l.Holder, l.Clock.Now())
 	if !take.Allowed {
 		return fmt.Errorf("%w: %s", ErrLeaseHeld, take.Reason)
 	}
@@ -172,8 +177,8 @@ func (l *PrimaryLease) Acquire(ctx context.Context) error {
 		return fmt.Errorf("acquiring Lease %s: given up while the request was under way", l.Key)
 	}
 	l.last, l.held, l.maybeHeld, l.lastSent = lease.DeepCopy(), true, false, sent
-	if rec.Holder != l.Instance {
-		l.Log.Info("primary Lease taken", "previous", rec.Holder, "reason", take.Reason)
+	if !rec.HeldBy(l.Holder) {
+		l.Log.Info("primary Lease taken", "previous", rec.HolderIdentity(), "reason", take.Reason)
 	}
 	return nil
 }
@@ -189,11 +194,11 @@ func (l *PrimaryLease) desiredLocked(rec LeaseRecord, sent time.Time) *coordinat
 	}
 	now := metav1.NewMicroTime(sent)
 	s := &lease.Spec
-	if ptr.Deref(s.HolderIdentity, "") != l.Instance {
+	if me := l.Holder.Identity(); ptr.Deref(s.HolderIdentity, "") != me {
 		if rec.Exists && rec.Holder != "" {
 			s.LeaseTransitions = ptr.To(ptr.Deref(s.LeaseTransitions, 0) + 1)
 		}
-		s.HolderIdentity, s.AcquireTime = ptr.To(l.Instance), &now
+		s.HolderIdentity, s.AcquireTime = ptr.To(me), &now
 	}
 	s.RenewTime, s.LeaseDurationSeconds = &now, ptr.To(int32(LeaseTTL/time.Second))
 	return lease
@@ -289,7 +294,7 @@ func (l *PrimaryLease) EndDemotion(mark int) {
 	}
 }
 
-// Release deletes the Lease if it names this instance. Call it only once the server is
+// Release deletes the Lease if it names this instance and Pod. Call it only once the server is
 // read-only: another instance may take the Lease at once.
 func (l *PrimaryLease) Release(ctx context.Context) error {
 	l.mu.Lock()
@@ -316,10 +321,11 @@ func (l *PrimaryLease) Release(ctx context.Context) error {
 	return nil
 }
 
-// deleteIfMine deletes the Lease, as read now, if it names this instance.
+// deleteIfMine deletes the Lease, as read now, if it names this instance and Pod: a Lease of an
+// earlier Pod of this instance is left to expire, as that Pod may still run on a cut-off node.
 func (l *PrimaryLease) deleteIfMine(ctx context.Context) error {
 	rec, err := l.Observe(ctx)
-	if err != nil || !rec.Exists || rec.Holder != l.Instance {
+	if err != nil || !rec.Exists || !rec.HeldBy(l.Holder) {
 		return err
 	}
 	l.mu.Lock()

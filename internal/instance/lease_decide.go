@@ -1,13 +1,20 @@
 package instance
 
-import "time"
+import (
+	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
+)
 
 // LeaseRecord is the primary Lease as the API server holds it, with when this instance first
 // saw this version of it.
 type LeaseRecord struct {
 	// Exists is false when there is no Lease.
 	Exists bool
-	Holder string
+	// Holder is the instance that holds it and HolderPodUID the UID of its Pod (empty in a Lease
+	// written by an older instance manager): spec.holderIdentity, parsed by
+	// failover.ParseLeaseHolder.
+	Holder, HolderPodUID string
 	// RenewTime is the holder's wall clock when it last renewed (the Lease's renewTime).
 	RenewTime time.Time
 	// Duration is the Lease's leaseDurationSeconds.
@@ -20,11 +27,21 @@ type LeaseRecord struct {
 	ObservedAt time.Time
 }
 
+// HeldBy reports whether the Lease names holder: the same instance and the same Pod.
+func (l LeaseRecord) HeldBy(holder failover.LeaseHolder) bool {
+	return l.Exists && l.Holder == holder.Instance && l.HolderPodUID == holder.PodUID
+}
+
+// HolderIdentity is the Lease's holderIdentity, as written.
+func (l LeaseRecord) HolderIdentity() string {
+	return failover.LeaseHolder{Instance: l.Holder, PodUID: l.HolderPodUID}.Identity()
+}
+
 // LeaseSighting is when this instance first saw one version of the Lease (its holder and
 // renewTime), on its own monotonic clock.
 type LeaseSighting struct {
-	Holder    string
-	RenewTime time.Time
+	Holder, HolderPodUID string
+	RenewTime            time.Time
 	// At is zero when no Lease has been seen (or the last read found none).
 	At time.Time
 }
@@ -42,8 +59,8 @@ func NoteSighting(prev LeaseSighting, rec LeaseRecord, now time.Time) LeaseSight
 	switch {
 	case !rec.Exists:
 		return LeaseSighting{}
-	case prev.At.IsZero() || prev.Holder != rec.Holder || !prev.RenewTime.Equal(rec.RenewTime):
-		return LeaseSighting{Holder: rec.Holder, RenewTime: rec.RenewTime, At: now}
+	case prev.At.IsZero() || prev.Holder != rec.Holder || prev.HolderPodUID != rec.HolderPodUID || !prev.RenewTime.Equal(rec.RenewTime):
+		return LeaseSighting{Holder: rec.Holder, HolderPodUID: rec.HolderPodUID, RenewTime: rec.RenewTime, At: now}
 	}
 	return prev
 }
@@ -57,32 +74,38 @@ type LeaseTake struct {
 	Until time.Time
 }
 
-// MayTakeLease decides whether instance me may hold the Lease now: when there is none, when it
-// names nobody or me, or when it has expired. Otherwise someone else may still be writing.
-func MayTakeLease(l LeaseRecord, me string, now time.Time) LeaseTake {
+// MayTakeLease decides whether me (an instance and its Pod) may hold the Lease now: when there
+// is none, when it names nobody or me, or when it has expired. Otherwise someone else may still
+// be writing: another instance, or an earlier Pod of this one (recreated under the same name
+// while the old one may still run on a cut-off node), or, for a Lease an older instance manager
+// wrote without its Pod UID, a Pod of this instance that cannot be told apart from me. It is
+// expired by the operator's rule (failover.LeaseExpiry), on this instance's clocks: its duration
+// has passed since this instance first saw it unchanged, and since its renewTime unless that lies
+// more than failover.LeaseMaxClockSkew ahead of the sighting (a renewTime that cannot be right
+// delays nobody for ever).
+func MayTakeLease(l LeaseRecord, me failover.LeaseHolder, now time.Time) LeaseTake {
+	holder := l.HolderIdentity()
 	switch {
 	case !l.Exists:
 		return LeaseTake{Allowed: true, Reason: "no Lease: create it"}
-	case l.Holder == me:
+	case l.HeldBy(me):
 		return LeaseTake{Allowed: true, Reason: "held by this instance: renew it"}
 	case l.Holder == "":
 		return LeaseTake{Allowed: true, Reason: "released: take it"}
 	case l.Duration <= 0:
-		return LeaseTake{Reason: "held by " + l.Holder + " without a duration"}
+		return LeaseTake{Reason: "held by " + holder + " without a duration"}
 	case l.ObservedAt.IsZero():
-		return LeaseTake{Reason: "held by " + l.Holder + ": first seen just now"}
+		return LeaseTake{Reason: "held by " + holder + ": first seen just now"}
 	}
-	until := l.RenewTime.Add(l.Duration)
-	if seen := l.ObservedAt.Add(l.Duration); seen.After(until) {
-		until = seen
-	}
+	until := failover.LeaseExpiry(failover.Lease{Exists: true, Holder: l.Holder, RenewTime: l.RenewTime,
+		TTL: l.Duration, ObservedAt: l.ObservedAt})
 	switch {
-	case now.Before(l.RenewTime.Add(l.Duration)):
-		return LeaseTake{Reason: "held by " + l.Holder + " until " + l.RenewTime.Add(l.Duration).Format(time.RFC3339), Until: until}
-	case now.Sub(l.ObservedAt) < l.Duration:
-		return LeaseTake{Reason: "held by " + l.Holder + ": not yet seen unchanged for its duration", Until: until}
+	case !now.Before(until):
+		return LeaseTake{Allowed: true, Reason: "expired: take it over from " + holder}
+	case until.After(l.ObservedAt.Add(l.Duration)):
+		return LeaseTake{Reason: "held by " + holder + " until " + until.Format(time.RFC3339), Until: until}
 	}
-	return LeaseTake{Allowed: true, Reason: "expired: take it over from " + l.Holder}
+	return LeaseTake{Reason: "held by " + holder + ": not yet seen unchanged for its duration", Until: until}
 }
 
 // LeaseStep is what the holder's lease loop does next.

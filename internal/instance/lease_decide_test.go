@@ -3,12 +3,17 @@ package instance
 import (
 	"testing"
 	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 )
 
 func TestMayTakeLease(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	// me is instance c-1 in its Pod uid-b; Leases name other instances without a Pod UID.
+	me := failover.LeaseHolder{Instance: "c-1", PodUID: "uid-b"}
 	held := func(holder string, renewedAgo, observedAgo time.Duration) LeaseRecord {
-		return LeaseRecord{Exists: true, Holder: holder, RenewTime: now.Add(-renewedAgo), Duration: LeaseTTL,
+		h := failover.ParseLeaseHolder(holder)
+		return LeaseRecord{Exists: true, Holder: h.Instance, HolderPodUID: h.PodUID, RenewTime: now.Add(-renewedAgo), Duration: LeaseTTL,
 			ObservedAt: now.Add(-observedAgo)}
 	}
 	for _, tc := range []struct {
@@ -18,22 +23,30 @@ func TestMayTakeLease(t *testing.T) {
 		until time.Time
 	}{
 		{"no Lease: create it", LeaseRecord{}, true, time.Time{}},
-		{"held by this instance: renew it, even expired", held("c-1", time.Hour, time.Hour), true, time.Time{}},
-		{"held by this instance: renew it while fresh", held("c-1", time.Second, time.Second), true, time.Time{}},
+		{"held by this instance: renew it, even expired", held("c-1/uid-b", time.Hour, time.Hour), true, time.Time{}},
+		{"held by this instance: renew it while fresh", held("c-1/uid-b", time.Second, time.Second), true, time.Time{}},
+		{"held by an earlier Pod of this instance (recreated under its name): refused until it expires",
+			held("c-1/uid-a", time.Second, time.Second), false, now.Add(LeaseTTL - time.Second)},
+		{"held by an earlier Pod of this instance, expired: take it over", held("c-1/uid-a", LeaseTTL, LeaseTTL), true, time.Time{}},
+		{"held by this instance's name without a Pod UID (an older instance manager): refused until it expires",
+			held("c-1", time.Second, time.Second), false, now.Add(LeaseTTL - time.Second)},
 		{"released (no holder): take it", LeaseRecord{Exists: true, Duration: LeaseTTL}, true, time.Time{}},
-		{"held by another, renewed within its duration: refused until renewTime plus the duration", held("c-2", LeaseTTL-time.Second, time.Minute), false, now.Add(time.Second)},
+		{"held by another, renewTime ahead of the sighting within the allowed skew: refused until renewTime plus the duration",
+			held("c-2", LeaseTTL-time.Second, LeaseTTL-time.Second+failover.LeaseMaxClockSkew), false, now.Add(time.Second)},
 		{"held by another, first seen (by the periodic read) less than its duration ago: refused until that sighting plus the duration",
 			held("c-2", time.Hour, LeaseTTL-300*time.Millisecond), false, now.Add(300 * time.Millisecond)},
 		{"held by another, expired on both clocks: take it over", held("c-2", LeaseTTL, LeaseTTL), true, time.Time{}},
 		{"held by another, expired by renewTime but seen unchanged for less than its duration: refused (the wall clocks may disagree)",
 			held("c-2", time.Hour, LeaseTTL-time.Second), false, time.Time{}},
-		{"held by another, seen unchanged for its duration but renewTime in the future of this clock: refused",
-			held("c-2", -time.Minute, time.Hour), false, time.Time{}},
+		{"held by another, renewTime in the future beyond the allowed skew counts as observed: take it over once seen unchanged for its duration",
+			held("c-2", -time.Hour, LeaseTTL), true, time.Time{}},
+		{"held by another, renewTime in the future beyond the allowed skew counts as observed: refused until the sighting plus the duration",
+			held("c-2", -time.Hour, LeaseTTL-time.Second), false, now.Add(time.Second)},
 		{"held by another, never observed: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), Duration: LeaseTTL}, false, time.Time{}},
 		{"held by another without a duration: refused", LeaseRecord{Exists: true, Holder: "c-2", RenewTime: now.Add(-time.Hour), ObservedAt: now.Add(-time.Hour)}, false, time.Time{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := MayTakeLease(tc.lease, "c-1", now)
+			got := MayTakeLease(tc.lease, me, now)
 			if got.Allowed != tc.want || got.Reason == "" {
 				t.Errorf("MayTakeLease = %+v, want allowed %v with a reason", got, tc.want)
 			}

@@ -15,6 +15,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
@@ -26,12 +27,14 @@ func TestPrimaryLease(t *testing.T) {
 	key := types.NamespacedName{Namespace: ns, Name: "db-primary"}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
 	var fenced1, fenced2 atomic.Int32
-	keeper := func(name string, fenced *atomic.Int32) *PrimaryLease {
-		l := NewPrimaryLease(env.Client, key, name, clk, func(context.Context) error { fenced.Add(1); return nil },
-			testr.New(t).WithValues("instance", name))
+	// Each instance's Pod has the UID pod-<instance>, unless given another (a recreated Pod).
+	keeperOf := func(name, uid string, fenced *atomic.Int32) *PrimaryLease {
+		l := NewPrimaryLease(env.Client, key, failover.LeaseHolder{Instance: name, PodUID: uid}, clk,
+			func(context.Context) error { fenced.Add(1); return nil }, testr.New(t).WithValues("instance", name))
 		l.Configure(true, metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "u-1"})
 		return l
 	}
+	keeper := func(name string, fenced *atomic.Int32) *PrimaryLease { return keeperOf(name, "pod-"+name, fenced) }
 	c1, c2 := keeper("db-1", &fenced1), keeper("db-2", &fenced2)
 	read := func() *coordinationv1.Lease {
 		var l coordinationv1.Lease
@@ -49,7 +52,7 @@ func TestPrimaryLease(t *testing.T) {
 	// No Lease: created, then read-only is cleared.
 	must(t, c1.AllowWrites(t.Context(), clear))
 	l := read()
-	if cleared != 1 || l == nil || ptr.Deref(l.Spec.HolderIdentity, "") != "db-1" || ptr.Deref(l.Spec.LeaseDurationSeconds, 0) != 15 ||
+	if cleared != 1 || l == nil || ptr.Deref(l.Spec.HolderIdentity, "") != "db-1/pod-db-1" || ptr.Deref(l.Spec.LeaseDurationSeconds, 0) != 15 ||
 		!c1.Held() {
 		t.Fatalf("after the first AllowWrites: cleared %d, Lease %+v", cleared, l)
 	}
@@ -93,7 +96,7 @@ func TestPrimaryLease(t *testing.T) {
 	clk.Step(LeaseTTL)
 	must(t, c2.Acquire(t.Context()))
 	l = read()
-	if ptr.Deref(l.Spec.HolderIdentity, "") != "db-2" || ptr.Deref(l.Spec.LeaseTransitions, 0) != 1 {
+	if ptr.Deref(l.Spec.HolderIdentity, "") != "db-2/pod-db-2" || ptr.Deref(l.Spec.LeaseTransitions, 0) != 1 {
 		t.Fatalf("after the takeover: %+v", l.Spec)
 	}
 	// db-1 cannot get it back while db-2 renews; it has nothing to release.
@@ -101,7 +104,7 @@ func TestPrimaryLease(t *testing.T) {
 		t.Fatalf("db-1 took back a live Lease: %v", err)
 	}
 	must(t, c1.Release(t.Context()))
-	if ptr.Deref(read().Spec.HolderIdentity, "") != "db-2" {
+	if ptr.Deref(read().Spec.HolderIdentity, "") != "db-2/pod-db-2" {
 		t.Fatal("db-1 released db-2's Lease")
 	}
 	// A holder that finds its Lease taken stops writes at once, whatever its deadline.
@@ -129,6 +132,24 @@ func TestPrimaryLease(t *testing.T) {
 	if cleared != before+1 || read() != nil {
 		t.Error("with the Lease disabled, AllowWrites did not just clear read-only")
 	}
+	// A Pod recreated under db-1's name (the old one may still run on a cut-off node) does not
+	// hold the old Pod's Lease: it neither renews nor releases it, and takes it over only once
+	// it has expired.
+	must(t, c1.AllowWrites(t.Context(), clear))
+	var fenced3 atomic.Int32
+	recreated := keeperOf("db-1", "pod-db-1-recreated", &fenced3)
+	if err := recreated.AllowWrites(t.Context(), clear); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("a recreated Pod of db-1 took the live Lease of the earlier Pod: %v", err)
+	}
+	must(t, recreated.Release(t.Context()))
+	if ptr.Deref(read().Spec.HolderIdentity, "") != "db-1/pod-db-1" {
+		t.Fatal("a recreated Pod of db-1 released the earlier Pod's Lease")
+	}
+	clk.Step(LeaseTTL)
+	must(t, recreated.Acquire(t.Context()))
+	if got := ptr.Deref(read().Spec.HolderIdentity, ""); got != "db-1/pod-db-1-recreated" {
+		t.Errorf("after the expiry the recreated Pod holds the Lease as %q, want db-1/pod-db-1-recreated", got)
+	}
 }
 
 // TestLeaseObservedBeforeTheTarget: an instance that does not hold the Lease reads it every
@@ -142,7 +163,7 @@ func TestLeaseObservedBeforeTheTarget(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	clk := clocktesting.NewFakeClock(t0)
 	keeper := func(name string) *PrimaryLease {
-		l := NewPrimaryLease(env.Client, key, name, clk, func(context.Context) error { return nil },
+		l := NewPrimaryLease(env.Client, key, failover.LeaseHolder{Instance: name}, clk, func(context.Context) error { return nil },
 			testr.New(t).WithValues("instance", name))
 		l.Configure(true, metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "u-1"})
 		return l

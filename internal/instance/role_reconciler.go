@@ -252,7 +252,7 @@ func (r *RoleReconciler) gatherProofOfStop(ctx context.Context, in *RoleInput) {
 			r.Log.Info("primary Lease unavailable", "error", err.Error())
 			return
 		}
-		take := MayTakeLease(rec, r.Instance, r.Lease.Clock.Now())
+		take := MayTakeLease(rec, r.Lease.Holder, r.Lease.Clock.Now())
 		if wait := take.Until.Sub(r.Lease.Clock.Now()); !take.Allowed && !take.Until.IsZero() && wait <= LeaseWaitInPass {
 			// About to expire on this instance's clock (it first saw the last renewal a little
 			// after the operator did): wait here rather than for the next pass, which would
@@ -267,7 +267,7 @@ func (r *RoleReconciler) gatherProofOfStop(ctx context.Context, in *RoleInput) {
 				r.Log.Info("primary Lease unavailable", "error", err.Error())
 				return
 			}
-			take = MayTakeLease(rec, r.Instance, r.Lease.Clock.Now())
+			take = MayTakeLease(rec, r.Lease.Holder, r.Lease.Clock.Now())
 		}
 		in.Lease = &take
 		return

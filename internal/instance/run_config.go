@@ -16,6 +16,9 @@ import (
 // the ones the instance manager sees; MysqldRoot says how mysqld sees them.
 type RunConfig struct {
 	Instance, Namespace, Cluster string
+	// PodUID is the UID of the instance's Pod (the downward API's metadata.uid): the primary
+	// Lease names it beside the instance. Empty (a manager run outside a Pod) leaves it out.
+	PodUID string
 	// DataDir is mysqld's data directory.
 	DataDir string
 	// DataVolume, when set, is the mount of the instance's volume and DataDir must be a direct

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
@@ -64,7 +65,7 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 		return err
 	}
 	lease := NewPrimaryLease(m.deps.Client, types.NamespacedName{Namespace: m.cfg.Namespace, Name: specs.PrimaryLeaseName(m.cfg.Cluster)},
-		m.cfg.Instance, m.deps.Clock, func(ctx context.Context) error { return StopWrites(ctx, m.op, m.deps.Log.WithName("lease")) },
+		failover.LeaseHolder{Instance: m.cfg.Instance, PodUID: m.cfg.PodUID}, m.deps.Clock, func(ctx context.Context) error { return StopWrites(ctx, m.op, m.deps.Log.WithName("lease")) },
 		m.deps.Log.WithName("lease"))
 	lease.Configure(LeaseEnabled(&cluster.Spec), ownerReference(cluster))
 	// The control API answers from the start, so that the operator sees a bootstrapping instance.

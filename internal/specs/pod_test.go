@@ -62,6 +62,9 @@ func TestBuildPod(t *testing.T) {
 		{"readiness probe on the instance manager's probe port", probeOn(mysql.ReadinessProbe, ReadinessPath)},
 		{"liveness probe on the instance manager's probe port", probeOn(mysql.LivenessProbe, LivenessPath)},
 		{"the Pod runs as the Cluster's ServiceAccount", pod.Spec.ServiceAccountName == "db"},
+		{"the manager knows its Pod's UID (the primary Lease names it)", slices.ContainsFunc(mysql.Env, func(e corev1.EnvVar) bool {
+			return e.Name == "POD_UID" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.uid"
+		})},
 		{"hostname and subdomain give the Pod a DNS name under its headless Service",
 			pod.Spec.Hostname == "db-2" && pod.Spec.Subdomain == "db-2"},
 		{"anti-affinity on hostname is preferred, not required", pod.Spec.Affinity.PodAntiAffinity != nil &&

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
 )
 
@@ -27,11 +28,12 @@ func (w *world) lease(t *testing.T) *coordinationv1.Lease {
 	return &l
 }
 
+// holder is the instance the Lease names ("" for none).
 func holder(l *coordinationv1.Lease) string {
 	if l == nil {
 		return ""
 	}
-	return ptr.Deref(l.Spec.HolderIdentity, "")
+	return failover.ParseLeaseHolder(ptr.Deref(l.Spec.HolderIdentity, "")).Instance
 }
 
 func renewTime(l *coordinationv1.Lease) time.Time {

@@ -16,24 +16,40 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instance"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
-// podNameExtra is the user extra the API server sets from a bound ServiceAccount token.
-const podNameExtra = "authentication.kubernetes.io/pod-name"
+// podNameExtra and podUIDExtra are the user extras the API server sets from a bound
+// ServiceAccount token: the Pod it was issued to.
+const (
+	podNameExtra = "authentication.kubernetes.io/pod-name"
+	podUIDExtra  = "authentication.kubernetes.io/pod-uid"
+)
 
 // clientAs is a client that impersonates user; pod, when set, is the Pod a bound token names.
 func clientAs(t *testing.T, env *kubetest.Env, user, pod string) client.Client {
 	t.Helper()
+	return clientAsPod(t, env, user, pod, "")
+}
+
+// clientAsPod is a client that impersonates user with a bound token of Pod pod, UID uid (each
+// left out when empty), as the API server authenticates a Pod's ServiceAccount token.
+func clientAsPod(t *testing.T, env *kubetest.Env, user, pod, uid string) client.Client {
+	t.Helper()
 	cfg := rest.CopyConfig(env.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Extra: map[string][]string{}}
 	if pod != "" {
-		cfg.Impersonate.Extra = map[string][]string{podNameExtra: {pod}}
+		cfg.Impersonate.Extra[podNameExtra] = []string{pod}
+	}
+	if uid != "" {
+		cfg.Impersonate.Extra[podUIDExtra] = []string{uid}
 	}
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
 	if err != nil {
@@ -82,7 +98,10 @@ func TestInstancePolicies(t *testing.T) {
 		{"another ServiceAccount of the namespace creates its own Leases", "system:serviceaccount:" + ns + ":app", "app-leader", true},
 		{"the operator creates any Lease", operatorAccount, "any-name", true},
 	} {
-		err := clientAs(t, env, tc.user, "").Create(ctx, lease(ns, tc.lease))
+		// As the instance manager creates it: from its Pod, naming that Pod as the holder.
+		l := lease(ns, tc.lease)
+		l.Spec.HolderIdentity = ptr.To("db-2/uid-db-2")
+		err := clientAsPod(t, env, tc.user, "db-2", "uid-db-2").Create(ctx, l)
 		if (err == nil) != tc.allowed {
 			t.Errorf("%s: allowed %v, want %v (%v)", tc.rule, err == nil, tc.allowed, err)
 		}
@@ -183,14 +202,16 @@ func TestInstancePolicies(t *testing.T) {
 		ns := env.NewNamespace(t)
 		c := testCluster(t, env, ns, "db")
 		createInstanceRBAC(t, env, c)
-		as := clientAs(t, env, "system:serviceaccount:"+ns+":db", "db-1")
 		owner := metav1.OwnerReference{APIVersion: v1.GroupVersion.String(), Kind: "Cluster", Name: c.Name, UID: c.UID}
-		keeper := func(name string) *instance.PrimaryLease {
-			l := instance.NewPrimaryLease(as, types.NamespacedName{Namespace: ns, Name: name}, "db-1", clock.RealClock{},
-				func(context.Context) error { return nil }, logr.Discard())
+		// keeperIn is the Lease keeper of instance pod in its Pod of UID uid, with that Pod's token.
+		keeperIn := func(name, pod, uid string) *instance.PrimaryLease {
+			as := clientAsPod(t, env, "system:serviceaccount:"+ns+":db", pod, uid)
+			l := instance.NewPrimaryLease(as, types.NamespacedName{Namespace: ns, Name: name}, failover.LeaseHolder{Instance: pod, PodUID: uid},
+				clock.RealClock{}, func(context.Context) error { return nil }, logr.Discard())
 			l.Configure(true, owner)
 			return l
 		}
+		keeper := func(name string) *instance.PrimaryLease { return keeperIn(name, "db-1", "uid-db-1") }
 		own := keeper("db-primary")
 		check.Must(t, own.Acquire(ctx)) // created
 		check.Must(t, own.Acquire(ctx)) // renewed

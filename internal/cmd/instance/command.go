@@ -59,6 +59,7 @@ func NewCommand() *cobra.Command {
 func (o *options) bind(cmd *cobra.Command) {
 	fs, c := cmd.Flags(), &o.cfg
 	fs.StringVar(&c.Instance, "pod-name", os.Getenv("POD_NAME"), "instance (Pod) name, <cluster>-<serial> ($POD_NAME)")
+	fs.StringVar(&c.PodUID, "pod-uid", os.Getenv("POD_UID"), "UID of the instance's Pod, named in the primary Lease ($POD_UID)")
 	fs.StringVar(&c.Namespace, "namespace", os.Getenv("NAMESPACE"), "namespace ($NAMESPACE)")
 	fs.StringVar(&c.Cluster, "cluster", os.Getenv("CLUSTER_NAME"), "Cluster name ($CLUSTER_NAME)")
 	fs.StringVar(&c.DataDir, "data-dir", specs.DataVolumeDir, "mysqld's data directory")

@@ -522,8 +522,12 @@ func TestObserveLease(t *testing.T) {
 	now := metav1.NewMicroTime(testNow)
 	l := &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("db-1"), LeaseDurationSeconds: ptr.To[int32](15), RenewTime: &now}}
 	got := observeLease(l)
-	if !got.Exists || got.Holder != "db-1" || got.TTL != 15*time.Second || !got.RenewTime.Equal(testNow) {
-		t.Errorf("observed %+v", got)
+	if !got.Exists || got.Holder != "db-1" || got.HolderPodUID != "" || got.TTL != 15*time.Second || !got.RenewTime.Equal(testNow) {
+		t.Errorf("observed %+v (a Lease of an older instance manager names the instance alone)", got)
+	}
+	l.Spec.HolderIdentity = ptr.To("db-1/0c6f9a52-uid")
+	if got := observeLease(l); got.Holder != "db-1" || got.HolderPodUID != "0c6f9a52-uid" {
+		t.Errorf("observed holder %q, Pod %q; want db-1 and its Pod's UID", got.Holder, got.HolderPodUID)
 	}
 }
 

@@ -58,9 +58,11 @@ func (s *leaseObservations) last(key string) (failover.Lease, bool) {
 	return s.o.Last(key)
 }
 
-// observeLease is the Lease as the failover engine reads it.
+// observeLease is the Lease as the failover engine reads it: the holder's instance and Pod
+// parsed out of holderIdentity (failover.ParseLeaseHolder, as the instances do).
 func observeLease(l *coordinationv1.Lease) failover.Lease {
-	out := failover.Lease{Exists: true, Holder: ptr.Deref(l.Spec.HolderIdentity, ""),
+	h := failover.ParseLeaseHolder(ptr.Deref(l.Spec.HolderIdentity, ""))
+	out := failover.Lease{Exists: true, Holder: h.Instance, HolderPodUID: h.PodUID,
 		TTL: time.Duration(ptr.Deref(l.Spec.LeaseDurationSeconds, 0)) * time.Second}
 	if t := l.Spec.RenewTime; t != nil {
 		out.RenewTime = t.Time
@@ -138,9 +140,10 @@ func owningCluster(o client.Object) *v1.Cluster {
 	return nil
 }
 
+// holderOf is the instance a Lease names as its holder ("" for none).
 func holderOf(o client.Object) string {
 	if l, ok := o.(*coordinationv1.Lease); ok {
-		return ptr.Deref(l.Spec.HolderIdentity, "")
+		return failover.ParseLeaseHolder(ptr.Deref(l.Spec.HolderIdentity, "")).Instance
 	}
 	return ""
 }
