@@ -95,6 +95,14 @@ func runFaults(t *testing.T, kinds ...chaos.Kind) (*chaos.Report, *mysqlv1.Clust
 		if f.Kind == chaos.Switchover && (f.NewPrimary != f.To || f.Writes.Handover == nil) {
 			t.Errorf("switchover to %s: primary now %s, handover %v", f.To, f.NewPrimary, f.Writes.Handover)
 		}
+		// A frozen instance manager fences nothing: the operator must have fenced its mysqld
+		// over the administrative interface before promoting anyone.
+		if f.Kind == chaos.ManagerFreeze {
+			t.Logf("%s on %s: events %q", f.Kind, f.Primary, f.Events)
+			if !hasEvent(f.Events, "PrimaryMySQLFenced") {
+				t.Errorf("%s on %s: the operator did not fence its mysqld (no PrimaryMySQLFenced Event)", f.Kind, f.Primary)
+			}
+		}
 		// A crash may leave a former primary with a commit no replica acknowledged, which the
 		// checker recovers; a planned switchover never leaves anything diverged.
 		if f.Kind == chaos.Switchover && len(f.Diverged) > 0 {
