@@ -155,6 +155,19 @@ type SemiSyncConfiguration struct {
 	DataDurability DataDurability `json:"dataDurability"`
 }
 
+// PrimaryCatchUp is the GTID set one target primary must have executed before it accepts writes.
+type PrimaryCatchUp struct {
+	// Instance is the target it applies to; a record naming another instance does not count.
+	Instance string `json:"instance"`
+	// TargetPrimaryTimestamp is status.targetPrimaryTimestamp of the primary change it was
+	// recorded for: a record left by an earlier change to the same instance does not count.
+	// +optional
+	TargetPrimaryTimestamp *metav1.Time `json:"targetPrimaryTimestamp,omitempty"`
+	// GTIDSet is the set, in MySQL's text form ("" for none).
+	// +optional
+	GTIDSet string `json:"gtidSet,omitempty"`
+}
+
 // BootstrapConfiguration says how a new Cluster gets its first data.
 // +kubebuilder:validation:XValidation:rule="!(has(self.initdb) && has(self.recovery))",message="bootstrap takes either initdb or recovery, not both"
 type BootstrapConfiguration struct {
@@ -435,6 +448,13 @@ type ClusterStatus struct {
 	// TargetPrimaryTimestamp is when TargetPrimary was last changed.
 	// +optional
 	TargetPrimaryTimestamp *metav1.Time `json:"targetPrimaryTimestamp,omitempty"`
+
+	// TargetPrimaryCatchUp is what the target of a primary change must have executed before it
+	// accepts writes, as the operator recorded it: the old primary's final GTID set and what the
+	// other replicas received from it. A target that cannot read the old primary itself promotes
+	// only once this names it, and only after executing the set.
+	// +optional
+	TargetPrimaryCatchUp *PrimaryCatchUp `json:"targetPrimaryCatchUp,omitempty"`
 
 	// PrimaryFailingSince is when the current primary was first seen unhealthy; empty while healthy.
 	// +optional

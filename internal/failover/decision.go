@@ -101,8 +101,8 @@ type Decision struct {
 	// writes, so StepDeletePod would follow at once, and a primary cut off from the network makes
 	// every reconcile wait for its answer.
 	DeletePod string
-	// CatchUp, for StepPromote, is the GTID set the target must have executed before it clears
-	// read-only.
+	// CatchUp, for StepPromote and StepSetTargetPrimary, is the GTID set the target must have
+	// executed before it clears read-only (recorded as status.targetPrimaryCatchUp).
 	CatchUp gtid.Set
 	// Warning, for a failover, says what the failover cannot guarantee (semi-sync had fallen
 	// back to asynchronous replication, so acknowledged writes may be lost with the old primary).

@@ -147,9 +147,13 @@ func decideReplica(in RoleInput) RoleDecision {
 // target promotes only with proof that the old one stopped writing: seen read-only through its
 // control API, or (when it does not answer) its Lease expired, or with the Lease disabled its
 // Pod gone. Never on "unreachable" alone: an old primary cut off from this instance may still
-// be writing for its clients.
+// be writing for its clients. And never short: seen read-only, the old primary's final set is
+// what it must execute first; not seen, the set the operator recorded for this primary change
+// (status.targetPrimaryCatchUp: the old primary's final set and what the other replicas received
+// from it), and until the operator has recorded it the target waits.
 func decideTarget(in RoleInput) RoleDecision {
 	old := in.Status.CurrentPrimary
+	recorded, why := recordedCatchUp(in.Status, in.Instance)
 	switch {
 	case old == "" || old == in.Instance:
 		return RoleDecision{Action: ActPrimary, Reason: "target primary"}
@@ -158,17 +162,40 @@ func decideTarget(in RoleInput) RoleDecision {
 	case in.PrimaryExecuted != nil && in.PrimaryAckWaiters > 0:
 		return RoleDecision{Action: ActHold, Reason: "waiting for the commits of " + old + " that wait for semi-sync acknowledgements: its final GTID set is not known yet"}
 	case in.PrimaryExecuted != nil:
-		return RoleDecision{Action: ActPrimary, CatchUp: *in.PrimaryExecuted, Reason: "switchover from " + old + ", seen read-only"}
+		catchUp := *in.PrimaryExecuted
+		if recorded != nil {
+			catchUp = gtid.Union(catchUp, *recorded)
+		}
+		return RoleDecision{Action: ActPrimary, CatchUp: catchUp, Reason: "switchover from " + old + ", seen read-only"}
 	case in.LeaseEnabled && in.Lease == nil:
 		return RoleDecision{Action: ActHold, Reason: old + " does not answer and its Lease is unknown"}
 	case in.LeaseEnabled && !in.Lease.Allowed:
 		return RoleDecision{Action: ActHold, Reason: old + " does not answer; waiting for its Lease to expire: " + in.Lease.Reason}
+	case recorded == nil && (in.LeaseEnabled || in.PrimaryPodGone):
+		return RoleDecision{Action: ActHold, Reason: old + " does not answer and " + why}
 	case in.LeaseEnabled:
-		return RoleDecision{Action: ActPrimary, Reason: old + " does not answer and its Lease is free: " + in.Lease.Reason}
+		return RoleDecision{Action: ActPrimary, CatchUp: *recorded, Reason: old + " does not answer and its Lease is free: " + in.Lease.Reason}
 	case in.PrimaryPodGone:
-		return RoleDecision{Action: ActPrimary, Reason: old + " does not answer and its Pod is gone"}
+		return RoleDecision{Action: ActPrimary, CatchUp: *recorded, Reason: old + " does not answer and its Pod is gone"}
 	}
 	return RoleDecision{Action: ActHold, Reason: old + " does not answer and its Pod still exists (primary Lease disabled)"}
+}
+
+// recordedCatchUp returns the set status.targetPrimaryCatchUp records for instance in the primary
+// change under way (same target, same targetPrimaryTimestamp), or nil and why not.
+func recordedCatchUp(st *v1alpha1.ClusterStatus, instance string) (*gtid.Set, string) {
+	rec := st.TargetPrimaryCatchUp
+	switch {
+	case rec == nil:
+		return nil, "the operator has not recorded what it must execute first"
+	case rec.Instance != instance || !rec.TargetPrimaryTimestamp.Equal(st.TargetPrimaryTimestamp):
+		return nil, "the operator's record of what to execute first is for another primary change"
+	}
+	set, err := gtid.Parse(rec.GTIDSet)
+	if err != nil {
+		return nil, "the operator's record of what to execute first does not parse: " + err.Error()
+	}
+	return &set, ""
 }
 
 // Drained reports whether the applier has executed every transaction the receiver got, so that

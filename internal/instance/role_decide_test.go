@@ -31,6 +31,15 @@ func TestDecideRole(t *testing.T) {
 	failing.PrimaryFailingSince = &metav1.Time{}
 	diverged := status("c-2", "c-1")
 	diverged.DivergedInstances = []string{"c-2"}
+	// recorded: the operator recorded what c-2 must execute for the switchover under way.
+	since := &metav1.Time{Time: time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)}
+	recorded := func(instance, set string, at *metav1.Time) *v1alpha1.ClusterStatus {
+		st := status("c-2", "c-1")
+		st.TargetPrimaryTimestamp = since
+		st.TargetPrimaryCatchUp = &v1alpha1.PrimaryCatchUp{Instance: instance, GTIDSet: set, TargetPrimaryTimestamp: at}
+		return st
+	}
+	free := &LeaseTake{Allowed: true, Reason: "expired"}
 	for _, tc := range []struct {
 		name       string
 		in         RoleInput
@@ -50,15 +59,29 @@ func TestDecideRole(t *testing.T) {
 		{"a switchover target whose old primary does not answer waits while the old primary's Lease is held",
 			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1", LeaseEnabled: true,
 				Lease: &LeaseTake{Allowed: false, Reason: "held by c-1"}}, ActHold, "", "", ""},
-		{"a switchover target whose old primary does not answer promotes once the old primary's Lease is free (after draining)",
+		{"a switchover target whose old primary does not answer promotes once the old primary's Lease is free, after the set the operator recorded",
+			RoleInput{Instance: "c-2", Status: recorded("c-2", uP+":1-12", since), ReplicatingFrom: "c-1", LeaseEnabled: true,
+				Lease: free}, ActPrimary, "", "", uP + ":1-12"},
+		{"catch-up: a target whose old primary does not answer waits for the operator's record, even with the Lease free",
 			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1", LeaseEnabled: true,
-				Lease: &LeaseTake{Allowed: true, Reason: "expired"}}, ActPrimary, "", "", ""},
+				Lease: free}, ActHold, "", "", ""},
+		{"catch-up: a record for another target does not count",
+			RoleInput{Instance: "c-2", Status: recorded("c-3", uP+":1-12", since), ReplicatingFrom: "c-1", LeaseEnabled: true,
+				Lease: free}, ActHold, "", "", ""},
+		{"catch-up: a record of an earlier primary change to the same target does not count",
+			RoleInput{Instance: "c-2", Status: recorded("c-2", uP+":1-12", &metav1.Time{Time: since.Add(-time.Minute)}), ReplicatingFrom: "c-1",
+				LeaseEnabled: true, Lease: free}, ActHold, "", "", ""},
+		{"catch-up: a target that sees the old primary read-only also executes what the operator recorded (what other replicas received)",
+			RoleInput{Instance: "c-2", Status: recorded("c-2", uP+":1-12", since), ReplicatingFrom: "c-1",
+				PrimaryExecuted: setPtr(uP + ":1-9")}, ActPrimary, "", "", uP + ":1-12"},
 		{"a switchover target whose old primary does not answer waits while the Lease could not be read",
 			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1", LeaseEnabled: true}, ActHold, "", "", ""},
 		{"a switchover target never promotes on unreachable alone: Lease disabled and the old primary's Pod still there",
 			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1"}, ActHold, "", "", ""},
-		{"Lease disabled: a switchover target promotes once the old primary's Pod is gone",
-			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1", PrimaryPodGone: true}, ActPrimary, "", "", ""},
+		{"Lease disabled: a switchover target promotes once the old primary's Pod is gone, after the recorded set",
+			RoleInput{Instance: "c-2", Status: recorded("c-2", "", since), ReplicatingFrom: "c-1", PrimaryPodGone: true}, ActPrimary, "", "", ""},
+		{"Lease disabled: without the operator's record the target waits though the old primary's Pod is gone",
+			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1", PrimaryPodGone: true}, ActHold, "", "", ""},
 		{"a switchover target that sees the old primary read-only promotes even while the Lease is still held (it acquires it before clearing read-only)",
 			RoleInput{Instance: "c-2", Status: status("c-2", "c-1"), ReplicatingFrom: "c-1", LeaseEnabled: true,
 				Lease: &LeaseTake{Allowed: false, Reason: "held by c-1"}, PrimaryExecuted: setPtr(uP + ":1-9")}, ActPrimary, "", "", uP + ":1-9"},

@@ -231,10 +231,16 @@ func testPrimaryRecovers(t *testing.T, w *cutWorld) {
 // turned itself read-only before that.
 func testSwitchoverWaitsForLease(t *testing.T, w *cutWorld) {
 	db1, db2 := w.nodes["db-1"], w.nodes["db-2"]
+	final := db1.status(t)
+	if final == nil {
+		t.Fatal("db-1 does not answer before the cut")
+	}
 	w.api["db-1"].Cut()
 	w.db2ToDB1API.Cut()
 	begin := time.Now()
-	w.setTarget(t, "db-2")
+	// db-2 cannot read db-1: it promotes once db-1's Lease is free and the set recorded for it
+	// (db-1's, as the operator would record it) is executed.
+	w.setTargetRecording(t, "db-2", final.GTIDExecuted.String())
 	var lastByDB1, db1ReadOnly, db2Writable time.Time
 	transitions := ptr.Deref(w.lease(t).Spec.LeaseTransitions, 0)
 	eventually(t, 2*instance.LeaseTTL+10*time.Second, "db-2 writable", func() bool {
@@ -308,6 +314,10 @@ func testLeaseDisabled(t *testing.T, w *cutWorld) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-2", Namespace: w.key.Namespace},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "mysql", Image: "mysql"}}}}
 	must(t, w.env.Client.Create(t.Context(), pod))
+	final := db2.status(t)
+	if final == nil {
+		t.Fatal("db-2 does not answer before the cut")
+	}
 	w.api["db-2"].Cut()
 	w.db1ToDB2API.Cut()
 	w.setTarget(t, "db-1")
@@ -318,10 +328,20 @@ func testLeaseDisabled(t *testing.T, w *cutWorld) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	begin := time.Now()
 	must(t, w.env.Client.Delete(t.Context(), pod, client.GracePeriodSeconds(0)))
 	db2.stop(t)
-	eventually(t, 30*time.Second, "db-1 writable once db-2's Pod is gone", func() bool {
+	// Its Pod gone, db-1 still cannot know what db-2 wrote last: it waits for the operator's
+	// record of what to execute first.
+	hold = time.Now().Add(3 * time.Second)
+	for time.Now().Before(hold) {
+		if st := db1.status(t); st != nil && st.Writable() {
+			t.Fatal("db-1 promoted without the recorded set it must execute first")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	begin := time.Now()
+	w.setTargetRecording(t, "db-1", final.GTIDExecuted.String())
+	eventually(t, 30*time.Second, "db-1 writable once db-2's Pod is gone and its catch-up recorded", func() bool {
 		st := db1.status(t)
 		return st != nil && st.Writable()
 	})

@@ -132,6 +132,23 @@ func (w *world) setTarget(t *testing.T, target string) {
 	})
 }
 
+// setTargetRecording names target as the target primary and, as the operator does for a target
+// that cannot read the old primary, records what it must execute first (catchUp, MySQL's text
+// form) for that primary change.
+func (w *world) setTargetRecording(t *testing.T, target, catchUp string) {
+	t.Helper()
+	eventually(t, 10*time.Second, "targetPrimary and its catch-up written", func() bool {
+		var c v1alpha1.Cluster
+		if err := w.env.Client.Get(t.Context(), w.key, &c); err != nil {
+			return false
+		}
+		now := metav1.Now()
+		c.Status.TargetPrimary, c.Status.TargetPrimaryTimestamp = target, &now
+		c.Status.TargetPrimaryCatchUp = &v1alpha1.PrimaryCatchUp{Instance: target, GTIDSet: catchUp, TargetPrimaryTimestamp: &now}
+		return w.env.Client.Status().Update(t.Context(), &c) == nil
+	})
+}
+
 func (w *world) cluster(t *testing.T) *v1alpha1.Cluster {
 	t.Helper()
 	var c v1alpha1.Cluster

@@ -133,6 +133,8 @@ func TestInstancePolicies(t *testing.T) {
 		}, false},
 		{"never failingPrimary, which decides whether a replica keeps a failover's stopped receiver", "db-2",
 			func(st *v1.ClusterStatus) { st.FailingPrimary = "db-1" }, false},
+		{"never targetPrimaryCatchUp, which a target that cannot read the old primary must execute before it accepts writes", "db-2",
+			func(st *v1.ClusterStatus) { st.TargetPrimaryCatchUp = &v1.PrimaryCatchUp{Instance: "db-2"} }, false},
 		{"never the semi-sync status", "db-2", func(st *v1.ClusterStatus) { st.SemiSync = &v1.SemiSyncStatus{Active: true} }, false},
 		{"currentPrimary never names another instance than targetPrimary", "db-3", func(st *v1.ClusterStatus) { st.CurrentPrimary = "db-3" }, false},
 		{"a Pod never records another as the primary", "db-3", func(st *v1.ClusterStatus) {

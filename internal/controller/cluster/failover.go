@@ -126,8 +126,15 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 		st.PrimaryFailingSince, st.FailingPrimary = &now, fd.Instance
 	case failover.StepClearFailing:
 		st.PrimaryFailingSince, st.FailingPrimary = nil, ""
-	case failover.StepSetTargetPrimary, failover.StepAbortSwitchover:
+	case failover.StepSetTargetPrimary:
 		st.TargetPrimary, st.TargetPrimaryTimestamp = fd.Instance, &now
+		st.TargetPrimaryCatchUp = catchUpRecord(fd, st)
+	case failover.StepAbortSwitchover:
+		st.TargetPrimary, st.TargetPrimaryTimestamp, st.TargetPrimaryCatchUp = fd.Instance, &now, nil
+	case failover.StepPromote:
+		// The target promotes itself; what it must hold first is recorded for it, so that a target
+		// that cannot read the old primary (cut off from it, or it is gone) does not promote short.
+		st.TargetPrimaryCatchUp = catchUpRecord(fd, st)
 	case failover.StepStopIOThreads:
 		for _, name := range fd.Instances {
 			if p := podOf(active, name); p != nil {
@@ -186,6 +193,18 @@ func (d *Decision) planFence(fo failover.Observation, fd failover.Decision, acti
 	if !answers {
 		d.Failover.DeletePod, d.Failover.QuickDelete = old, true
 	}
+}
+
+// catchUpRecord is status.targetPrimaryCatchUp for fd (StepSetTargetPrimary or StepPromote): the
+// set its target must have executed, for the primary change st.targetPrimaryTimestamp dates. An
+// unchanged record is returned as it is, so the status is not patched again.
+func catchUpRecord(fd failover.Decision, st *v1.ClusterStatus) *v1.PrimaryCatchUp {
+	rec := &v1.PrimaryCatchUp{Instance: fd.Instance, GTIDSet: fd.CatchUp.String(), TargetPrimaryTimestamp: st.TargetPrimaryTimestamp}
+	if old := st.TargetPrimaryCatchUp; old != nil && old.Instance == rec.Instance && old.GTIDSet == rec.GTIDSet &&
+		old.TargetPrimaryTimestamp.Equal(rec.TargetPrimaryTimestamp) {
+		return old
+	}
+	return rec
 }
 
 // failoverOfUnrecordedPrimary: fd is a step of a failover out of the current primary while the
