@@ -15,8 +15,9 @@ import (
 )
 
 // FallbackCheckInterval is how often the primary's instance manager looks at the commits waiting
-// for acknowledgements. The processlist counts a wait in whole seconds, so a commit is released
-// between timeoutMillis and timeoutMillis rounded up to the second plus this interval.
+// for acknowledgements. The processlist counts a wait in whole seconds of the wall clock
+// (semisync.AckWaitResolution), so a commit is released after it has waited at least
+// timeoutMillis and at most timeoutMillis plus two seconds plus this interval.
 const FallbackCheckInterval = 250 * time.Millisecond
 
 // fallbackStatementTimeout bounds the statement that releases the waits or turns semi-sync back

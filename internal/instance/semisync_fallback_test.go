@@ -66,9 +66,10 @@ func testSemiSyncFallback(t *testing.T, m map[string]*member, primary string, re
 			_ = p.op.SetSemiSyncSourceEnabled(context.Background(), false)
 		}
 	})
-	// Past timeoutMillis (the processlist counts whole seconds) without a fresh Lease: it waits.
+	// Surely past timeoutMillis (the processlist counts whole seconds: semisync.AckWaitResolution)
+	// without a fresh Lease: it waits.
 	deadline := time.Now().Add(10 * time.Second)
-	for semiSync(t, p).LongestAckWait < 2*time.Second {
+	for semiSync(t, p).LongestAckWait < timeoutMillis*time.Millisecond+semisync.AckWaitResolution {
 		if time.Now().After(deadline) {
 			t.Fatalf("no commit waiting 2 s: %+v", semiSync(t, p))
 		}
@@ -96,7 +97,11 @@ func testSemiSyncFallback(t *testing.T, m map[string]*member, primary string, re
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("the commit returned %s after it began, released by the fallback", time.Since(begin).Round(time.Millisecond))
+		took := time.Since(begin)
+		t.Logf("the commit returned %s after it began, released by the fallback", took.Round(time.Millisecond))
+		if took < timeoutMillis*time.Millisecond {
+			t.Errorf("released after %s, before timeoutMillis", took)
+		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the commit still waits after the fallback")
 	}

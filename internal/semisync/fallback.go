@@ -6,6 +6,11 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
+// AckWaitResolution is how coarse LongestAckWait is: the processlist counts a wait as the
+// difference of two wall-clock seconds, so a wait shown as k seconds lasted more than k-1. A
+// commit counts as having waited FallbackAfter only once it shows FallbackAfter plus this.
+const AckWaitResolution = time.Second
+
 // FallbackInput is what the primary's instance manager knows when it decides whether to release
 // the commits that wait for acknowledgements, or to turn semi-sync back on. mysqld never times a
 // wait out itself (mysql.SourceTimeoutNever): this decision is the only way a waiting commit
@@ -72,7 +77,8 @@ type FallbackDecision struct {
 // DecideFallback decides whether the primary's instance manager falls back now, lowers the
 // acknowledgement count (preferred), turns semi-sync back on, or does nothing. The rules:
 //
-//   - A waiting commit is released only once the oldest has waited at least FallbackAfter, and
+//   - A waiting commit is released only once the oldest has surely waited at least FallbackAfter
+//     (LongestAckWait at least FallbackAfter plus AckWaitResolution), and
 //     only while the Lease is fresh: a primary that may be about to self-fence (or that another
 //     instance may replace) never acknowledges a commit no replica has. Its commits keep waiting;
 //     the self-fence ends their sessions, so none is acknowledged to its client.
@@ -100,7 +106,7 @@ func DecideFallback(in FallbackInput) FallbackDecision {
 		return decideReenable(in)
 	case !in.SourceEnabled:
 		return FallbackDecision{Reason: "the source side is off and this manager did not fall back: the role pass turns it on"}
-	case in.AckWaiters == 0 || in.LongestAckWait < in.FallbackAfter:
+	case in.AckWaiters == 0 || in.LongestAckWait < in.FallbackAfter+AckWaitResolution:
 		return FallbackDecision{Reason: "no commit has waited timeoutMillis"}
 	case !in.LeaseFresh:
 		return FallbackDecision{Reason: "a commit has waited timeoutMillis but the primary Lease is not freshly renewed: it keeps waiting"}
