@@ -34,6 +34,9 @@ type ControlAPI struct {
 	State *LocalState
 	// LeaseHeld reports whether this instance holds the primary Lease (nil: never).
 	LeaseHeld func() bool
+	// Fallback is the primary's semi-sync fallback (nil: none): the report says when the source
+	// side is off because it fell back.
+	Fallback *SemiSyncFallback
 	// ReleaseLease gives the primary Lease up after a demotion (nil: no Lease); not used when
 	// Demote is set.
 	ReleaseLease func(context.Context) error
@@ -96,6 +99,9 @@ func (c *ControlAPI) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	report := StatusReport(c.Instance, st)
+	if fellBack, _ := c.Fallback.FallenBack(); fellBack {
+		ReportFallenBack(&report, st)
+	}
 	if r := report.Replication; r != nil && c.SourceInstance != nil {
 		r.SourceInstance = c.SourceInstance(st.Replication.SourceHost, st.Replication.SourcePort)
 	}
@@ -138,6 +144,17 @@ func StatusReport(instance string, st *mysql.Status) instanceclient.Status {
 		}
 	}
 	return out
+}
+
+// ReportFallenBack marks report as that of a primary whose instance manager fell back to
+// asynchronous replication: the source side is off, but not because the spec disables it.
+func ReportFallenBack(report *instanceclient.Status, st *mysql.Status) {
+	s := st.SemiSync
+	if s.SourceEnabled {
+		return // turned on again since the fallback was read
+	}
+	report.SemiSync = &instanceclient.SemiSyncStatus{Active: false, FallenBack: true,
+		WaitForReplicaCount: int32(s.WaitForReplicaCount), Clients: int32(s.Clients)}
 }
 
 // semiSync applies a new acknowledgement count on the primary, leaving the other settings alone.

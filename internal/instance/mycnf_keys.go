@@ -59,6 +59,8 @@ var ownedKeys = map[string]string{
 	"rpl_semi_sync_replica_enabled":  "semi-sync is applied at runtime from the spec",
 	"rpl_semi_sync_source_timeout":   "semi-sync is applied at runtime from the spec",
 	"rpl_semi_sync_source_wait_for_replica_count": "semi-sync is applied at runtime from the spec",
+	"rpl_semi_sync_source_wait_point":             "semi-sync durability: AFTER_SYNC, applied at runtime",
+	"rpl_semi_sync_source_wait_no_replica":        "semi-sync durability: commits wait without replicas, applied at runtime",
 }
 
 // optionPrefixes change how mysqld reads an option; they are stripped before the ownership check

@@ -80,7 +80,7 @@ func (a *RoleActor) Apply(ctx context.Context, d RoleDecision, st *mysql.Status)
 	}
 	switch d.Action {
 	case ActPrimary:
-		if err := a.promote(ctx, d.CatchUp, st); err != nil {
+		if err := a.promote(ctx, d, st); err != nil {
 			return RoleOutcome{}, err
 		}
 		return RoleOutcome{Primary: true}, nil
@@ -99,8 +99,9 @@ func (a *RoleActor) Apply(ctx context.Context, d RoleDecision, st *mysql.Status)
 }
 
 // promote catches up with the old primary (during a switchover), drains and drops replication,
-// then clears read-only.
-func (a *RoleActor) promote(ctx context.Context, catchUp gtid.Set, st *mysql.Status) error {
+// then applies d's semi-sync settings and clears read-only, in that order.
+func (a *RoleActor) promote(ctx context.Context, d RoleDecision, st *mysql.Status) error {
+	catchUp := d.CatchUp
 	if !st.GTIDExecuted.Contains(catchUp) {
 		missing := catchUp.Subtract(st.GTIDExecuted)
 		a.Log.Info("catching up with the old primary", "missing", missing.Count())
@@ -148,12 +149,35 @@ func (a *RoleActor) promote(ctx context.Context, catchUp gtid.Set, st *mysql.Sta
 				return ErrNoLongerTarget
 			}
 		}
+		// Every path that clears read-only comes here (a promotion, and a primary whose mysqld
+		// restarted in place, which starts read-only): the semi-sync source side is set up first.
+		if err := a.semiSyncBeforeWrites(ctx, d.SemiSync); err != nil {
+			return err
+		}
 		return a.Op.SetReadOnly(ctx, false)
 	}
 	if a.Lease == nil {
 		return clearReadOnly(ctx)
 	}
 	return a.Lease.AllowWrites(ctx, clearReadOnly)
+}
+
+// semiSyncBeforeWrites applies the settings a primary takes before it accepts writes (nil:
+// nothing to apply); an error keeps the server read-only.
+func (a *RoleActor) semiSyncBeforeWrites(ctx context.Context, s *mysql.SemiSyncSettings) error {
+	if s == nil {
+		return nil
+	}
+	if s.SourceEnabled {
+		if err := a.Op.InstallSemiSyncPlugins(ctx); err != nil {
+			return fmt.Errorf("semi-sync before clearing read-only: %w", err)
+		}
+	}
+	if err := a.Op.ApplySemiSync(ctx, *s); err != nil {
+		return fmt.Errorf("semi-sync before clearing read-only: %w", err)
+	}
+	a.Log.Info("semi-sync settings applied before clearing read-only", "source", s.SourceEnabled, "count", s.WaitForReplicaCount)
+	return nil
 }
 
 // drain stops the receiver, then waits until the applier has executed all it received.

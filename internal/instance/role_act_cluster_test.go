@@ -23,6 +23,9 @@ func TestInstances(t *testing.T) {
 	ok = ok && t.Run("the semi-sync plan follows replica health", func(t *testing.T) {
 		testSemiSyncPlan(t, m, "c-2", []string{"c-1", "c-3"})
 	})
+	ok = ok && t.Run("the instance manager falls back only under a fresh Lease, and semi-sync comes back", func(t *testing.T) {
+		testSemiSyncFallback(t, m, "c-2", []string{"c-1", "c-3"})
+	})
 	ok = ok && t.Run("the control API reports status and applies the semi-sync count", func(t *testing.T) {
 		testControlAPI(t, m, "c-2", "c-1")
 	})

@@ -6,6 +6,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
 // RoleAction is what the role reconciler does to its mysqld.
@@ -87,6 +88,10 @@ type RoleDecision struct {
 	// KeepReceiverStopped, for ActFollow, leaves a stopped IO thread stopped (the applier is
 	// started): a failover from the current primary is under way.
 	KeepReceiverStopped bool
+	// SemiSync, for ActPrimary, are the semi-sync settings the server takes before it clears
+	// read-only, so that no commit is acknowledged without its replicas' acknowledgements; nil
+	// when semi-sync is not managed or nothing needs to change (the caller fills it in).
+	SemiSync *mysql.SemiSyncSettings
 	// Reason explains the decision in a few words, for logs and events.
 	Reason string
 }

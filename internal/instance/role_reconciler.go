@@ -19,6 +19,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
 
 // Peers is what an instance knows of the others.
@@ -59,8 +60,11 @@ type RoleReconciler struct {
 	// replica tries to clone before they exist); an error fails the pass.
 	OnPrimary func(ctx context.Context) error
 	// ManageSemiSync converges the local semi-sync settings to the spec after each pass (see
-	// semisync.Desired).
+	// semisync.Desired), and a promotion applies the primary's before it clears read-only.
 	ManageSemiSync bool
+	// Fallback, if set, is the primary's semi-sync fallback: told the spec on every pass; while
+	// it has fallen back, the pass leaves the source side off.
+	Fallback *SemiSyncFallback
 	// Lease, if set, is the primary Lease (Actor.Lease should be the same): configured from the
 	// spec on every pass, and read by the target of a switchover whose old primary does not
 	// answer.
@@ -131,6 +135,12 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 		r.gatherProofOfStop(ctx, &in)
 	}
 	d := DecideRole(in)
+	if r.Fallback != nil {
+		r.Fallback.Configure(&cluster.Spec)
+	}
+	if r.ManageSemiSync && d.Action == ActPrimary {
+		d.SemiSync = r.primarySemiSync(&cluster.Spec, local)
+	}
 	if r.State != nil {
 		r.State.SetDiverged(d.Action == ActDiverged)
 	}
@@ -162,9 +172,23 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	return d, r.report(ctx, cluster, d, out, local)
 }
 
-// convergeSemiSync brings the semi-sync settings in line with the spec for the role.
+// primarySemiSync is what a promotion applies before it clears read-only: the primary's
+// settings, from a server that is read-only now, so no fallback applies (nil: nothing to change).
+func (r *RoleReconciler) primarySemiSync(spec *v1alpha1.ClusterSpec, local *mysql.Status) *mysql.SemiSyncSettings {
+	want, change := semisync.Desired(spec, true, local.SemiSync, false)
+	if !change {
+		return nil
+	}
+	return &want
+}
+
+// convergeSemiSync brings the semi-sync settings in line with the spec for the role. Only a
+// primary that was writable when the pass began keeps a fallback: one that was read-only has
+// just been promoted with the source side on.
 func (r *RoleReconciler) convergeSemiSync(ctx context.Context, cluster *v1alpha1.Cluster, primary bool, local *mysql.Status) error {
-	changed, err := ConvergeSemiSync(ctx, r.Actor.Op, &cluster.Spec, primary, local.SemiSync)
+	fallenBack, _ := r.Fallback.FallenBack()
+	fallenBack = fallenBack && primary && local.Writable()
+	changed, err := ConvergeSemiSync(ctx, r.Actor.Op, &cluster.Spec, primary, local.SemiSync, fallenBack)
 	if err != nil {
 		return fmt.Errorf("converging semi-sync: %w", err)
 	}

@@ -74,7 +74,8 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	if err != nil {
 		return err
 	}
-	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease)
+	fallback := &SemiSyncFallback{Op: m.op, Lease: lease, Clock: m.deps.Clock, Log: m.deps.Log.WithName("semisync")}
+	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease, fallback)
 	if err != nil {
 		return err
 	}
@@ -94,6 +95,8 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	if err != nil {
 		return err
 	}
+	r.Fallback = fallback
+	wg.Go(func() { fallback.Run(ctx) })
 	m.startBinlogArchiver(ctx, wg, cluster, lease)
 	peers := ControlPeers{PeerDirectory: m.dir, Client: client.client}
 	watch := &PeerWatch{Reach: peers.Reach, Self: m.cfg.Instance, Isolation: isolation,
@@ -186,10 +189,12 @@ func (m *manager) peerClient() (peerTLS, error) {
 // controlAPI serves the operator, and GET /status to the other instances (which present the
 // same client certificate as this one). Its TLS configuration follows the mounted files, and
 // mysqld's certificates are reloaded when they change.
-func (m *manager) controlAPI(files *tlsfiles.Loader, peerCN string, state *LocalState, lease *PrimaryLease) (*http.Server, net.Listener, error) {
+func (m *manager) controlAPI(files *tlsfiles.Loader, peerCN string, state *LocalState, lease *PrimaryLease,
+	fallback *SemiSyncFallback) (*http.Server, net.Listener, error) {
 	api := &ControlAPI{Instance: m.cfg.Instance, Op: m.op, AllowedClients: []string{certs.OperatorCommonName},
 		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held, Demote: lease.Demote,
-		Log: m.deps.Log.WithName("control-api")}
+		Fallback: fallback,
+		Log:      m.deps.Log.WithName("control-api")}
 	ln, err := net.Listen("tcp", m.cfg.ManagerAddr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listening for the control API: %w", err)

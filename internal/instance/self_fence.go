@@ -37,12 +37,15 @@ func StopWrites(ctx context.Context, op mysql.Operator, log logr.Logger) error {
 	offline, released := false, false
 	defer func() {
 		// Undone whatever happened: a server left offline serves nobody, and one left with the
-		// semi-sync source off would acknowledge commits alone once writable again.
+		// semi-sync source off would acknowledge commits alone once writable again. The source
+		// side comes back first; if it does not, the server stays offline (no ordinary client can
+		// write on it, should read-only have failed too) until the next attempt.
 		restoreCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fenceStatementTimeout)
 		defer cancel()
 		if released {
 			if err := op.SetSemiSyncSourceEnabled(restoreCtx, true); err != nil {
-				log.Error(err, "switching the semi-sync source back on after stopping writes")
+				log.Error(err, "switching the semi-sync source back on after stopping writes; the server stays offline")
+				return
 			}
 		}
 		if offline {

@@ -9,8 +9,11 @@ import (
 )
 
 // ConvergeSemiSync applies semisync.Desired, installing the plugins first when semi-sync is on.
-func ConvergeSemiSync(ctx context.Context, op mysql.Operator, spec *v1alpha1.ClusterSpec, primary bool, cur mysql.SemiSyncStatus) (bool, error) {
-	want, change := semisync.Desired(spec, primary, cur)
+// fallenBack: the primary's instance manager fell back to asynchronous replication, and the
+// source side stays off until it turns it back on (SemiSyncFallback).
+func ConvergeSemiSync(ctx context.Context, op mysql.Operator, spec *v1alpha1.ClusterSpec, primary bool, cur mysql.SemiSyncStatus,
+	fallenBack bool) (bool, error) {
+	want, change := semisync.Desired(spec, primary, cur, fallenBack)
 	if !change {
 		return false, nil
 	}

@@ -3,7 +3,6 @@ package instance
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
@@ -14,8 +13,8 @@ import (
 // testSemiSyncWritersInterleaved: two writers set a primary's semi-sync variables in one
 // instance manager, the operator's count (POST /semisync) and the role pass's convergence to the
 // spec (ConvergeSemiSync, from the status the pass read when it began). A pass that read the
-// status, then applies a new spec timeout after the operator raised the count, must not put the
-// count it read back: the primary would wait for fewer acknowledgements than the operator's plan
+// status, then puts back a wait point changed by hand after the operator raised the count, must
+// not put the count it read back: the primary would wait for fewer acknowledgements than the operator's plan
 // until the operator applied it again.
 func testSemiSyncWritersInterleaved(t *testing.T, m map[string]*member, primary string) {
 	p := m[primary]
@@ -39,39 +38,48 @@ func testSemiSyncWritersInterleaved(t *testing.T, m map[string]*member, primary 
 	})
 
 	setCount(2) // the operator's plan, between the pass's read and its write
-	newTimeout := read.Timeout + 250*time.Millisecond
 	spec := &v1alpha1.ClusterSpec{Instances: 3, MinSyncReplicas: 2, MaxSyncReplicas: 2,
 		MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
-			Enabled: true, TimeoutMillis: newTimeout.Milliseconds(), DataDurability: v1alpha1.DataDurabilityPreferred}}}
-	changed, err := ConvergeSemiSync(t.Context(), p.op, spec, true, read)
+			Enabled: true, TimeoutMillis: read.Timeout.Milliseconds(), DataDurability: v1alpha1.DataDurabilityPreferred}}}
+	p.exec(t, "SET GLOBAL rpl_semi_sync_source_wait_point = AFTER_COMMIT")
+	read.WaitPoint = "AFTER_COMMIT"
+	changed, err := ConvergeSemiSync(t.Context(), p.op, spec, true, read, false)
 	if err != nil || !changed {
-		t.Fatalf("ConvergeSemiSync: changed %v, %v; want the new timeout applied", changed, err)
+		t.Fatalf("ConvergeSemiSync: changed %v, %v; want the wait point put back", changed, err)
 	}
-	if st := semiSync(t, p); st.WaitForReplicaCount != 2 || st.Timeout != newTimeout || !st.SourceEnabled {
-		t.Errorf("after the pass: count %d, timeout %s, source %v; want the operator's count 2 kept and the spec's timeout %s",
-			st.WaitForReplicaCount, st.Timeout, st.SourceEnabled, newTimeout)
+	if st := semiSync(t, p); st.WaitForReplicaCount != 2 || st.WaitPoint != mysql.SourceWaitPoint || !st.SourceEnabled ||
+		st.Timeout != mysql.SourceTimeoutNever {
+		t.Errorf("after the pass: count %d, wait point %s, timeout %s, source %v; want the operator's count 2 kept, AFTER_SYNC, never",
+			st.WaitForReplicaCount, st.WaitPoint, st.Timeout, st.SourceEnabled)
 	}
 
 	// A pass that read the source side on, which is off by the time it writes (a fence released
 	// the waiting commits, or mysqld restarted with its defaults): it writes nothing rather than
 	// turn the source side on with a count nobody chose; the next pass, reading it off, starts
 	// it with the spec's count.
+	p.exec(t, "SET GLOBAL rpl_semi_sync_source_wait_point = AFTER_COMMIT")
 	stale := semiSync(t, p)
 	if err := p.op.SetSemiSyncSourceEnabled(t.Context(), false); err != nil {
 		t.Fatal(err)
 	}
-	spec.MySQL.SemiSync.TimeoutMillis = read.Timeout.Milliseconds()
-	if changed, err := ConvergeSemiSync(t.Context(), p.op, spec, true, stale); err == nil {
+	if changed, err := ConvergeSemiSync(t.Context(), p.op, spec, true, stale, false); err == nil {
 		t.Errorf("a pass on a stale read of the source side: changed %v, no error; want it refused", changed)
 	}
-	if st := semiSync(t, p); st.SourceEnabled || st.Timeout != newTimeout {
-		t.Errorf("after the refused pass: source %v, timeout %s; want nothing written", st.SourceEnabled, st.Timeout)
+	if st := semiSync(t, p); st.SourceEnabled || st.WaitPoint != "AFTER_COMMIT" {
+		t.Errorf("after the refused pass: source %v, wait point %s; want nothing written", st.SourceEnabled, st.WaitPoint)
 	}
-	if _, err := ConvergeSemiSync(t.Context(), p.op, spec, true, semiSync(t, p)); err != nil {
+	// While the instance manager has fallen back, a pass leaves the source side off.
+	if _, err := ConvergeSemiSync(t.Context(), p.op, spec, true, semiSync(t, p), true); err != nil {
 		t.Fatal(err)
 	}
-	if st := semiSync(t, p); !st.SourceEnabled || st.WaitForReplicaCount != 1 || st.Timeout != read.Timeout {
-		t.Errorf("the next pass: source %v, count %d, timeout %s; want on with the spec's starting count 1 and timeout %s",
-			st.SourceEnabled, st.WaitForReplicaCount, st.Timeout, read.Timeout)
+	if st := semiSync(t, p); st.SourceEnabled || st.WaitPoint != mysql.SourceWaitPoint {
+		t.Errorf("a pass after a fallback: source %v, wait point %s; want the source side left off, AFTER_SYNC put back", st.SourceEnabled, st.WaitPoint)
+	}
+	if _, err := ConvergeSemiSync(t.Context(), p.op, spec, true, semiSync(t, p), false); err != nil {
+		t.Fatal(err)
+	}
+	if st := semiSync(t, p); !st.SourceEnabled || st.WaitForReplicaCount != 1 || st.Timeout != mysql.SourceTimeoutNever {
+		t.Errorf("the next pass: source %v, count %d, timeout %s; want on with the spec's starting count 1, never timing out",
+			st.SourceEnabled, st.WaitForReplicaCount, st.Timeout)
 	}
 }

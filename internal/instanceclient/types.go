@@ -81,11 +81,16 @@ type SemiSyncReplicaStatus struct {
 	Active  bool `json:"active"`
 }
 
-// SemiSyncStatus mirrors the primary's semi-sync status variables.
+// SemiSyncStatus mirrors the primary's semi-sync status variables. It is reported while the
+// source side is on, and while it is off because the primary's instance manager fell back to
+// asynchronous replication (Active false, FallenBack true); not when the spec disables semi-sync.
 type SemiSyncStatus struct {
 	Active              bool  `json:"active"`
 	WaitForReplicaCount int32 `json:"waitForReplicaCount"`
 	Clients             int32 `json:"clients"`
+	// FallenBack: the instance manager switched the source side off after a commit waited
+	// timeoutMillis (it acknowledges commits alone until semi-sync comes back).
+	FallenBack bool `json:"fallenBack,omitempty"`
 }
 
 // SemiSyncRequest is the body of POST /semisync: the runtime acknowledgement count to apply.

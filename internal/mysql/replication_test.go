@@ -28,6 +28,9 @@ func TestCluster(t *testing.T) {
 	ok = ok && t.Run("status answers while a commit waits for an acknowledgement", func(t *testing.T) {
 		testStatusWhileCommitWaits(t, primary, r1)
 	})
+	ok = ok && t.Run("only switching the source side off releases a waiting commit", func(t *testing.T) {
+		testOnlyTheSwitchReleasesAWait(t, primary, r1)
+	})
 	ok = ok && t.Run("an errant transaction on a replica is detected", func(t *testing.T) {
 		testErrant(t, primary, r2)
 	})

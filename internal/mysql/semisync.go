@@ -24,10 +24,27 @@ type SemiSyncSettings struct {
 	// the server's count as it is (the role pass on a primary whose source side stays on: the
 	// count is then the operator's, set by SetSemiSyncWaitForReplicaCount).
 	WaitForReplicaCount int
-	// Timeout is rpl_semi_sync_source_timeout: how long a commit waits before the source falls
-	// back to asynchronous replication. At least one millisecond.
+	// Timeout is rpl_semi_sync_source_timeout: how long a commit waits before mysqld itself
+	// falls back to asynchronous replication. At least one millisecond. The instance manager
+	// always applies SourceTimeoutNever: it carries out the fallback itself (see
+	// internal/instance/semisync_fallback.go); shorter values are for tests of mysqld itself.
 	Timeout time.Duration
 }
+
+// SourceTimeoutNever is the largest rpl_semi_sync_source_timeout (2^32-1 ms, about 49.7 days):
+// mysqld never releases a waiting commit by itself. Lowering the timeout later does not release
+// a commit already waiting (its deadline is computed when its wait begins), and ending its session
+// does not end its wait either; only rpl_semi_sync_source_enabled = OFF, or a
+// rpl_semi_sync_source_wait_for_replica_count already met, does.
+const SourceTimeoutNever = 4294967295 * time.Millisecond
+
+// The wait point and the no-replica behaviour the operator owns whenever semi-sync is on:
+// AFTER_SYNC (a commit is visible to other sessions only once a replica has it) and
+// wait_no_replica ON (the source keeps waiting when fewer replicas than the count are connected).
+const (
+	SourceWaitPoint     = "AFTER_SYNC"
+	SourceWaitNoReplica = true
+)
 
 var errSemiSync = errors.New("invalid semi-sync settings")
 
@@ -93,7 +110,9 @@ func installPlugins(ctx context.Context, conn *sql.Conn, which []int) error {
 }
 
 // ApplySemiSync sets the variables, the count only when not 0 (which it refuses unless the
-// source side is on and stays on). A replica registers as a semi-sync client only when its
+// source side is on and stays on). The count, the timeout, the wait point (SourceWaitPoint) and
+// wait_no_replica (SourceWaitNoReplica) are set before the source side is switched, so that no
+// commit ever waits under other settings. A replica registers as a semi-sync client only when its
 // receiver thread connects, so when ReplicaEnabled changes on a running replica, the receiver
 // thread is restarted.
 func (o *operator) ApplySemiSync(ctx context.Context, s SemiSyncSettings) error {
@@ -124,6 +143,8 @@ func (o *operator) ApplySemiSync(ctx context.Context, s SemiSyncSettings) error 
 		arg        any
 	}{
 		{"setting the semi-sync timeout", "SET GLOBAL rpl_semi_sync_source_timeout = ?", s.Timeout.Milliseconds()},
+		{"setting the semi-sync wait point", "SET GLOBAL rpl_semi_sync_source_wait_point = ?", SourceWaitPoint},
+		{"setting semi-sync to wait without replicas", "SET GLOBAL rpl_semi_sync_source_wait_no_replica = ?", boolInt(SourceWaitNoReplica)},
 		{"switching the semi-sync source", "SET GLOBAL rpl_semi_sync_source_enabled = ?", boolInt(s.SourceEnabled)},
 		{"switching the semi-sync replica", "SET GLOBAL rpl_semi_sync_replica_enabled = ?", boolInt(s.ReplicaEnabled)},
 	}

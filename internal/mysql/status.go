@@ -65,6 +65,8 @@ type SemiSyncStatus struct {
 	ReplicaEnabled         bool // rpl_semi_sync_replica_enabled
 	WaitForReplicaCount    int  // rpl_semi_sync_source_wait_for_replica_count
 	Timeout                time.Duration
+	WaitPoint              string // rpl_semi_sync_source_wait_point
+	WaitNoReplica          bool   // rpl_semi_sync_source_wait_no_replica
 	// SourceActive is Rpl_semi_sync_source_status: false while semi-sync is enabled means the
 	// source has fallen back to asynchronous replication.
 	SourceActive  bool
@@ -79,24 +81,47 @@ type SemiSyncStatus struct {
 	// as the processlist counts).
 	AckWaiters     int
 	LongestAckWait time.Duration
+	// Dumps is the number of binary log dump threads (replicas connected to this server, semi-sync
+	// or not); CaughtUpDumps how many of them have sent the whole binary log and wait for more
+	// (processlist state "Source has sent all binlog to replica; ..."): their replica has received
+	// everything this server wrote, or is about to.
+	Dumps         int
+	CaughtUpDumps int
 }
+
+// caughtUpDumpState matches the processlist state of a dump thread that has sent the whole binary
+// log ("Source has sent all binlog to replica; waiting for more updates"; "Master ... slave"
+// before 8.0.26).
+const caughtUpDumpState = "% has sent all binlog to %"
 
 // ackWaitState matches the processlist state of a session whose commit waits for a semi-sync
 // acknowledgement ("Waiting for semi-sync ACK from replica"; "slave" before 8.0.26).
 const ackWaitState = "Waiting for semi-sync ACK from %"
 
-// ackWaits counts the sessions waiting for a semi-sync acknowledgement and the longest wait.
-// information_schema.processlist is read, not performance_schema, which may be off; it does not
-// wait behind a commit.
-func (o *operator) ackWaits(ctx context.Context) (int, time.Duration, error) {
-	var n, longest int64
+// processlistCounts are what ackWaits reads from the processlist in one query.
+type processlistCounts struct {
+	waiters       int
+	longest       time.Duration
+	dumps         int
+	caughtUpDumps int
+}
+
+// ackWaits counts the sessions waiting for a semi-sync acknowledgement and the longest wait, and
+// the dump threads and those that have sent everything. information_schema.processlist is read,
+// not performance_schema, which may be off; it does not wait behind a commit.
+func (o *operator) ackWaits(ctx context.Context) (processlistCounts, error) {
+	var n, longest, dumps, caughtUp int64
 	err := o.db.QueryRowContext(ctx,
-		"SELECT COUNT(*), COALESCE(MAX(time), 0) FROM information_schema.processlist WHERE state LIKE ?", ackWaitState).
-		Scan(&n, &longest)
+		"SELECT COALESCE(SUM(state LIKE ?), 0), COALESCE(MAX(IF(state LIKE ?, time, 0)), 0), "+
+			"COALESCE(SUM(command LIKE 'Binlog Dump%'), 0), "+
+			"COALESCE(SUM(command LIKE 'Binlog Dump%' AND state LIKE ?), 0) FROM information_schema.processlist",
+		ackWaitState, ackWaitState, caughtUpDumpState).
+		Scan(&n, &longest, &dumps, &caughtUp)
 	if err != nil {
-		return 0, 0, fmt.Errorf("counting the commits waiting for a semi-sync acknowledgement on %s: %w", o.addr, err)
+		return processlistCounts{}, fmt.Errorf("counting the commits waiting for a semi-sync acknowledgement on %s: %w", o.addr, err)
 	}
-	return int(n), time.Duration(longest) * time.Second, nil
+	return processlistCounts{waiters: int(n), longest: time.Duration(longest) * time.Second,
+		dumps: int(dumps), caughtUpDumps: int(caughtUp)}, nil
 }
 
 func (o *operator) Status(ctx context.Context) (*Status, error) {
@@ -177,15 +202,19 @@ func (o *operator) semiSyncStatus(ctx context.Context) (SemiSyncStatus, error) {
 	}
 	_, sourceLoaded := vars["rpl_semi_sync_source_enabled"]
 	_, replicaLoaded := vars["rpl_semi_sync_replica_enabled"]
-	waiters, longest := 0, time.Duration(0)
+	var pl processlistCounts
 	if sourceLoaded {
-		if waiters, longest, err = o.ackWaits(ctx); err != nil {
+		if pl, err = o.ackWaits(ctx); err != nil {
 			return SemiSyncStatus{}, err
 		}
 	}
 	return SemiSyncStatus{
-		AckWaiters:             waiters,
-		LongestAckWait:         longest,
+		AckWaiters:             pl.waiters,
+		LongestAckWait:         pl.longest,
+		Dumps:                  pl.dumps,
+		CaughtUpDumps:          pl.caughtUpDumps,
+		WaitPoint:              vars["rpl_semi_sync_source_wait_point"],
+		WaitNoReplica:          vars["rpl_semi_sync_source_wait_no_replica"] == "ON",
 		SourcePluginInstalled:  sourceLoaded,
 		ReplicaPluginInstalled: replicaLoaded,
 		SourceEnabled:          vars["rpl_semi_sync_source_enabled"] == "ON",

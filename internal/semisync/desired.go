@@ -11,18 +11,20 @@ import (
 // operator's (POST /semisync, at runtime): want leaves it as it is (WaitForReplicaCount 0) rather
 // than writing back cur's, which was read before the operator may have set a new one. A primary
 // that turns semi-sync on starts from PlanFor's count with no replica known healthy (1 under
-// preferred, minSyncReplicas under required) until the operator adjusts it. change is false when
-// nothing needs to change.
-func Desired(spec *v1alpha1.ClusterSpec, primary bool, cur mysql.SemiSyncStatus) (want mysql.SemiSyncSettings, change bool) {
+// preferred, minSyncReplicas under required) until the operator adjusts it. On a primary whose
+// instance manager fell back to asynchronous replication (fallenBack), the source side stays as
+// it is: turning it back on is DecideFallback's, once a replica has caught up. Whenever semi-sync
+// is on, mysqld's own timeout is mysql.SourceTimeoutNever, with the wait point and no-replica
+// behaviour the operator owns. change is false when nothing needs to change.
+func Desired(spec *v1alpha1.ClusterSpec, primary bool, cur mysql.SemiSyncStatus, fallenBack bool) (want mysql.SemiSyncSettings, change bool) {
 	plan := PlanFor(spec, nil)
-	want = mysql.SemiSyncSettings{
-		SourceEnabled:       plan.Enabled && primary,
-		ReplicaEnabled:      plan.Enabled && !primary,
-		WaitForReplicaCount: plan.WaitForReplicaCount,
-		Timeout:             plan.Timeout,
-	}
+	want = plan.SettingsFor("", primary)
+	want.ReplicaEnabled = plan.Enabled && !primary
 	if !plan.Enabled && !(cur.SourcePluginInstalled && cur.ReplicaPluginInstalled) {
 		return want, false
+	}
+	if primary && fallenBack && want.SourceEnabled {
+		want.SourceEnabled = cur.SourceEnabled
 	}
 	if cur.SourceEnabled && want.SourceEnabled {
 		want.WaitForReplicaCount = 0
@@ -31,6 +33,6 @@ func Desired(spec *v1alpha1.ClusterSpec, primary bool, cur mysql.SemiSyncStatus)
 	// that turns on differs in SourceEnabled.
 	same := cur.SourcePluginInstalled && cur.ReplicaPluginInstalled &&
 		cur.SourceEnabled == want.SourceEnabled && cur.ReplicaEnabled == want.ReplicaEnabled &&
-		cur.Timeout == want.Timeout
+		cur.Timeout == want.Timeout && cur.WaitPoint == mysql.SourceWaitPoint && cur.WaitNoReplica == mysql.SourceWaitNoReplica
 	return want, !same
 }

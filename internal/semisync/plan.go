@@ -5,23 +5,11 @@ import (
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
 // defaultTimeout applies when the spec leaves timeoutMillis unset (the CRD defaults it).
 const defaultTimeout = 10 * time.Second
-
-// RequiredMinTimeout is the shortest rpl_semi_sync_source_timeout applied under dataDurability
-// required, whatever timeoutMillis says: the primary Lease's TTL. A primary cut off from its
-// replicas and from the API server turns itself read-only and ends the sessions whose commit
-// waits for an acknowledgement (unacknowledged to their clients) by failover.LeaseSelfFenceAfter
-// after its last renewal plus the time that takes, which is less than the TTL. With a shorter
-// timeout its commits would fall back to asynchronous replication, and be acknowledged without
-// any replica holding them, before it has self-fenced: a failover would then lose them. With
-// timeoutMillis shorter than this, commits wait RequiredMinTimeout, and the Cluster reports
-// Degraded (SemiSyncAcknowledgementsLate) while one has waited longer than timeoutMillis.
-const RequiredMinTimeout = failover.LeaseTTL
 
 // ReplicaHealth is what the plan needs to know of one replica: healthy means it is connected to
 // the primary, both replication threads run without error, and it can acknowledge.
@@ -42,9 +30,10 @@ type Plan struct {
 	Enabled bool
 	// WaitForReplicaCount is applied as rpl_semi_sync_source_wait_for_replica_count.
 	WaitForReplicaCount int
-	// Timeout is applied as rpl_semi_sync_source_timeout: timeoutMillis, raised to
-	// RequiredMinTimeout under required durability.
-	Timeout time.Duration
+	// FallbackAfter is timeoutMillis: how long the oldest waiting commit may wait before the
+	// primary's instance manager falls back (DecideFallback). mysqld's own timeout is always
+	// mysql.SourceTimeoutNever.
+	FallbackAfter time.Duration
 	// Participants are the replicas that acknowledge (rpl_semi_sync_replica_enabled), at most
 	// maxSyncReplicas of them, healthy ones first, each group in name order.
 	Participants []string
@@ -52,8 +41,8 @@ type Plan struct {
 	// too few replicas are healthy: acknowledged writes then reach fewer replicas than asked.
 	Lowered bool
 	// Short is true when fewer healthy participants than WaitForReplicaCount exist: commits will
-	// wait Timeout and the primary will fall back to asynchronous replication (required
-	// durability with replicas down).
+	// wait FallbackAfter and the primary's instance manager will fall back to asynchronous
+	// replication (required durability with replicas down), while it holds a fresh Lease.
 	Short bool
 }
 
@@ -63,9 +52,9 @@ type Plan struct {
 // minSyncReplicas whatever their health.
 func PlanFor(spec *v1alpha1.ClusterSpec, replicas []ReplicaHealth) Plan {
 	cfg := spec.MySQL.SemiSync
-	plan := Plan{WaitForReplicaCount: 1, Timeout: defaultTimeout}
+	plan := Plan{WaitForReplicaCount: 1, FallbackAfter: defaultTimeout}
 	if cfg != nil && cfg.TimeoutMillis > 0 {
-		plan.Timeout = time.Duration(cfg.TimeoutMillis) * time.Millisecond
+		plan.FallbackAfter = time.Duration(cfg.TimeoutMillis) * time.Millisecond
 	}
 	if cfg == nil || !cfg.Enabled {
 		return plan
@@ -81,9 +70,6 @@ func PlanFor(spec *v1alpha1.ClusterSpec, replicas []ReplicaHealth) Plan {
 		}
 	}
 	plan.WaitForReplicaCount = want
-	if cfg.DataDurability == v1alpha1.DataDurabilityRequired {
-		plan.Timeout = max(plan.Timeout, RequiredMinTimeout)
-	}
 	if cfg.DataDurability != v1alpha1.DataDurabilityRequired && healthy < want {
 		plan.WaitForReplicaCount = max(healthy, 1)
 		plan.Lowered = true
@@ -124,12 +110,12 @@ func participants(replicas []ReplicaHealth, limit int) []string {
 }
 
 // SettingsFor returns the variables one instance applies: the primary waits for
-// acknowledgements, participating replicas send them.
+// acknowledgements, participating replicas send them; mysqld never times a wait out.
 func (p Plan) SettingsFor(instance string, primary bool) mysql.SemiSyncSettings {
 	return mysql.SemiSyncSettings{
 		SourceEnabled:       p.Enabled && primary,
 		ReplicaEnabled:      p.Enabled && !primary && slices.Contains(p.Participants, instance),
 		WaitForReplicaCount: p.WaitForReplicaCount,
-		Timeout:             p.Timeout,
+		Timeout:             mysql.SourceTimeoutNever,
 	}
 }

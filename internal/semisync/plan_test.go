@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
@@ -75,12 +74,8 @@ func TestPlanSemiSync(t *testing.T) {
 			if !slices.Equal(p.Participants, tc.participants) {
 				t.Errorf("participants = %v, want %v", p.Participants, tc.participants)
 			}
-			wantTimeout := 1500 * time.Millisecond
-			if tc.enabled && tc.spec.MySQL.SemiSync.DataDurability == req {
-				wantTimeout = RequiredMinTimeout
-			}
-			if tc.spec.MySQL.SemiSync != nil && p.Timeout != wantTimeout {
-				t.Errorf("timeout = %s, want %s", p.Timeout, wantTimeout)
+			if tc.spec.MySQL.SemiSync != nil && p.FallbackAfter != 1500*time.Millisecond {
+				t.Errorf("fallback after %s, want timeoutMillis 1.5s", p.FallbackAfter)
 			}
 			reversed := slices.Clone(tc.replicas)
 			slices.Reverse(reversed)
@@ -99,9 +94,9 @@ func TestSemiSyncSettingsFor(t *testing.T) {
 		primary  bool
 		want     mysql.SemiSyncSettings
 	}{
-		{"the primary waits", "c-1", true, mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 1, Timeout: 1500 * time.Millisecond}},
-		{"a participant acknowledges", "c-2", false, mysql.SemiSyncSettings{ReplicaEnabled: true, WaitForReplicaCount: 1, Timeout: 1500 * time.Millisecond}},
-		{"a replica beyond maxSyncReplicas does not", "c-3", false, mysql.SemiSyncSettings{WaitForReplicaCount: 1, Timeout: 1500 * time.Millisecond}},
+		{"the primary waits", "c-1", true, mysql.SemiSyncSettings{SourceEnabled: true, WaitForReplicaCount: 1, Timeout: mysql.SourceTimeoutNever}},
+		{"a participant acknowledges", "c-2", false, mysql.SemiSyncSettings{ReplicaEnabled: true, WaitForReplicaCount: 1, Timeout: mysql.SourceTimeoutNever}},
+		{"a replica beyond maxSyncReplicas does not", "c-3", false, mysql.SemiSyncSettings{WaitForReplicaCount: 1, Timeout: mysql.SourceTimeoutNever}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := p.SettingsFor(tc.instance, tc.primary); got != tc.want {
@@ -115,31 +110,31 @@ func TestSemiSyncSettingsFor(t *testing.T) {
 	}
 }
 
-// TestRequiredTimeoutOutlastsSelfFence: under required, an isolated primary must never
-// acknowledge a commit that no replica acknowledged before it has turned itself read-only and
-// ended the waiting sessions. It self-fences LeaseSelfFenceAfter after its last renewal was sent,
-// checks the deadline every LeaseCheckInterval and takes up to three statement timeouts of a
-// second each to stop writes; a commit waiting since the isolation falls back no earlier than the
-// applied timeout after it.
-func TestRequiredTimeoutOutlastsSelfFence(t *testing.T) {
-	const stopWritesWorstCase = 3*time.Second + 250*time.Millisecond
-	if done := failover.LeaseSelfFenceAfter + stopWritesWorstCase; done >= RequiredMinTimeout {
-		t.Fatalf("self-fence done %s after the last renewal, not before the required semi-sync timeout %s", done, RequiredMinTimeout)
-	}
+// TestMysqldNeverTimesOut: whatever timeoutMillis and dataDurability say, mysqld's own timeout
+// is the maximum (it never releases a waiting commit by itself), and timeoutMillis is when the
+// instance manager may fall back (Plan.FallbackAfter), under both durabilities.
+func TestMysqldNeverTimesOut(t *testing.T) {
 	for _, tc := range []struct {
 		rule    string
 		millis  int64
 		durable v1alpha1.DataDurability
 		want    time.Duration
 	}{
-		{"required raises a timeout shorter than the self-fence (the 10 s default) to RequiredMinTimeout", 10000, v1alpha1.DataDurabilityRequired, RequiredMinTimeout},
-		{"required keeps a longer timeout", 600000, v1alpha1.DataDurabilityRequired, 10 * time.Minute},
-		{"preferred keeps timeoutMillis: it favours availability", 1000, v1alpha1.DataDurabilityPreferred, time.Second},
+		{"required: the manager falls back after timeoutMillis, even a short one", 1000, v1alpha1.DataDurabilityRequired, time.Second},
+		{"required keeps a long timeoutMillis", 600000, v1alpha1.DataDurabilityRequired, 10 * time.Minute},
+		{"preferred falls back after timeoutMillis", 1000, v1alpha1.DataDurabilityPreferred, time.Second},
+		{"an unset timeoutMillis is 10 s", 0, v1alpha1.DataDurabilityPreferred, 10 * time.Second},
 	} {
 		spec := semiSyncSpec(true, tc.durable, 1, 1)
 		spec.MySQL.SemiSync.TimeoutMillis = tc.millis
-		if got := PlanFor(spec, replicas(true, true)).Timeout; got != tc.want {
-			t.Errorf("%s: timeout %s, want %s", tc.rule, got, tc.want)
+		p := PlanFor(spec, replicas(true, true))
+		if p.FallbackAfter != tc.want {
+			t.Errorf("%s: fallback after %s, want %s", tc.rule, p.FallbackAfter, tc.want)
+		}
+		for _, primary := range []bool{true, false} {
+			if got := p.SettingsFor("c-2", primary).Timeout; got != mysql.SourceTimeoutNever {
+				t.Errorf("%s: mysqld timeout %s (primary %v), want %s", tc.rule, got, primary, mysql.SourceTimeoutNever)
+			}
 		}
 	}
 }

@@ -16,19 +16,20 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
 // TestHASafety runs the Cluster reconciler against three `manager instance run` processes with
 // real mysqld, as TestOperatorFailover does, for the safety rules of primary changes under load:
 // switchovers under a continuous write load never mark a healthy instance diverged and lose no
-// acknowledged write, and the Cluster is Degraded while a commit waits for semi-sync
-// acknowledgements longer than timeoutMillis. The steps share the world and run in order.
+// acknowledged write, and a commit that waited timeoutMillis is released by the primary's
+// instance manager (under its Lease), reported, and semi-sync comes back. The steps share the world and run in order.
 func TestHASafety(t *testing.T) {
 	w := startOperatorWorld(t)
 	steps := []step[*operatorWorld]{
 		{"the operator creates the Pods and the Cluster becomes Ready", testOperatorComeUp},
 		{"switchovers under a continuous write load mark nothing diverged and lose no acknowledged write", testSwitchoversUnderLoad},
-		{"a commit waiting for semi-sync acknowledgements longer than timeoutMillis makes the Cluster Degraded until acknowledged", testDegradedWhileAckWaits},
+		{"a commit waiting timeoutMillis is released by the primary's instance manager under its Lease; semi-sync comes back", testFallbackUnderLease},
 		{"a killed mysqld on the primary recovers in place while its Lease holds; the replicas stay ready and readable", testKilledPrimaryMysqld},
 	}
 	runSteps(t, w, steps, w.explain)
@@ -196,13 +197,14 @@ func testSwitchoversUnderLoad(t *testing.T, o *operatorWorld) {
 	}
 }
 
-// testDegradedWhileAckWaits: under required durability with timeoutMillis 2 s (applied as the
-// Lease TTL, which outlasts a self-fence), both replicas are fenced so their receivers stay
-// stopped, and a client's commit waits for an acknowledgement. The primary's control API reports
-// the waiting commit and how long it waited; once it waited longer than timeoutMillis the Cluster
-// is Degraded with reason SemiSyncAcknowledgementsLate and an Event; once a replica receives
-// again the commit is acknowledged and the condition clears.
-func testDegradedWhileAckWaits(t *testing.T, o *operatorWorld) {
+// testFallbackUnderLease: under required durability with timeoutMillis 2 s, both replicas are
+// fenced so their receivers stay stopped, and a client's commit waits for an acknowledgement.
+// mysqld's own timeout is the maximum: the commit is released by the primary's instance manager,
+// which holds a fresh Lease, once it has waited timeoutMillis, and not before. The Cluster then
+// reports the fallback (Degraded, SemiSyncFallenBackToAsync; the control API's semiSync says
+// fallen back); once a replica receives again and has caught up, the manager turns semi-sync back
+// on and the condition clears.
+func testFallbackUnderLease(t *testing.T, o *operatorWorld) {
 	primary := o.cluster(t).Status.CurrentPrimary
 	var replicas []string
 	for _, n := range []string{"db-1", "db-2", "db-3"} {
@@ -216,9 +218,9 @@ func testDegradedWhileAckWaits(t *testing.T, o *operatorWorld) {
 		s.MySQL.SemiSync.DataDurability = v1alpha1.DataDurabilityRequired
 		s.MySQL.SemiSync.TimeoutMillis = 2000
 	})
-	eventually(t, 30*time.Second, "the required timeout applied on "+primary, func() bool {
+	eventually(t, 30*time.Second, "mysqld's semi-sync timeout at the maximum on "+primary, func() bool {
 		st := p.status(t)
-		return st != nil && st.SemiSync.Timeout >= 15*time.Second && st.SemiSync.SourceActive
+		return st != nil && st.SemiSync.Timeout == mysql.SourceTimeoutNever && st.SemiSync.SourceActive
 	})
 	o.setFence(t, fmt.Sprintf(`[%q,%q]`, replicas[0], replicas[1]))
 	eventually(t, 30*time.Second, "both replicas fenced", func() bool {
@@ -234,37 +236,34 @@ func testDegradedWhileAckWaits(t *testing.T, o *operatorWorld) {
 		_, err := app.ExecContext(context.Background(), "INSERT INTO app.t VALUES (99999)")
 		committed <- err
 	}()
-	eventually(t, 20*time.Second, "the Cluster Degraded: SemiSyncAcknowledgementsLate", func() bool {
-		c := meta.FindStatusCondition(o.cluster(t).Status.Conditions, v1alpha1.ConditionDegraded)
-		return c != nil && c.Status == "True" && c.Reason == failover.ReasonSemiSyncAckWait
-	})
-	t.Logf("Degraded %s after the commit started waiting", time.Since(begin).Round(time.Millisecond))
-	if time.Since(begin) < 2*time.Second {
-		t.Errorf("Degraded after %s, before the commit waited timeoutMillis", time.Since(begin))
-	}
-	st, err := o.operator.Status(t.Context(), p.target())
-	must(t, err)
-	if st.AckWaiters != 1 || st.LongestAckWaitMillis < 2000 {
-		t.Errorf("the control API reports %d commits waiting, the longest %d ms; want 1, over 2000 ms", st.AckWaiters, st.LongestAckWaitMillis)
-	}
-	eventually(t, 10*time.Second, "a Degraded Event about the late acknowledgements", func() bool {
-		return strings.Contains(o.events(t)["Degraded"], "semi-sync acknowledgements")
-	})
-	select {
-	case err := <-committed:
-		t.Fatalf("the commit returned (%v) while no replica could acknowledge it", err)
-	default:
-	}
-	must(t, o.nodes[replicas[0]].op.StartReplication(t.Context()))
 	select {
 	case err := <-committed:
 		must(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the commit was not acknowledged once a replica received again")
+		took := time.Since(begin)
+		t.Logf("the commit was released by the fallback %s after it began", took.Round(time.Millisecond))
+		if took < 2*time.Second {
+			t.Errorf("released after %s, before it waited timeoutMillis", took)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the commit still waits 15 s after it began: the instance manager did not fall back")
 	}
-	eventually(t, 20*time.Second, "Degraded cleared of SemiSyncAcknowledgementsLate", func() bool {
+	eventually(t, 20*time.Second, "the Cluster Degraded: SemiSyncFallenBackToAsync", func() bool {
 		c := meta.FindStatusCondition(o.cluster(t).Status.Conditions, v1alpha1.ConditionDegraded)
-		return c != nil && c.Reason != failover.ReasonSemiSyncAckWait
+		return c != nil && c.Status == "True" && c.Reason == failover.ReasonSemiSyncAsync
+	})
+	st, err := o.operator.Status(t.Context(), p.target())
+	must(t, err)
+	if st.SemiSync == nil || st.SemiSync.Active || !st.SemiSync.FallenBack {
+		t.Errorf("the control API reports semi-sync %+v; want active false, fallen back", st.SemiSync)
+	}
+	must(t, o.nodes[replicas[0]].op.StartReplication(t.Context()))
+	eventually(t, 20*time.Second, "semi-sync back on "+primary, func() bool {
+		st := p.status(t)
+		return st != nil && st.SemiSync.SourceEnabled && st.SemiSync.SourceActive
+	})
+	eventually(t, 20*time.Second, "Degraded cleared of SemiSyncFallenBackToAsync", func() bool {
+		c := meta.FindStatusCondition(o.cluster(t).Status.Conditions, v1alpha1.ConditionDegraded)
+		return c != nil && c.Reason != failover.ReasonSemiSyncAsync
 	})
 	o.setFence(t, "")
 	o.waitRoles(t, 60*time.Second, primary, replicas...)

@@ -1,0 +1,182 @@
+package instance
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
+)
+
+// FallbackCheckInterval is how often the primary's instance manager looks at the commits waiting
+// for acknowledgements. The processlist counts a wait in whole seconds of the wall clock
+// (semisync.AckWaitResolution), so a commit is released after it has waited at least
+// timeoutMillis and at most timeoutMillis plus two seconds plus this interval.
+const FallbackCheckInterval = 250 * time.Millisecond
+
+// fallbackStatementTimeout bounds the statement that releases the waits or turns semi-sync back
+// on, so that the Lease checked before it cannot have gone stale by much when it runs.
+const fallbackStatementTimeout = time.Second
+
+// LeaseFreshness is what the fallback needs of the primary Lease (PrimaryLease).
+type LeaseFreshness interface {
+	// Enabled is spec.enablePrimaryLease.
+	Enabled() bool
+	// Held: held and renewed in time, so that the self-fence is not due.
+	Held() bool
+}
+
+// SemiSyncFallback is the primary's instance manager's side of semi-sync durability. mysqld
+// never releases a waiting commit by itself (mysql.SourceTimeoutNever); this keeper does, when
+// the oldest has waited timeoutMillis, and only while the primary Lease is fresh
+// (semisync.DecideFallback), and turns semi-sync back on once a replica has caught up. It
+// remembers that it fell back, so that the role pass leaves the source side off and the status
+// report says "fallen back" rather than "disabled". Safe for concurrent use.
+type SemiSyncFallback struct {
+	Op mysql.Operator
+	// Lease is the primary Lease; nil means no Lease (as disabled in the spec).
+	Lease LeaseFreshness
+	Clock clock.Clock
+	Log   logr.Logger
+
+	// check serialises CheckOnce.
+	check sync.Mutex
+	mu    sync.Mutex
+	// spec is the Cluster's spec as the role pass last read it; nil until then.
+	spec *v1alpha1.ClusterSpec
+	// fellBack: the source side was switched off here at since, and not turned on again.
+	fellBack bool
+	since    time.Time
+}
+
+// Configure records the Cluster's spec as last read (the role pass calls it on every pass).
+func (f *SemiSyncFallback) Configure(spec *v1alpha1.ClusterSpec) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.spec = spec.DeepCopy()
+}
+
+// FallenBack reports whether this instance manager switched the semi-sync source side off, and
+// since when: the primary then acknowledges commits no replica may hold.
+func (f *SemiSyncFallback) FallenBack() (bool, time.Time) {
+	if f == nil {
+		return false, time.Time{}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fellBack, f.since
+}
+
+// Run checks every FallbackCheckInterval until ctx ends, logging failed checks.
+func (f *SemiSyncFallback) Run(ctx context.Context) {
+	for {
+		if _, err := f.CheckOnce(ctx); err != nil && ctx.Err() == nil {
+			f.Log.Error(err, "semi-sync fallback check failed")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.Clock.After(FallbackCheckInterval):
+		}
+	}
+}
+
+// CheckOnce reads the server, decides (semisync.DecideFallback) and carries the decision out.
+func (f *SemiSyncFallback) CheckOnce(ctx context.Context) (semisync.FallbackDecision, error) {
+	f.check.Lock()
+	defer f.check.Unlock()
+	f.mu.Lock()
+	spec, fellBack := f.spec, f.fellBack
+	f.mu.Unlock()
+	if spec == nil {
+		return semisync.FallbackDecision{Reason: "the Cluster has not been read yet"}, nil
+	}
+	st, err := f.Op.Status(ctx)
+	if err != nil {
+		return semisync.FallbackDecision{}, fmt.Errorf("reading the server for the semi-sync fallback: %w", err)
+	}
+	d := semisync.DecideFallback(f.input(spec, fellBack, st))
+	switch d.Action {
+	case semisync.FallbackRelease, semisync.FallbackLowerCount:
+		err = f.fallBack(ctx, d, st)
+	case semisync.FallbackReenable:
+		err = f.reenable(ctx, d)
+	case semisync.FallbackForget:
+		f.forget(d)
+	}
+	return d, err
+}
+
+// input gathers DecideFallback's input; the Lease is read last, right before the decision.
+func (f *SemiSyncFallback) input(spec *v1alpha1.ClusterSpec, fellBack bool, st *mysql.Status) semisync.FallbackInput {
+	plan := semisync.PlanFor(spec, nil)
+	s := st.SemiSync
+	in := semisync.FallbackInput{
+		Enabled: plan.Enabled, FallbackAfter: plan.FallbackAfter, Primary: st.Writable(), FallenBack: fellBack,
+		SourceEnabled: s.SourceEnabled, WaitForReplicaCount: s.WaitForReplicaCount, Clients: int(s.Clients),
+		AckWaiters: s.AckWaiters, LongestAckWait: s.LongestAckWait, Dumps: s.Dumps, CaughtUpDumps: s.CaughtUpDumps,
+	}
+	if spec.MySQL.SemiSync != nil {
+		in.Durability = spec.MySQL.SemiSync.DataDurability
+	}
+	in.LeaseFresh = f.Lease == nil || !f.Lease.Enabled() || f.Lease.Held()
+	return in
+}
+
+// fallBack releases the commits waiting for acknowledgements: FallbackRelease switches the
+// source side off (every waiting commit completes, later ones do not wait, the primary now
+// acknowledges alone); FallbackLowerCount (preferred) lowers the acknowledgement count to the
+// semi-sync replicas connected. This is the one place a waiting commit is released without its
+// acknowledgements; a step that must precede that (recording the fallback durably, with the GTID
+// set at that moment) goes at the top, and returning its error keeps the commits waiting.
+func (f *SemiSyncFallback) fallBack(ctx context.Context, d semisync.FallbackDecision, st *mysql.Status) error {
+	ctx, cancel := context.WithTimeout(ctx, fallbackStatementTimeout)
+	defer cancel()
+	if d.Action == semisync.FallbackLowerCount {
+		if err := f.Op.SetSemiSyncWaitForReplicaCount(ctx, d.Count); err != nil {
+			return fmt.Errorf("lowering the semi-sync acknowledgement count to %d: %w", d.Count, err)
+		}
+		f.Log.Info("lowered the semi-sync acknowledgement count to the replicas connected", "count", d.Count,
+			"was", st.SemiSync.WaitForReplicaCount, "waiting", st.SemiSync.AckWaiters, "longestWait", st.SemiSync.LongestAckWait,
+			"reason", d.Reason)
+		return nil
+	}
+	if err := f.Op.SetSemiSyncSourceEnabled(ctx, false); err != nil {
+		return fmt.Errorf("falling back to asynchronous replication: %w", err)
+	}
+	f.mu.Lock()
+	f.fellBack, f.since = true, f.Clock.Now()
+	f.mu.Unlock()
+	f.Log.Info("fell back to asynchronous replication: released the commits waiting for acknowledgements",
+		"waiting", st.SemiSync.AckWaiters, "longestWait", st.SemiSync.LongestAckWait, "clients", st.SemiSync.Clients,
+		"gtidExecuted", st.GTIDExecuted.String(), "reason", d.Reason)
+	return nil
+}
+
+// reenable switches the source side back on after a fallback. The count, the timeout, the wait
+// point and wait_no_replica were applied when the source side was last turned on and are left
+// as they are.
+func (f *SemiSyncFallback) reenable(ctx context.Context, d semisync.FallbackDecision) error {
+	ctx, cancel := context.WithTimeout(ctx, fallbackStatementTimeout)
+	defer cancel()
+	if err := f.Op.SetSemiSyncSourceEnabled(ctx, true); err != nil {
+		return fmt.Errorf("turning semi-sync back on: %w", err)
+	}
+	f.forget(d)
+	return nil
+}
+
+// forget clears the fallback: the source side is on again, or the fallback no longer applies.
+func (f *SemiSyncFallback) forget(d semisync.FallbackDecision) {
+	f.mu.Lock()
+	since := f.since
+	f.fellBack, f.since = false, time.Time{}
+	f.mu.Unlock()
+	f.Log.Info("semi-sync fallback over", "fellBackAt", since, "reason", d.Reason)
+}
