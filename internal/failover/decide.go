@@ -334,7 +334,7 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	}
 	d := Decision{Kind: Failover, Operation: FailoverOperation, Step: StepSetTargetPrimary, Instance: cand.Name,
 		CatchUp: cand.History(),
-		Reason: fmt.Sprintf("failover from %s (%s): promote %s, the replica with the most complete history", p, why, cand.Name)}
+		Reason:  fmt.Sprintf("failover from %s (%s): promote %s, the replica with the most complete history", p, why, cand.Name)}
 	if o.Status.SemiSyncFallenBack {
 		d.Warning = "semi-sync had fallen back to asynchronous replication on " + p +
 			": writes it acknowledged alone may be lost"
