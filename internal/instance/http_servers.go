@@ -13,15 +13,11 @@ type serverTimeouts struct {
 	ReadHeader, Read, Write, Idle time.Duration
 }
 
-var (
-	// controlAPITimeouts: the operator's and the peers' requests are small and answered from
-	// memory or one status query; a semi-sync change waits for at most one SQL round trip.
-	controlAPITimeouts = serverTimeouts{ReadHeader: 5 * time.Second, Read: 10 * time.Second,
-		Write: 30 * time.Second, Idle: time.Minute}
-	// probeTimeouts: the kubelet gives a probe 5 seconds.
-	probeTimeouts = serverTimeouts{ReadHeader: 2 * time.Second, Read: 5 * time.Second,
-		Write: 10 * time.Second, Idle: 30 * time.Second}
-)
+// controlAPITimeouts: the operator's and the peers' requests are small and answered from
+// memory or one status query; a semi-sync change waits for at most one SQL round trip. (The
+// probe server's are probes.ServerTimeouts.)
+var controlAPITimeouts = serverTimeouts{ReadHeader: 5 * time.Second, Read: 10 * time.Second,
+	Write: 30 * time.Second, Idle: time.Minute}
 
 // newHTTPServer returns a server of h with the timeouts t; tlsCfg nil serves plain HTTP.
 func newHTTPServer(h http.Handler, tlsCfg *tls.Config, t serverTimeouts) *http.Server {

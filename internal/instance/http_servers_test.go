@@ -1,20 +1,15 @@
 package instance
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr/testr"
 
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/tlsfiles"
 )
 
@@ -72,71 +67,5 @@ func TestControlAPIServerHasTimeouts(t *testing.T) {
 	}
 	if srv.ReadTimeout != controlAPITimeouts.Read || srv.IdleTimeout != controlAPITimeouts.Idle {
 		t.Errorf("the control API's timeouts are %v/%v, want controlAPITimeouts", srv.ReadTimeout, srv.IdleTimeout)
-	}
-}
-
-// blockingOp answers Status only when its context ends, counting the calls running at once.
-type blockingOp struct {
-	mysql.Operator
-	running, peak atomic.Int32
-}
-
-func (b *blockingOp) Status(ctx context.Context) (*mysql.Status, error) {
-	n := b.running.Add(1)
-	defer b.running.Add(-1)
-	for {
-		p := b.peak.Load()
-		if n <= p || b.peak.CompareAndSwap(p, n) {
-			break
-		}
-	}
-	<-ctx.Done()
-	return nil, ctx.Err()
-}
-
-// TestProbesBoundTheirSQL: a flood of probe requests against a server that does not answer runs
-// at most MaxProbeQueries queries at once, each cut at the query timeout; the others fail at once.
-func TestProbesBoundTheirSQL(t *testing.T) {
-	op := &blockingOp{}
-	srv := httptest.NewServer((&Probes{Op: op, QueryTimeout: 500 * time.Millisecond}).Handler())
-	defer srv.Close()
-	const requests = 8
-	type answer struct {
-		code int
-		took time.Duration
-	}
-	answers := make(chan answer, requests)
-	var wg sync.WaitGroup
-	for i := range requests {
-		path := []string{"/readyz", "/startupz"}[i%2]
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			begin := time.Now()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				answers <- answer{code: 0, took: time.Since(begin)}
-				return
-			}
-			resp.Body.Close()
-			answers <- answer{code: resp.StatusCode, took: time.Since(begin)}
-		})
-	}
-	wg.Wait()
-	close(answers)
-	for a := range answers {
-		if a.code != http.StatusServiceUnavailable {
-			t.Errorf("a probe answered %d, want 503 while mysqld does not answer", a.code)
-		}
-		if a.took > 3*time.Second {
-			t.Errorf("a probe took %v: its SQL is not bounded", a.took)
-		}
-	}
-	if p := op.peak.Load(); p > MaxProbeQueries {
-		t.Errorf("%d probe queries ran at once, want at most %d", p, MaxProbeQueries)
-	}
-	if p := op.peak.Load(); p == 0 {
-		t.Error("no probe query ran")
 	}
 }

@@ -35,8 +35,8 @@ type manager struct {
 	deps   RunDeps
 	serial int32
 	op     mysql.Operator
-	// probeOp is the probes' own pool: the unauthenticated probe port never takes the
-	// connections the role reconciler needs.
+	// probeOp is the probes' own pool, used by their one status poller: the unauthenticated
+	// probe port never takes the connections the role reconciler needs.
 	probeOp mysql.Operator
 	dir     PeerDirectory
 	cluster types.NamespacedName

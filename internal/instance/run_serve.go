@@ -17,6 +17,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/probes"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/tlsfiles"
 )
@@ -54,12 +55,15 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	isolation := NewIsolationDetector(m.deps.Clock, m.cfg.IsolationLimit)
 	state := &LocalState{}
 	state.SetMembers(ClusterMembers(cluster, nil))
-	probes := newHTTPServer((&Probes{Op: m.probeOp, Isolation: isolation, State: state}).Handler(), nil, probeTimeouts)
+	// The probes answer from the poller's newest observation; only the poller runs SQL.
+	poller := &probes.StatusPoller{Op: m.probeOp, Clock: m.deps.Clock, Log: m.deps.Log.WithName("probes")}
+	wg.Go(func() { poller.Run(ctx) })
+	probeSrv := (&probes.Probes{Mysqld: poller, Isolation: isolation, State: state, Clock: m.deps.Clock}).Server()
 	probeLn, err := net.Listen("tcp", m.cfg.ProbeAddr)
 	if err != nil {
 		return fmt.Errorf("listening for probes: %w", err)
 	}
-	wg.Go(func() { stop(m.serveUntil(ctx, probes, probeLn, "probes")) })
+	wg.Go(func() { stop(m.serveUntil(ctx, probeSrv, probeLn, "probes")) })
 	client, err := m.peerClient()
 	if err != nil {
 		return err

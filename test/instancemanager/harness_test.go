@@ -96,7 +96,7 @@ func must(t *testing.T, err error) {
 }
 
 // passwords are the accounts' passwords, as the Secrets <cluster>-<user> would hold them.
-var passwords = map[string]string{"root": "root-pw", "replication": "repl-pw", "backup": "backup-pw", "app": "app-pw"}
+var passwords = map[string]string{"root": "root-pw", "replication": "repl-pw", "backup": "backup-pw", "app": "app-pw", "fence": "fence-pw"}
 
 // newNode prepares the directories, certificates and passwords of one instance under base.
 func newNode(t *testing.T, p pki, base, name, host string) *node {
