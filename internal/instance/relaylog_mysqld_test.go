@@ -55,7 +55,7 @@ func TestRelayLogKeepsAcknowledgedTail(t *testing.T) {
 		t.Run(tc.rule, func(t *testing.T) {
 			t.Logf("mysqld options: %s", strings.Join(tc.args, " "))
 			acked, missing, applierErr := crashWithAckingReplica(t, tc.args, tc.duringLoad)
-			t.Logf("%d commits acknowledged by A alone; after its restart A lacks %d of them; applier error %q",
+			t.Logf("%d rows whose commit A alone acknowledged; after its restart A lacks %d of them; applier error %q",
 				len(acked), len(missing), applierErr)
 			if tc.keepsAll && (len(missing) != 0 || applierErr != "") {
 				t.Errorf("A lost acknowledged writes %v across its restart (applier error %q)", missing, applierErr)
