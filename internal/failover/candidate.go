@@ -43,8 +43,9 @@ func (o *Observation) Ineligible(in Instance, primary string) string {
 // earliest in Observation.Instances on ties. It refuses (ok false, with the reason) when no
 // replica is eligible, when the eligible histories diverge (each holds transactions another
 // lacks), when a replica seen but not eligible holds transactions the candidate lacks
-// (promoting would lose them), or when a replica whose Pod runs did not answer (its history is
-// unknown). Instances listed as diverged or fenced do not count.
+// (promoting would lose them), or when a semi-sync participant did not answer, whether its Pod
+// runs, is being deleted or is gone (UnseenParticipant). Instances listed as diverged or fenced
+// do not count.
 func (o *Observation) SelectCandidate(primary string) (Instance, string, bool) {
 	var eligible []Instance
 	var skipped []string
@@ -69,14 +70,8 @@ func (o *Observation) SelectCandidate(primary string) (Instance, string, bool) {
 		return Instance{}, "the GTID histories of the eligible replicas diverge: " + describeHistories(eligible), false
 	}
 	cand := eligible[best]
-	for _, in := range o.Instances {
-		// A replica that runs but did not answer may hold acknowledged writes the candidate lacks
-		// (with semi-sync, the acknowledgement may have come from it alone): wait for its answer.
-		if in.Name != primary && in.Name != cand.Name && in.PodExists && !in.PodDeleting && !in.Reachable &&
-			!o.fenced(in.Name) && !o.diverged(in.Name) {
-			return Instance{}, fmt.Sprintf("%s did not answer: its history is unknown and may hold acknowledged writes %s lacks",
-				in.Name, cand.Name), false
-		}
+	if why := o.UnseenParticipant(primary, cand.Name); why != "" {
+		return Instance{}, why, false
 	}
 	if ahead, missing := o.aheadOf(cand, primary); ahead != "" {
 		return Instance{}, fmt.Sprintf("%s holds transactions the best eligible replica %s lacks (%s); promoting %s would lose them",

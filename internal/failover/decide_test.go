@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 )
 
@@ -372,9 +373,12 @@ func TestDecideFailoverPromotion(t *testing.T) {
 			// promoted behind a replica holding acknowledged writes it lacks.
 			[]change{on("c-3", history(a("1-12")))},
 			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
-		{"a target that runs but does not answer before promoting: blocked, it may hold acknowledged writes the others lack",
+		{"semi-sync: a target that runs but does not answer before promoting: blocked, it may hold acknowledged writes the others lack",
+			[]change{semiSyncOn(v1.DataDurabilityPreferred), on("c-2", unreachable)},
+			want{kind: Blocked, reason: "participant c-2 did not answer"}},
+		{"asynchronous: a target that runs but does not answer before promoting, not holding the Lease: promote another candidate",
 			[]change{on("c-2", unreachable)},
-			want{kind: Blocked, reason: "c-2 did not answer"}},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-3"}},
 		{"a target unreachable without the Lease: blocked, it may have promoted",
 			[]change{leaseOff, on("c-2", unreachable)},
 			want{kind: Blocked, op: FailoverOperation, reason: "cannot be told"}},

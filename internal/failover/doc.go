@@ -18,11 +18,13 @@
 //     history (executed and retrieved GTIDs) of every other replica seen, and applies its relay
 //     log before it is promoted; every replica's IO thread from the old primary is stopped first,
 //     so the old primary can no longer collect semi-sync acknowledgements for writes the
-//     candidate would not have.
+//     candidate would not have. With semi-sync on, nothing is promoted while a replica that is
+//     neither fenced nor diverged did not answer, whatever its Pod's state: it may be the only
+//     participant holding an acknowledged write (UnseenParticipant).
 //   - When GTID histories diverge, or no candidate is safe, nothing is promoted: the decision is
 //     blocked, with the reason, for a human.
 //
-// The helpers around Decide are pure as well: SelectCandidate, RoleLabels, CheckRejoin,
+// The helpers around Decide are pure as well: SelectCandidate, UnseenParticipant, RoleLabels, CheckRejoin,
 // LeaseExpired and the Lease timing constants, LeaseRenewalDue and LeaseRenewalOverdue (when the
 // controller looks at a primary whose renewal did not come, and asks it with a short timeout),
 // and Conditions (Ready, Progressing, Degraded).

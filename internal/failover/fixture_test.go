@@ -120,6 +120,13 @@ func failingSince(t time.Time) change {
 func failingPrimary(name string) change {
 	return func(o *Observation) { o.Status.FailingPrimary = name }
 }
+
+// semiSyncOn: semi-synchronous replication is on with durability d, every replica a participant.
+func semiSyncOn(d v1.DataDurability) change {
+	return func(o *Observation) {
+		o.Spec.SemiSync, o.Spec.SemiSyncTimeout, o.Spec.DataDurability = true, 10*time.Second, d
+	}
+}
 func failoverDelay(d time.Duration) change { return func(o *Observation) { o.Spec.FailoverDelay = d } }
 func leaseOff(o *Observation)              { o.Spec.EnablePrimaryLease = false }
 

@@ -105,7 +105,8 @@ func observationFrom(data []byte) Observation {
 // FuzzDecideSafety: whatever it observes, Decide never lets an instance become writable while
 // another is seen accepting writes, or while the old primary may still write (its Lease live
 // and it not seen read-only; without the Lease, not seen read-only and its Pod not deleted);
-// never promotes a fenced or diverged instance or one missing transactions a replica holds; never
+// never promotes a fenced or diverged instance, one missing transactions a replica holds, or any
+// while a semi-sync participant did not answer; never
 // aborts a switchover whose target may have promoted; and every wait ends in the future.
 func FuzzDecideSafety(f *testing.F) {
 	f.Add([]byte{})
@@ -193,6 +194,12 @@ func checkPromotion(o Observation, d Decision) error {
 			}
 			if !cand.History().Contains(in.History()) {
 				return fmt.Errorf("promotes %s while %s holds transactions it lacks", promoted, in.Name)
+			}
+		}
+		for _, in := range o.Instances {
+			if o.Spec.SemiSync && !in.Reachable && in.Name != promoted && in.Name != o.Status.CurrentPrimary &&
+				!o.fenced(in.Name) && !o.diverged(in.Name) {
+				return fmt.Errorf("promotes %s while the semi-sync participant %s, which may hold acknowledged writes, did not answer", promoted, in.Name)
 			}
 		}
 	}

@@ -199,15 +199,15 @@ func TestSelectCandidate(t *testing.T) {
 	if _, why, ok := o.SelectCandidate("c-1"); ok || !strings.Contains(why, "c-3 holds transactions the best eligible replica c-2 lacks") {
 		t.Errorf("a fenced replica holding more must block, got %q %v", why, ok)
 	}
-	// A replica whose Pod runs but which did not answer may hold acknowledged writes the
-	// candidate lacks: no promotion until it answers or its Pod is gone.
-	o = build(primaryLost, on("c-3", unreachable))
-	if _, why, ok := o.SelectCandidate("c-1"); ok || !strings.Contains(why, "c-3 did not answer") {
-		t.Errorf("a running replica that did not answer must block, got %q %v", why, ok)
+	// A semi-sync participant that did not answer may hold acknowledged writes the candidate
+	// lacks: no promotion until it answers, whether its Pod runs or is gone (TestUnseenParticipant).
+	o = build(primaryLost, semiSyncOn(v1.DataDurabilityPreferred), on("c-3", noPod))
+	if _, why, ok := o.SelectCandidate("c-1"); ok || !strings.Contains(why, "participant c-3 did not answer (it has no Pod)") {
+		t.Errorf("a participant whose Pod is gone must block, got %q %v", why, ok)
 	}
-	o = build(primaryLost, on("c-3", unreachable), on("c-3", func(in *Instance) { in.PodExists = false }))
+	o = build(primaryLost, on("c-3", unreachable))
 	if cand, why, ok := o.SelectCandidate("c-1"); !ok || cand.Name != "c-2" {
-		t.Errorf("a replica whose Pod is gone does not block, got %s %q %v", cand.Name, why, ok)
+		t.Errorf("without semi-sync a replica that did not answer does not block, got %s %q %v", cand.Name, why, ok)
 	}
 }
 

@@ -41,7 +41,7 @@ var ownedKeys = map[string]string{
 	"log_replica_updates":            "replication: every instance must be able to become a source",
 	"log_slave_updates":              "replication: every instance must be able to become a source",
 	"relay_log":                      "replication: relay log layout",
-	"relay_log_recovery":             "replication: crash-safe replicas",
+	"relay_log_recovery":             "replication: OFF keeps the acknowledged tail of a replica's relay log across a restart",
 	"skip_replica_start":             "replication: the instance manager decides when to replicate",
 	"skip_slave_start":               "replication: the instance manager decides when to replicate",
 	"sync_binlog":                    "durability: acknowledged writes must survive a crash",

@@ -85,7 +85,7 @@ func TestMyCnfReadByMysqld(t *testing.T) {
 		"super-read-only": "TRUE", "read-only": "TRUE", "skip-replica-start": "TRUE", "sync-binlog": "1",
 		"innodb-flush-log-at-trx-commit": "1", "ssl-ca": "/tls/ca.crt", "report-host": in.ReportHost,
 		"max-connections": "77", "init-connect": `SET @a = '#x; \ y'`, "secure-file-priv": "",
-		"relay-log-recovery": "TRUE", "skip-name-resolve": "TRUE", "log-replica-updates": "TRUE",
+		"relay-log-recovery": "FALSE", "skip-name-resolve": "TRUE", "log-replica-updates": "TRUE",
 		"require-secure-transport": "TRUE",
 	} {
 		if got[key] != want {

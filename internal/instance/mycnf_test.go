@@ -21,7 +21,7 @@ func TestRenderMyCnfOwnedSettings(t *testing.T) {
 	}
 	for _, line := range []string{
 		"[mysqld]", "server_id = 3", "gtid_mode = ON", "enforce_gtid_consistency = ON", "log_bin = binlog",
-		"super_read_only = ON", "read_only = ON", "skip_replica_start = ON", "sync_binlog = 1",
+		"super_read_only = ON", "read_only = ON", "skip_replica_start = ON", "sync_binlog = 1", "relay_log_recovery = OFF",
 		"innodb_flush_log_at_trx_commit = 1", "ssl_ca = /tls/ca.crt", "ssl_cert = /tls/tls.crt",
 		"ssl_key = /tls/tls.key", "report_host = c-3.c-headless.ns.svc", "bind_address = *",
 		"datadir = /var/lib/mysql/data", "socket = /run/mysqld/mysqld.sock",
@@ -92,6 +92,8 @@ func TestRenderMyCnfParameters(t *testing.T) {
 		{"an empty value is quoted", "secure_file_priv", "", `secure_file_priv = ""`, ""},
 		{"require_secure_transport is the user's choice", "require_secure_transport", "ON", "require_secure_transport = ON", ""},
 		{"the binary log expiry is the user's", "binlog_expire_logs_seconds", "86400", "binlog_expire_logs_seconds = 86400", ""},
+		{"sync_relay_log is the user's (an acknowledging replica's relay log across an OS crash, at a cost)", "sync_relay_log", "1", "sync_relay_log = 1", ""},
+		{"relay_log_recovery is owned: ON throws an acknowledged tail away", "relay-log-recovery", "ON", "", "acknowledged"},
 		{"server_id is owned", "server_id", "9", "", "identity"},
 		{"owned keys are case-insensitive", "Server-ID", "9", "", "identity"},
 		{"gtid_mode is owned", "gtid_mode", "OFF", "", "GTID"},
