@@ -38,6 +38,9 @@ type manager struct {
 	// probeOp is the probes' own pool, used by their one status poller: the unauthenticated
 	// probe port never takes the connections the role reconciler needs.
 	probeOp mysql.Operator
+	// fallbackOp is the semi-sync fallback's own session (mysql.Factory.NewKeptLocalAdmin): it
+	// must release commits even while an account statement waiting among them blocks new logins.
+	fallbackOp mysql.Operator
 	dir     PeerDirectory
 	cluster types.NamespacedName
 }
@@ -79,7 +82,12 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 		return err
 	}
 	defer probeOp.Close()
-	m.op, m.probeOp = op, probeOp
+	fallbackOp, err := deps.Factory.NewKeptLocalAdmin(dsn)
+	if err != nil {
+		return err
+	}
+	defer fallbackOp.Close()
+	m.op, m.probeOp, m.fallbackOp = op, probeOp, fallbackOp
 	return m.stopped(ctx, m.run(ctx))
 }
 

@@ -78,7 +78,7 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	if err != nil {
 		return err
 	}
-	fallback := &SemiSyncFallback{Op: m.op, Lease: lease, Clock: m.deps.Clock, Log: m.deps.Log.WithName("semisync")}
+	fallback := &SemiSyncFallback{Op: m.fallbackOp, Lease: lease, Clock: m.deps.Clock, Log: m.deps.Log.WithName("semisync")}
 	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease, fallback)
 	if err != nil {
 		return err
@@ -100,6 +100,12 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 		return err
 	}
 	r.Fallback = fallback
+	// The fallback's session is opened before the role pass can write anything: a write that
+	// waits for an acknowledgement may be an account statement, which blocks new logins until
+	// the fallback releases it (mysql.Factory.NewKeptLocalAdmin).
+	if _, err := m.fallbackOp.Status(ctx); err != nil {
+		m.deps.Log.Info("opening the semi-sync fallback's session failed; it is opened at its next check", "error", err.Error())
+	}
 	wg.Go(func() { fallback.Run(ctx) })
 	m.startBinlogArchiver(ctx, wg, cluster, lease)
 	peers := ControlPeers{PeerDirectory: m.dir, Client: client.client}

@@ -75,6 +75,11 @@ type Factory interface {
 	New(cfg *driver.Config) (Operator, error)
 	// NewLocalAdmin returns an Operator connecting as the local administrator (OpenLocalAdmin).
 	NewLocalAdmin(cfg *driver.Config) (Operator, error)
+	// NewKeptLocalAdmin is NewLocalAdmin on one session, kept open for as long as it works. An
+	// account statement (CREATE USER, ALTER USER, GRANT) whose commit waits for a semi-sync
+	// acknowledgement holds the server's account cache, so no new session logs in until that
+	// wait ends: whatever must release it (the semi-sync fallback) keeps its session.
+	NewKeptLocalAdmin(cfg *driver.Config) (Operator, error)
 }
 
 // NewFactory returns the Factory that talks to real servers.
@@ -102,6 +107,19 @@ func (factory) NewLocalAdmin(cfg *driver.Config) (Operator, error) {
 		return nil, err
 	}
 	return newOperator(db, cfg.Addr), nil
+}
+
+func (f factory) NewKeptLocalAdmin(cfg *driver.Config) (Operator, error) {
+	op, err := f.NewLocalAdmin(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := op.(*operator).db
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxIdleTime(0)
+	db.SetConnMaxLifetime(0)
+	return op, nil
 }
 
 func newOperator(db *sql.DB, addr string) *operator {
