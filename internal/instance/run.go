@@ -41,8 +41,8 @@ type manager struct {
 	// fallbackOp is the semi-sync fallback's own session (mysql.Factory.NewKeptLocalAdmin): it
 	// must release commits even while an account statement waiting among them blocks new logins.
 	fallbackOp mysql.Operator
-	dir     PeerDirectory
-	cluster types.NamespacedName
+	dir        PeerDirectory
+	cluster    types.NamespacedName
 }
 
 // Run is `manager instance run`: render my.cnf, bootstrap the data directory, supervise mysqld,
