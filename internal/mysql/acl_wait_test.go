@@ -34,6 +34,9 @@ func TestAccountStatementWaitBlocksLogins(t *testing.T) {
 		var name string
 		return kept.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_source_wait_sessions'").Scan(&name, &ackWaiters) == nil && ackWaiters == "1"
 	}))
+	var state, info string
+	check.Must(t, kept.QueryRowContext(ctx, "SELECT COALESCE(state, ''), COALESCE(info, '') FROM information_schema.processlist WHERE info LIKE 'CREATE USER%'").Scan(&state, &info))
+	t.Logf("the waiting account statement's state: %q", state)
 	fresh, err := sql.Open("mysql", n.srv.MySQLConfig("root", "", "").FormatDSN())
 	check.Must(t, err)
 	defer fresh.Close()
@@ -42,6 +45,25 @@ func TestAccountStatementWaitBlocksLogins(t *testing.T) {
 	loginCancel()
 	if err == nil {
 		t.Error("a new login succeeded while an account statement waited for an acknowledgement; NewKeptLocalAdmin's reason is gone")
+	}
+	// What the fallback reads works on the open session; SHOW VARIABLES waits too.
+	probe := func(q string) error {
+		qctx, qcancel := context.WithTimeout(ctx, 2*time.Second)
+		defer qcancel()
+		rows, err := kept.QueryContext(qctx, q)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+		}
+		return rows.Err()
+	}
+	for _, q := range []string{"SELECT @@GLOBAL.rpl_semi_sync_source_enabled, @@GLOBAL.rpl_semi_sync_source_wait_for_replica_count, @@GLOBAL.read_only, @@GLOBAL.super_read_only",
+		"SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_source_%'", "SELECT COUNT(*) FROM information_schema.processlist"} {
+		if err := probe(q); err != nil {
+			t.Errorf("%s on the open session while the account statement waits: %v", q, err)
+		}
 	}
 	var one int
 	check.Must(t, kept.QueryRowContext(ctx, "SELECT 1").Scan(&one))

@@ -190,43 +190,48 @@ func (o *operator) replicationStatus(ctx context.Context) (*ReplicationStatus, e
 	return r, nil
 }
 
-// semiSyncStatus reads the plugins' variables and counters; absent plugins read as zero.
+// semiSyncStatus reads the plugins' variables and counters; absent plugins read as zero. The
+// variables are read with SELECT @@GLOBAL, not SHOW VARIABLES: SHOW VARIABLES waits while an
+// account statement's commit waits for an acknowledgement, and the semi-sync fallback must read
+// this to release it (TestAccountStatementWaitBlocksLogins). A plugin is loaded when its status
+// counters exist.
 func (o *operator) semiSyncStatus(ctx context.Context) (SemiSyncStatus, error) {
-	vars, err := o.queryPairs(ctx, "SHOW GLOBAL VARIABLES LIKE 'rpl_semi_sync_%'")
-	if err != nil {
-		return SemiSyncStatus{}, err
-	}
 	status, err := o.queryPairs(ctx, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_%'")
 	if err != nil {
 		return SemiSyncStatus{}, err
 	}
-	_, sourceLoaded := vars["rpl_semi_sync_source_enabled"]
-	_, replicaLoaded := vars["rpl_semi_sync_replica_enabled"]
-	var pl processlistCounts
-	if sourceLoaded {
-		if pl, err = o.ackWaits(ctx); err != nil {
-			return SemiSyncStatus{}, err
-		}
-	}
-	return SemiSyncStatus{
-		AckWaiters:             pl.waiters,
-		LongestAckWait:         pl.longest,
-		Dumps:                  pl.dumps,
-		CaughtUpDumps:          pl.caughtUpDumps,
-		WaitPoint:              vars["rpl_semi_sync_source_wait_point"],
-		WaitNoReplica:          vars["rpl_semi_sync_source_wait_no_replica"] == "ON",
+	_, sourceLoaded := status["Rpl_semi_sync_source_status"]
+	_, replicaLoaded := status["Rpl_semi_sync_replica_status"]
+	s := SemiSyncStatus{
 		SourcePluginInstalled:  sourceLoaded,
 		ReplicaPluginInstalled: replicaLoaded,
-		SourceEnabled:          vars["rpl_semi_sync_source_enabled"] == "ON",
-		ReplicaEnabled:         vars["rpl_semi_sync_replica_enabled"] == "ON",
-		WaitForReplicaCount:    atoi(vars["rpl_semi_sync_source_wait_for_replica_count"]),
-		Timeout:                time.Duration(atoi(vars["rpl_semi_sync_source_timeout"])) * time.Millisecond,
 		SourceActive:           status["Rpl_semi_sync_source_status"] == "ON",
 		ReplicaActive:          status["Rpl_semi_sync_replica_status"] == "ON",
 		Clients:                int64(atoi(status["Rpl_semi_sync_source_clients"])),
 		YesTx:                  int64(atoi(status["Rpl_semi_sync_source_yes_tx"])),
 		NoTx:                   int64(atoi(status["Rpl_semi_sync_source_no_tx"])),
-	}, nil
+	}
+	if sourceLoaded {
+		var timeout int64
+		err := o.db.QueryRowContext(ctx, "SELECT @@GLOBAL.rpl_semi_sync_source_enabled, @@GLOBAL.rpl_semi_sync_source_wait_for_replica_count, "+
+			"@@GLOBAL.rpl_semi_sync_source_timeout, @@GLOBAL.rpl_semi_sync_source_wait_point, @@GLOBAL.rpl_semi_sync_source_wait_no_replica").
+			Scan(&s.SourceEnabled, &s.WaitForReplicaCount, &timeout, &s.WaitPoint, &s.WaitNoReplica)
+		if err != nil {
+			return SemiSyncStatus{}, fmt.Errorf("reading the semi-sync source variables of %s: %w", o.addr, err)
+		}
+		s.Timeout = time.Duration(timeout) * time.Millisecond
+		pl, err := o.ackWaits(ctx)
+		if err != nil {
+			return SemiSyncStatus{}, err
+		}
+		s.AckWaiters, s.LongestAckWait, s.Dumps, s.CaughtUpDumps = pl.waiters, pl.longest, pl.dumps, pl.caughtUpDumps
+	}
+	if replicaLoaded {
+		if err := o.db.QueryRowContext(ctx, "SELECT @@GLOBAL.rpl_semi_sync_replica_enabled").Scan(&s.ReplicaEnabled); err != nil {
+			return SemiSyncStatus{}, fmt.Errorf("reading the semi-sync replica variables of %s: %w", o.addr, err)
+		}
+	}
+	return s, nil
 }
 
 // queryPairs reads a two-column name/value result, as SHOW VARIABLES and SHOW STATUS return.

@@ -254,7 +254,8 @@ func (o *operatorWorld) explain(t *testing.T) {
 		var lines []string
 		previous := ""
 		for _, l := range strings.Split(string(log), "\n") {
-			if !strings.Contains(l, `"logger":"role"`) && !strings.Contains(l, `"logger":"lease"`) ||
+			if !strings.Contains(l, `"logger":"role"`) && !strings.Contains(l, `"logger":"lease"`) &&
+				!strings.Contains(l, `"logger":"semisync"`) && !strings.Contains(l, `"level":"error"`) ||
 				strings.Contains(l, "state unavailable") {
 				continue
 			}
@@ -264,7 +265,7 @@ func (o *operatorWorld) explain(t *testing.T) {
 				lines, previous = append(lines, l), body
 			}
 		}
-		t.Logf("%s role and lease log (last lines):\n%s", name, strings.Join(lines[max(0, len(lines)-40):], "\n"))
+		t.Logf("%s role, lease, semi-sync and error log (last lines):\n%s", name, strings.Join(lines[max(0, len(lines)-40):], "\n"))
 	}
 }
 
