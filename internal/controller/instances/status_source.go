@@ -117,6 +117,9 @@ type SemiSyncSetter interface {
 	SetSemiSyncReplica(ctx context.Context, c *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncReplicaRequest) error
 }
 
+// MTLS sets semi-sync: a method missing here would silently leave semi-sync to the instances.
+var _ SemiSyncSetter = MTLS{}
+
 // SetSemiSync implements SemiSyncSetter over mTLS with the operator's client certificate.
 func (s MTLS) SetSemiSync(ctx context.Context, c *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncRequest) error {
 	cl, err := s.client(ctx, c)
