@@ -18,7 +18,9 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
-// ControlAPI serves the operator: GET /status and POST /semisync, over mutual TLS.
+// ControlAPI serves the operator: GET /status, POST /semisync (the primary's acknowledgement
+// count), POST /semisync/replica (whether a replica acknowledges) and the role changes, over
+// mutual TLS.
 type ControlAPI struct {
 	Instance string
 	Op       mysql.Operator
@@ -37,6 +39,9 @@ type ControlAPI struct {
 	// Fallback is the primary's semi-sync fallback (nil: none): the report says when the source
 	// side is off because it fell back.
 	Fallback *SemiSyncFallback
+	// Participation records what the operator told this replica about acknowledging (nil: POST
+	// /semisync/replica is refused).
+	Participation *SemiSyncParticipation
 	// ReleaseLease gives the primary Lease up after a demotion (nil: no Lease); not used when
 	// Demote is set.
 	ReleaseLease func(context.Context) error
@@ -68,6 +73,7 @@ func (c *ControlAPI) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+instanceclient.StatusPath, c.status)
 	mux.HandleFunc("POST "+instanceclient.SemiSyncPath, c.semiSync)
+	mux.HandleFunc("POST "+instanceclient.SemiSyncReplicaPath, c.semiSyncReplica)
 	mux.HandleFunc("POST "+instanceclient.DemotePath, c.demote)
 	mux.HandleFunc("POST "+instanceclient.StopReplicaIOPath, c.stopReplicaIO)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

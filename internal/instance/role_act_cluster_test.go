@@ -32,6 +32,9 @@ func TestInstances(t *testing.T) {
 	ok = ok && t.Run("the operator's count and the role pass's convergence do not undo each other", func(t *testing.T) {
 		testSemiSyncWritersInterleaved(t, m, "c-2")
 	})
+	ok = ok && t.Run("maxSyncReplicas 1: the operator tells one replica of two to acknowledge", func(t *testing.T) {
+		testSemiSyncMaxSyncReplicas(t, m, "c-2", []string{"c-1", "c-3"})
+	})
 	ok = ok && t.Run("the control API stops a replica's IO thread and demotes the primary", func(t *testing.T) {
 		testControlAPIRoleChanges(t, m, "c-2", "c-1")
 	})

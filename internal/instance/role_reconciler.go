@@ -65,6 +65,9 @@ type RoleReconciler struct {
 	// Fallback, if set, is the primary's semi-sync fallback: told the spec on every pass; while
 	// it has fallen back, the pass leaves the source side off.
 	Fallback *SemiSyncFallback
+	// Participation, if set, is what the operator told this instance about acknowledging as a
+	// replica: the pass applies it, and forgets it when the instance is the primary.
+	Participation *SemiSyncParticipation
 	// Lease, if set, is the primary Lease (Actor.Lease should be the same): configured from the
 	// spec on every pass, and read by the target of a switchover whose old primary does not
 	// answer.
@@ -140,6 +143,7 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	}
 	if r.ManageSemiSync && d.Action == ActPrimary {
 		d.SemiSync = r.primarySemiSync(&cluster.Spec, local)
+		r.Participation.Forget()
 	}
 	if r.State != nil {
 		r.State.SetDiverged(d.Action == ActDiverged)
@@ -175,20 +179,26 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 // primarySemiSync is what a promotion applies before it clears read-only: the primary's
 // settings, from a server that is read-only now, so no fallback applies (nil: nothing to change).
 func (r *RoleReconciler) primarySemiSync(spec *v1alpha1.ClusterSpec, local *mysql.Status) *mysql.SemiSyncSettings {
-	want, change := semisync.Desired(spec, true, local.SemiSync, false)
+	want, change := semisync.Desired(spec, true, local.SemiSync, false, semisync.NotTold)
 	if !change {
 		return nil
 	}
 	return &want
 }
 
-// convergeSemiSync brings the semi-sync settings in line with the spec for the role. Only a
+// convergeSemiSync brings the semi-sync settings in line with the spec for the role and, on a
+// replica, with what the operator told it about acknowledging. Only a
 // primary that was writable when the pass began keeps a fallback: one that was read-only has
 // just been promoted with the source side on.
 func (r *RoleReconciler) convergeSemiSync(ctx context.Context, cluster *v1alpha1.Cluster, primary bool, local *mysql.Status) error {
 	fallenBack, _ := r.Fallback.FallenBack()
 	fallenBack = fallenBack && primary && local.Writable()
-	changed, err := ConvergeSemiSync(ctx, r.Actor.Op, &cluster.Spec, primary, local.SemiSync, fallenBack)
+	var changed bool
+	err := r.Participation.Converge(func(told semisync.Participation) error {
+		var err error
+		changed, err = ConvergeSemiSync(ctx, r.Actor.Op, &cluster.Spec, primary, local.SemiSync, fallenBack, told)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("converging semi-sync: %w", err)
 	}

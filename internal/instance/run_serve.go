@@ -79,7 +79,8 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 		return err
 	}
 	fallback := &SemiSyncFallback{Op: m.fallbackOp, Lease: lease, Clock: m.deps.Clock, Log: m.deps.Log.WithName("semisync")}
-	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease, fallback)
+	participation := &SemiSyncParticipation{}
+	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease, fallback, participation)
 	if err != nil {
 		return err
 	}
@@ -100,6 +101,7 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 		return err
 	}
 	r.Fallback = fallback
+	r.Participation = participation
 	// The fallback's session is opened before the role pass can write anything: a write that
 	// waits for an acknowledgement may be an account statement, which blocks new logins until
 	// the fallback releases it (mysql.Factory.NewKeptLocalAdmin).
@@ -200,11 +202,11 @@ func (m *manager) peerClient() (peerTLS, error) {
 // same client certificate as this one). Its TLS configuration follows the mounted files, and
 // mysqld's certificates are reloaded when they change.
 func (m *manager) controlAPI(files *tlsfiles.Loader, peerCN string, state *LocalState, lease *PrimaryLease,
-	fallback *SemiSyncFallback) (*http.Server, net.Listener, error) {
+	fallback *SemiSyncFallback, participation *SemiSyncParticipation) (*http.Server, net.Listener, error) {
 	api := &ControlAPI{Instance: m.cfg.Instance, Op: m.op, AllowedClients: []string{certs.OperatorCommonName},
 		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held, Demote: lease.Demote,
-		Fallback: fallback,
-		Log:      m.deps.Log.WithName("control-api")}
+		Fallback: fallback, Participation: participation,
+		Log: m.deps.Log.WithName("control-api")}
 	ln, err := net.Listen("tcp", m.cfg.ManagerAddr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listening for the control API: %w", err)

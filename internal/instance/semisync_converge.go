@@ -10,10 +10,11 @@ import (
 
 // ConvergeSemiSync applies semisync.Desired, installing the plugins first when semi-sync is on.
 // fallenBack: the primary's instance manager fell back to asynchronous replication, and the
-// source side stays off until it turns it back on (SemiSyncFallback).
+// source side stays off until it turns it back on (SemiSyncFallback). told: what the operator
+// last told this replica about acknowledging (SemiSyncParticipation).
 func ConvergeSemiSync(ctx context.Context, op mysql.Operator, spec *v1alpha1.ClusterSpec, primary bool, cur mysql.SemiSyncStatus,
-	fallenBack bool) (bool, error) {
-	want, change := semisync.Desired(spec, primary, cur, fallenBack)
+	fallenBack bool, told semisync.Participation) (bool, error) {
+	want, change := semisync.Desired(spec, primary, cur, fallenBack, told)
 	if !change {
 		return false, nil
 	}

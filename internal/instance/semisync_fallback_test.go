@@ -122,7 +122,7 @@ func testSemiSyncFallback(t *testing.T, m map[string]*member, primary string, re
 	}
 	expectCommit(t, p, false, false) // asynchronous now: no wait, no acknowledgement
 	// The role pass leaves the source side off while fallen back.
-	if _, err := ConvergeSemiSync(t.Context(), p.op, spec, true, semiSync(t, p), true); err != nil {
+	if _, err := ConvergeSemiSync(t.Context(), p.op, spec, true, semiSync(t, p), true, semisync.NotTold); err != nil {
 		t.Fatal(err)
 	}
 	if semiSync(t, p).SourceEnabled {

@@ -8,6 +8,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
 
 // testSemiSyncWritersInterleaved: two writers set a primary's semi-sync variables in one
@@ -43,7 +44,7 @@ func testSemiSyncWritersInterleaved(t *testing.T, m map[string]*member, primary 
 			Enabled: true, TimeoutMillis: read.Timeout.Milliseconds(), DataDurability: v1alpha1.DataDurabilityPreferred}}}
 	p.exec(t, "SET GLOBAL rpl_semi_sync_source_wait_point = AFTER_COMMIT")
 	read.WaitPoint = "AFTER_COMMIT"
-	changed, err := ConvergeSemiSync(t.Context(), p.op, spec, true, read, false)
+	changed, err := ConvergeSemiSync(t.Context(), p.op, spec, true, read, false, semisync.NotTold)
 	if err != nil || !changed {
 		t.Fatalf("ConvergeSemiSync: changed %v, %v; want the wait point put back", changed, err)
 	}
@@ -62,20 +63,20 @@ func testSemiSyncWritersInterleaved(t *testing.T, m map[string]*member, primary 
 	if err := p.op.SetSemiSyncSourceEnabled(t.Context(), false); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := ConvergeSemiSync(t.Context(), p.op, spec, true, stale, false); err == nil {
+	if changed, err := ConvergeSemiSync(t.Context(), p.op, spec, true, stale, false, semisync.NotTold); err == nil {
 		t.Errorf("a pass on a stale read of the source side: changed %v, no error; want it refused", changed)
 	}
 	if st := semiSync(t, p); st.SourceEnabled || st.WaitPoint != "AFTER_COMMIT" {
 		t.Errorf("after the refused pass: source %v, wait point %s; want nothing written", st.SourceEnabled, st.WaitPoint)
 	}
 	// While the instance manager has fallen back, a pass leaves the source side off.
-	if _, err := ConvergeSemiSync(t.Context(), p.op, spec, true, semiSync(t, p), true); err != nil {
+	if _, err := ConvergeSemiSync(t.Context(), p.op, spec, true, semiSync(t, p), true, semisync.NotTold); err != nil {
 		t.Fatal(err)
 	}
 	if st := semiSync(t, p); st.SourceEnabled || st.WaitPoint != mysql.SourceWaitPoint {
 		t.Errorf("a pass after a fallback: source %v, wait point %s; want the source side left off, AFTER_SYNC put back", st.SourceEnabled, st.WaitPoint)
 	}
-	if _, err := ConvergeSemiSync(t.Context(), p.op, spec, true, semiSync(t, p), false); err != nil {
+	if _, err := ConvergeSemiSync(t.Context(), p.op, spec, true, semiSync(t, p), false, semisync.NotTold); err != nil {
 		t.Fatal(err)
 	}
 	if st := semiSync(t, p); !st.SourceEnabled || st.WaitForReplicaCount != 1 || st.Timeout != mysql.SourceTimeoutNever {

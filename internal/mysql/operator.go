@@ -60,6 +60,10 @@ type Operator interface {
 	// SetSemiSyncWaitForReplicaCount sets the acknowledgement count alone (at least 1), leaving
 	// the switches and the timeout as they are.
 	SetSemiSyncWaitForReplicaCount(ctx context.Context, n int) error
+	// SetSemiSyncReplicaEnabled switches rpl_semi_sync_replica_enabled alone, restarting the
+	// receiver thread when it changes so that the change takes effect; the replica plugin must be
+	// installed to switch it on.
+	SetSemiSyncReplicaEnabled(ctx context.Context, on bool) error
 	// Clone replaces the server's data with a copy of donor's. On success mysqld shuts itself
 	// down: the caller must start it again.
 	Clone(ctx context.Context, donor Donor) error

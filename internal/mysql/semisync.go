@@ -167,6 +167,28 @@ func (o *operator) SetSemiSyncWaitForReplicaCount(ctx context.Context, n int) er
 	return o.exec(ctx, "setting the acknowledgement count", "SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = ?", n)
 }
 
+// SetSemiSyncReplicaEnabled switches rpl_semi_sync_replica_enabled alone; see Operator. Off
+// without the plugin is already off.
+func (o *operator) SetSemiSyncReplicaEnabled(ctx context.Context, on bool) error {
+	before, err := o.semiSyncStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if !before.ReplicaPluginInstalled {
+		if !on {
+			return nil
+		}
+		return fmt.Errorf("%w: the semi-sync replica plugin is not installed on %s", errSemiSync, o.addr)
+	}
+	if before.ReplicaEnabled == on {
+		return nil
+	}
+	if err := o.exec(ctx, "switching the semi-sync replica", "SET GLOBAL rpl_semi_sync_replica_enabled = ?", boolInt(on)); err != nil {
+		return err
+	}
+	return o.restartReceiver(ctx)
+}
+
 // restartReceiver restarts the replication receiver thread if it runs.
 func (o *operator) restartReceiver(ctx context.Context) error {
 	r, err := o.replicationStatus(ctx)

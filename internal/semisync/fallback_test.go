@@ -74,6 +74,10 @@ func TestDecideFallback(t *testing.T) {
 			fallenBack(pref, 1, 2, 2), FallbackReenable, 0},
 		{"preferred: fallen back with no semi-sync replica connected: stay asynchronous",
 			fallenBack(pref, 0, 1, 1), FallbackNone, 0},
+		{"maxSyncReplicas: a non-participant connected and caught up does not bring semi-sync back",
+			with(fallenBack(req, 0, 1, 1), func(in *FallbackInput) { in.WaitForReplicaCount = 1 }), FallbackNone, 0},
+		{"maxSyncReplicas: preferred never lowers the count to a non-participant that is connected",
+			with(waiting(pref, 3*time.Second), func(in *FallbackInput) { in.Dumps, in.CaughtUpDumps = 1, 1 }), FallbackRelease, 0},
 		{"turning semi-sync back on needs no Lease: it only makes commits wait",
 			with(fallenBack(req, 2, 2, 2), func(in *FallbackInput) { in.LeaseFresh = false }), FallbackReenable, 0},
 	} {

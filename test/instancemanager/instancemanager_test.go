@@ -45,6 +45,7 @@ func TestInstanceManagers(t *testing.T) {
 	steps := []step[*world]{
 		{"three instances come up: a primary and two replicas by clone", testComeUp},
 		{"writes on the primary reach both replicas, acknowledged by semi-sync", testWritesReplicate},
+		{"maxSyncReplicas 1: once told, one replica of two acknowledges", testMaxSyncReplicas},
 		{"editing targetPrimary converges to the new primary", testSwitchover},
 		{"a crashed mysqld is restarted by its manager", testCrashRestart},
 		{"preferred lowers the count while a replica is down, required keeps it and falls back to async", testDurability},

@@ -40,7 +40,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepRelabel, func() ([]kit.Event, error) { return none(r.relabel(ctx, o, d.Relabel)) }},
 		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, o.Services, d) }},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
-		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync)) }},
+		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync, d.SemiSyncParticipants)) }},
 	}
 	for _, s := range steps {
 		ev, err := s.run()

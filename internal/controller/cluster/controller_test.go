@@ -62,7 +62,7 @@ func (w *clusterWorld) secret(name string) *corev1.Secret {
 }
 
 // fakeInstances stands in for the instance managers: it answers with the reports the test set
-// and records the semi-sync counts the reconciler applies, failing them while setErr is set.
+// and records the semi-sync counts and participations the reconciler applies, failing them while setErr is set.
 type fakeInstances struct {
 	mu      sync.Mutex
 	reports map[string]*instanceclient.Status
@@ -83,6 +83,16 @@ func (f *fakeInstances) SetSemiSync(_ context.Context, _ *v1.Cluster, pod corev1
 		return f.setErr
 	}
 	f.set = append(f.set, fmt.Sprintf("%s=%d", pod.Name, req.WaitForReplicaCount))
+	return nil
+}
+
+func (f *fakeInstances) SetSemiSyncReplica(_ context.Context, _ *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncReplicaRequest) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.setErr != nil {
+		return f.setErr
+	}
+	f.set = append(f.set, fmt.Sprintf("%s participant=%v", pod.Name, req.Participant))
 	return nil
 }
 

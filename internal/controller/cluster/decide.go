@@ -88,6 +88,9 @@ type Decision struct {
 	// SemiSync is the acknowledgement count to set on the primary; nil when it is right, unknown
 	// or cannot be set (stepSemiSync).
 	SemiSync *SemiSyncAdjustment
+	// SemiSyncParticipants are the replicas to tell whether they acknowledge, those that start
+	// first (stepSemiSync).
+	SemiSyncParticipants []SemiSyncParticipantTell
 	// Failover is this reconcile's switchover or failover step (stepFailover, and the status).
 	Failover FailoverWork
 	// FencingInvalid, when not empty, says why the fencing annotation cannot be read.

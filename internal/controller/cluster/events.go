@@ -41,6 +41,8 @@ var (
 		Format: "No longer degraded"}
 	evSemiSyncAdjusted = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "SemiSyncAdjusted",
 		Format: "Set the acknowledgement count of primary %s from %d to %d (%d of %d replicas healthy, dataDurability %s)"}
+	evSemiSyncParticipant = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "SemiSyncParticipant",
+		Format: "Told replica %s whether it acknowledges commits: %v (maxSyncReplicas %d)"}
 
 	evScaleDownBlocked = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ScaleDownBlocked",
 		Format: "Cannot scale down to %d instances: every remaining instance is the current or target primary"}

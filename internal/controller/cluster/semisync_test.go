@@ -52,7 +52,7 @@ func TestDecideSemiSync(t *testing.T) {
 			map[string]*instanceclient.Status{"db-1": replica(true, true, "")}, 0},
 	}
 	for _, c := range cases {
-		got := decideSemiSync(c.cluster, names, c.reports)
+		got, _ := decideSemiSync(c.cluster, names, c.reports)
 		switch {
 		case c.want == 0 && got != nil:
 			t.Errorf("%s: adjustment %+v, want none", c.name, *got)
@@ -62,13 +62,15 @@ func TestDecideSemiSync(t *testing.T) {
 	}
 	fenced := cluster(v1.DataDurabilityPreferred, 2, true)
 	fenced.Status.FencedInstances = []string{"db-3"}
-	got := decideSemiSync(fenced, names, map[string]*instanceclient.Status{"db-1": primary(2), "db-2": replica(true, true, ""), "db-3": replica(true, true, "")})
+	got, _ := decideSemiSync(fenced, names, map[string]*instanceclient.Status{"db-1": primary(2), "db-2": replica(true, true, ""), "db-3": replica(true, true, "")})
 	if got == nil || got.To != 1 {
 		t.Errorf("a fenced replica must not count as healthy: %+v", got)
 	}
 }
 
 func TestDecideSemiSyncStep(t *testing.T) {
+	// Both replicas are participants (maxSyncReplicas 2) and acknowledge: nobody is told.
+	acking := &instanceclient.SemiSyncReplicaStatus{Enabled: true}
 	semiSync := func(w *world) *world {
 		c := w.o.Cluster
 		c.Spec.MinSyncReplicas, c.Spec.MaxSyncReplicas = 2, 2
@@ -76,8 +78,8 @@ func TestDecideSemiSyncStep(t *testing.T) {
 		w.o.SemiSyncSettable = true
 		return w.reports(map[string]*instanceclient.Status{
 			"db-1": {Role: v1.RolePrimary, SemiSync: &instanceclient.SemiSyncStatus{Active: true, WaitForReplicaCount: 2}},
-			"db-2": {Role: v1.RoleReplica, Replication: &instanceclient.ReplicationStatus{IORunning: true, SQLRunning: true}},
-			"db-3": {Role: v1.RoleReplica, Replication: &instanceclient.ReplicationStatus{SQLRunning: true}},
+			"db-2": {Role: v1.RoleReplica, Replication: &instanceclient.ReplicationStatus{IORunning: true, SQLRunning: true}, SemiSyncReplica: acking},
+			"db-3": {Role: v1.RoleReplica, Replication: &instanceclient.ReplicationStatus{SQLRunning: true}, SemiSyncReplica: acking},
 		}, nil)
 	}
 	three := func() *world {

@@ -108,12 +108,17 @@ func instanceTarget(p corev1.Pod) instanceclient.Target {
 	}
 }
 
-// SemiSyncSetter applies a runtime acknowledgement count on an instance through its control API.
-// MTLS implements it; a status source that does not leaves semi-sync to the instances' own
-// defaults.
+// SemiSyncSetter applies runtime semi-sync settings through the instances' control API: the
+// primary's acknowledgement count, and whether a replica acknowledges. MTLS implements it; a
+// status source that does not leaves semi-sync to the instances' own defaults (every replica
+// acknowledges).
 type SemiSyncSetter interface {
 	SetSemiSync(ctx context.Context, c *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncRequest) error
+	SetSemiSyncReplica(ctx context.Context, c *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncReplicaRequest) error
 }
+
+// MTLS sets semi-sync: a method missing here would silently leave semi-sync to the instances.
+var _ SemiSyncSetter = MTLS{}
 
 // SetSemiSync implements SemiSyncSetter over mTLS with the operator's client certificate.
 func (s MTLS) SetSemiSync(ctx context.Context, c *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncRequest) error {
@@ -122,4 +127,13 @@ func (s MTLS) SetSemiSync(ctx context.Context, c *v1.Cluster, pod corev1.Pod, re
 		return err
 	}
 	return cl.SetSemiSync(ctx, instanceTarget(pod), req)
+}
+
+// SetSemiSyncReplica implements SemiSyncSetter over mTLS with the operator's client certificate.
+func (s MTLS) SetSemiSyncReplica(ctx context.Context, c *v1.Cluster, pod corev1.Pod, req instanceclient.SemiSyncReplicaRequest) error {
+	cl, err := s.client(ctx, c)
+	if err != nil {
+		return err
+	}
+	return cl.SetSemiSyncReplica(ctx, instanceTarget(pod), req)
 }
