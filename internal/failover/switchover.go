@@ -122,6 +122,12 @@ func decideSwitchover(o Observation) Decision {
 	if late && !ti.Executed.Contains(need) {
 		return abort(fmt.Sprintf("the target did not apply what it received within maxSwitchoverDelay (%s)", o.Spec.MaxSwitchoverDelay))
 	}
+	if !old.SeenReadOnly() && old.PodExists && !old.PodDeleting {
+		// Its Lease expired, but its Pod runs: its instance manager may be frozen while its mysqld
+		// takes writes that the replicas still acknowledge. A switchover neither stops their
+		// receivers nor fences that mysqld; the failover that follows the abort does both first.
+		return abort(fmt.Sprintf("%s does not answer and its Pod still runs: its mysqld may still take acknowledged writes; a failover replaces it, fencing it first", p))
+	}
 	return Decision{Kind: Switchover, Operation: SwitchoverOperation, Step: StepPromote, Instance: t, CatchUp: need,
 		Reason: fmt.Sprintf("switchover from %s to %s: %s accepts no more writes; promote %s once it has executed %s",
 			p, t, p, t, quoteEmpty(need.String()))}

@@ -46,6 +46,13 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		ev, err := s.run()
 		events = append(events, ev...)
 		if err != nil {
+			if s.step == stepFailover {
+				// A failed failover step (a fence that failed, a replica that did not stop its
+				// receiver) must not keep a suspected primary in -rw: the labels are still applied.
+				if rerr := r.relabel(ctx, o, d.Relabel); rerr == nil {
+					events = append(events, d.Events[stepRelabel]...)
+				}
+			}
 			return err
 		}
 		events = append(events, d.Events[s.step]...)

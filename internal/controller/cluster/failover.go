@@ -154,6 +154,7 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 	case failover.StepDeletePod:
 		d.Failover.DeletePod = fd.Instance
 	}
+	recordMissingCatchUp(fo, st)
 	d.planFence(fo, fd, active)
 	if e, ok := failover.EventFor(fo, fd); ok {
 		d.event(failoverEventStep(fd.Step), kit.Event{Kind: kit.EventKind{Type: e.Type, Reason: e.Reason, Format: "%s"}, Message: e.Message})
@@ -205,6 +206,26 @@ func catchUpRecord(fd failover.Decision, st *v1.ClusterStatus) *v1.PrimaryCatchU
 		return old
 	}
 	return rec
+}
+
+// recordMissingCatchUp records, for a failover whose target is named but has no catch-up record
+// for this primary change (named by an operator older than the record), the target's own
+// history as what it must execute first: the failover chose it as the most advanced replica, so
+// that is all it must hold. Without it the target, which cannot read the old primary, would wait
+// for ever.
+func recordMissingCatchUp(fo failover.Observation, st *v1.ClusterStatus) {
+	if st.TargetPrimary == "" || st.TargetPrimary == st.CurrentPrimary || !fo.FailoverUnderWay() {
+		return
+	}
+	if rec := st.TargetPrimaryCatchUp; rec != nil && rec.Instance == st.TargetPrimary && rec.TargetPrimaryTimestamp.Equal(st.TargetPrimaryTimestamp) {
+		return
+	}
+	for _, in := range fo.Instances {
+		if in.Name == st.TargetPrimary && in.Reachable {
+			st.TargetPrimaryCatchUp = &v1.PrimaryCatchUp{Instance: in.Name, GTIDSet: in.History().String(),
+				TargetPrimaryTimestamp: st.TargetPrimaryTimestamp}
+		}
+	}
 }
 
 // failoverOfUnrecordedPrimary: fd is a step of a failover out of the current primary while the

@@ -136,6 +136,15 @@ func TestDecideFailover(t *testing.T) {
 					t.Errorf("decision %+v, failingPrimary %q; want a wait keeping db-4", d.Failover.Decision, d.Status.FailingPrimary)
 				}
 			}},
+		{"catch-up: a failover target named by an older operator, without a record, gets its own history recorded (it would wait for ever)",
+			threeFailing().primary("db-1", "db-3").failingSince(testNow.Add(-time.Minute)).
+				status(func(st *v1.ClusterStatus) { st.TargetPrimaryTimestamp = &metav1.Time{Time: testNow.Add(-time.Second)} }),
+			func(t *testing.T, d Decision) {
+				rec := d.Status.TargetPrimaryCatchUp
+				if rec == nil || rec.Instance != "db-3" || rec.GTIDSet != uuidA+":1-10" || !rec.TargetPrimaryTimestamp.Equal(d.Status.TargetPrimaryTimestamp) {
+					t.Errorf("targetPrimaryCatchUp = %+v; want db-3's history for this primary change", rec)
+				}
+			}},
 		{"a failover promotion blocked on a target that does not answer keeps the old primary's Pod held: it stays a failover",
 			// With semi-sync on, the target that does not answer may hold acknowledged writes db-2 lacks.
 			threeFailing().primary("db-1", "db-3").failingSince(testNow.Add(-time.Minute)).spec(func(s *v1.ClusterSpec) {
