@@ -136,6 +136,13 @@ func (f *SemiSyncFallback) input(spec *v1alpha1.ClusterSpec, fellBack bool, st *
 // acknowledgements; a step that must precede that (recording the fallback durably, with the GTID
 // set at that moment) goes at the top, and returning its error keeps the commits waiting.
 func (f *SemiSyncFallback) fallBack(ctx context.Context, d semisync.FallbackDecision, st *mysql.Status) error {
+	if f.Lease != nil && f.Lease.Enabled() && !f.Lease.Held() {
+		// Looked at again right before the statement: the decision was taken on a read of the
+		// server, and the Lease may have gone stale since (a manager paused in between). A manager
+		// frozen after this check is the operator's fence's case.
+		f.Log.Info("not falling back: the primary Lease is no longer freshly renewed", "reason", d.Reason)
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, fallbackStatementTimeout)
 	defer cancel()
 	if d.Action == semisync.FallbackLowerCount {
