@@ -24,7 +24,7 @@ func TestFallbackReleasesAnAccountStatement(t *testing.T) {
 	const timeoutMillis = 1000
 	spec := &v1alpha1.ClusterSpec{Instances: 1, MinSyncReplicas: 1, MaxSyncReplicas: 1,
 		MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
-			Enabled: true, TimeoutMillis: timeoutMillis, DataDurability: v1alpha1.DataDurabilityRequired}}}
+			Enabled: true, TimeoutMillis: timeoutMillis, DataDurability: v1alpha1.DataDurabilityPreferred}}}
 	if err := m.op.InstallSemiSyncPlugins(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,8 @@ type switchedLease struct{ held atomic.Bool }
 func (l *switchedLease) Enabled() bool { return true }
 func (l *switchedLease) Held() bool    { return l.held.Load() }
 
-// testSemiSyncFallback: a primary under required with one semi-sync replica (maxSyncReplicas 1)
+// testSemiSyncFallback: a primary under preferred (required raises timeoutMillis to the Lease TTL,
+// semisync.RequiredMinFallback; the mechanism is the same) with one semi-sync replica (maxSyncReplicas 1)
 // and one asynchronous one. The semi-sync replica's IO thread stops: a commit waits, and keeps
 // waiting past timeoutMillis while the instance manager does not hold a fresh Lease; once it does,
 // the manager releases it (source side off, reported as fallen back, not as disabled). When the
@@ -31,7 +32,7 @@ func testSemiSyncFallback(t *testing.T, m map[string]*member, primary string, re
 	const timeoutMillis = 1000
 	spec := &v1alpha1.ClusterSpec{Instances: 3, MinSyncReplicas: 1, MaxSyncReplicas: 1,
 		MySQL: v1alpha1.MySQLConfiguration{SemiSync: &v1alpha1.SemiSyncConfiguration{
-			Enabled: true, TimeoutMillis: timeoutMillis, DataDurability: v1alpha1.DataDurabilityRequired}}}
+			Enabled: true, TimeoutMillis: timeoutMillis, DataDurability: v1alpha1.DataDurabilityPreferred}}}
 	p := m[primary]
 	plan := applyPlan(t, m, spec, primary, replicas)
 	if len(plan.Participants) != 1 {

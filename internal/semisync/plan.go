@@ -5,11 +5,22 @@ import (
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
 // defaultTimeout applies when the spec leaves timeoutMillis unset (the CRD defaults it).
 const defaultTimeout = 10 * time.Second
+
+// RequiredMinFallback is the shortest FallbackAfter under dataDurability required, whatever
+// timeoutMillis says: the primary Lease's TTL. A primary cut off from its replicas and the API
+// server still holds a "fresh" Lease for up to failover.LeaseSelfFenceAfter after its last
+// renewal; a commit that started waiting at the cut has waited less than the TTL when that
+// margin ends and the primary self-fences, so it is never released to be acknowledged by the
+// primary alone before a failover may promote a replica that lacks it. A fallback under required
+// therefore happens only when the replicas stopped acknowledging while the primary kept
+// renewing (replicas down, not the primary cut off).
+const RequiredMinFallback = failover.LeaseTTL
 
 // ReplicaHealth is what the plan needs to know of one replica: healthy means it is connected to
 // the primary, both replication threads run without error, and it can acknowledge.
@@ -30,9 +41,9 @@ type Plan struct {
 	Enabled bool
 	// WaitForReplicaCount is applied as rpl_semi_sync_source_wait_for_replica_count.
 	WaitForReplicaCount int
-	// FallbackAfter is timeoutMillis: how long the oldest waiting commit may wait before the
-	// primary's instance manager falls back (DecideFallback). mysqld's own timeout is always
-	// mysql.SourceTimeoutNever.
+	// FallbackAfter is timeoutMillis, raised to RequiredMinFallback under required: how long the
+	// oldest waiting commit may wait before the primary's instance manager falls back
+	// (DecideFallback). mysqld's own timeout is always mysql.SourceTimeoutNever.
 	FallbackAfter time.Duration
 	// Participants are the replicas that acknowledge (rpl_semi_sync_replica_enabled), at most
 	// maxSyncReplicas of them, healthy ones first, each group in name order.
@@ -70,6 +81,9 @@ func PlanFor(spec *v1alpha1.ClusterSpec, replicas []ReplicaHealth) Plan {
 		}
 	}
 	plan.WaitForReplicaCount = want
+	if cfg.DataDurability == v1alpha1.DataDurabilityRequired {
+		plan.FallbackAfter = max(plan.FallbackAfter, RequiredMinFallback)
+	}
 	if cfg.DataDurability != v1alpha1.DataDurabilityRequired && healthy < want {
 		plan.WaitForReplicaCount = max(healthy, 1)
 		plan.Lowered = true

@@ -74,8 +74,12 @@ func TestPlanSemiSync(t *testing.T) {
 			if !slices.Equal(p.Participants, tc.participants) {
 				t.Errorf("participants = %v, want %v", p.Participants, tc.participants)
 			}
-			if tc.spec.MySQL.SemiSync != nil && p.FallbackAfter != 1500*time.Millisecond {
-				t.Errorf("fallback after %s, want timeoutMillis 1.5s", p.FallbackAfter)
+			want := 1500 * time.Millisecond
+			if ss := tc.spec.MySQL.SemiSync; ss != nil && ss.Enabled && ss.DataDurability == req {
+				want = RequiredMinFallback
+			}
+			if tc.spec.MySQL.SemiSync != nil && p.FallbackAfter != want {
+				t.Errorf("fallback after %s, want %s", p.FallbackAfter, want)
 			}
 			reversed := slices.Clone(tc.replicas)
 			slices.Reverse(reversed)
@@ -120,7 +124,8 @@ func TestMysqldNeverTimesOut(t *testing.T) {
 		durable v1alpha1.DataDurability
 		want    time.Duration
 	}{
-		{"required: the manager falls back after timeoutMillis, even a short one", 1000, v1alpha1.DataDurabilityRequired, time.Second},
+		{"required: a timeoutMillis shorter than the Lease TTL is raised to it (a cut-off primary self-fences first)", 1000, v1alpha1.DataDurabilityRequired, RequiredMinFallback},
+		{"required: the default timeoutMillis is raised to the Lease TTL", 0, v1alpha1.DataDurabilityRequired, RequiredMinFallback},
 		{"required keeps a long timeoutMillis", 600000, v1alpha1.DataDurabilityRequired, 10 * time.Minute},
 		{"preferred falls back after timeoutMillis", 1000, v1alpha1.DataDurabilityPreferred, time.Second},
 		{"an unset timeoutMillis is 10 s", 0, v1alpha1.DataDurabilityPreferred, 10 * time.Second},

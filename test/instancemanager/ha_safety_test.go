@@ -17,6 +17,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
 
 // TestHASafety runs the Cluster reconciler against three `manager instance run` processes with
@@ -200,7 +201,8 @@ func testSwitchoversUnderLoad(t *testing.T, o *operatorWorld) {
 // testFallbackUnderLease: under required durability with timeoutMillis 2 s, both replicas are
 // fenced so their receivers stay stopped, and a client's commit waits for an acknowledgement.
 // mysqld's own timeout is the maximum: the commit is released by the primary's instance manager,
-// which holds a fresh Lease, once it has waited timeoutMillis, and not before. The Cluster then
+// which holds a fresh Lease, once it has waited timeoutMillis raised to the Lease TTL
+// (semisync.RequiredMinFallback: a cut-off primary self-fences first), and not before. The Cluster then
 // reports the fallback (Degraded, SemiSyncFallenBackToAsync; the control API's semiSync says
 // fallen back); once a replica receives again and has caught up, the manager turns semi-sync back
 // on and the condition clears.
@@ -241,11 +243,11 @@ func testFallbackUnderLease(t *testing.T, o *operatorWorld) {
 		must(t, err)
 		took := time.Since(begin)
 		t.Logf("the commit was released by the fallback %s after it began", took.Round(time.Millisecond))
-		if took < 2*time.Second {
-			t.Errorf("released after %s, before it waited timeoutMillis", took)
+		if took < semisync.RequiredMinFallback {
+			t.Errorf("released after %s, before it waited %s", took, semisync.RequiredMinFallback)
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the commit still waits 15 s after it began: the instance manager did not fall back")
+	case <-time.After(semisync.RequiredMinFallback + 15*time.Second):
+		t.Fatal("the commit still waits: the instance manager did not fall back")
 	}
 	eventually(t, 20*time.Second, "the Cluster Degraded: SemiSyncFallenBackToAsync", func() bool {
 		c := meta.FindStatusCondition(o.cluster(t).Status.Conditions, v1alpha1.ConditionDegraded)
