@@ -55,9 +55,10 @@ type RoleReconciler struct {
 	Log      logr.Logger
 	// Isolation, if set, is told of every successful read of the Cluster.
 	Isolation *IsolationDetector
-	// OnPrimary, if set, runs on every pass that leaves this instance the primary, before
-	// status.currentPrimary is recorded (the first primary creates the accounts there, so that no
-	// replica tries to clone before they exist); an error fails the pass.
+	// OnPrimary, if set, runs on every pass that leaves this instance the primary and recorded as
+	// status.currentPrimary, and on the first primary's passes before it is recorded (it creates
+	// the accounts there, so that no replica tries to clone before they exist); an error fails the
+	// pass.
 	OnPrimary func(ctx context.Context) error
 	// ManageSemiSync converges the local semi-sync settings to the spec after each pass (see
 	// semisync.Desired), and a promotion applies the primary's before it clears read-only.
@@ -324,7 +325,12 @@ func ownerReference(c *v1alpha1.Cluster) metav1.OwnerReference {
 // report runs the hooks of the outcome and records it on the Cluster.
 // A replica's semi-sync settings are converged by ReconcileOnce, around Apply.
 func (r *RoleReconciler) report(ctx context.Context, cluster *v1alpha1.Cluster, d RoleDecision, out RoleOutcome, local *mysql.Status) error {
-	if out.Primary && r.OnPrimary != nil {
+	// The first primary runs the hook before it records itself (no replica clones before the
+	// accounts exist). A promoted replica records itself first and runs the hook on its next pass:
+	// the accounts exist already, and its statements wait for a semi-sync acknowledgement, which
+	// only replicas that follow it, once it is recorded, can send.
+	promoted := cluster.Status.CurrentPrimary != "" && cluster.Status.CurrentPrimary != r.Instance
+	if out.Primary && r.OnPrimary != nil && !promoted {
 		if err := r.OnPrimary(ctx); err != nil {
 			return err
 		}

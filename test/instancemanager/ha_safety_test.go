@@ -269,6 +269,14 @@ func testFallbackUnderLease(t *testing.T, o *operatorWorld) {
 	})
 	o.setFence(t, "")
 	o.waitRoles(t, 60*time.Second, primary, replicas...)
+	// The replica whose receiver stayed stopped catches up once unfenced; the steps after this one
+	// expect both replicas in -ro from their start.
+	for _, r := range replicas {
+		eventually(t, 60*time.Second, r+" labelled for -ro again", func() bool {
+			p := o.pod(t, r)
+			return routable(p) && p.Labels[v1alpha1.RoleLabel] == v1alpha1.RoleReplica
+		})
+	}
 }
 
 // testKilledPrimaryMysqld kills the primary's mysqld (SIGKILL, mysqld only: its instance
