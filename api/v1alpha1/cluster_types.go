@@ -137,12 +137,13 @@ type SemiSyncConfiguration struct {
 	// +optional
 	Enabled bool `json:"enabled"`
 
-	// TimeoutMillis is applied as rpl_semi_sync_source_timeout: how long a commit waits for
-	// acknowledgements before the primary falls back to asynchronous replication. Under
-	// dataDurability required a value below 15000 (the primary Lease's TTL) is applied as 15000,
-	// so that a primary cut off from everything turns itself read-only before any of its commits
-	// could fall back; the Cluster is Degraded (SemiSyncAcknowledgementsLate) while a commit has
-	// waited longer than TimeoutMillis.
+	// TimeoutMillis is how long a commit waits for acknowledgements before the primary's instance
+	// manager, holding a freshly renewed Lease, falls back to asynchronous replication (mysqld's
+	// own rpl_semi_sync_source_timeout is always the maximum). Under dataDurability required a
+	// value below 15000 (the primary Lease's TTL) is applied as 15000, so that a primary cut off
+	// from everything turns itself read-only before any of its commits could fall back; the
+	// Cluster is Degraded (SemiSyncAcknowledgementsLate) while a commit has waited longer than
+	// TimeoutMillis.
 	// +kubebuilder:default=10000
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=4294967295
