@@ -146,6 +146,13 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 		d.SemiSync = r.primarySemiSync(&cluster.Spec, local)
 		r.Participation.Forget()
 	}
+	if r.ManageSemiSync && d.Action == ActFollow && d.Source != in.ReplicatingFrom {
+		// A new source (a failover or switchover): what the operator told for the previous
+		// primary's plan no longer holds. Until it tells again this replica acknowledges
+		// (semisync.NotTold), so the new primary's commits do not wait, under required until the
+		// fallback, for a participant nobody has named yet.
+		r.Participation.Forget()
+	}
 	if r.State != nil {
 		r.State.SetDiverged(d.Action == ActDiverged)
 	}
