@@ -97,11 +97,21 @@ func (c *ControlAPI) allowed(r *http.Request) bool {
 	return r.Method == http.MethodGet && r.URL.Path == instanceclient.StatusPath && slices.Contains(c.StatusClients, cn)
 }
 
-func (c *ControlAPI) status(w http.ResponseWriter, r *http.Request) {
+// localStatus reads the local server's status for a request; when it cannot, it logs why and
+// answers 503 without the error text, and ok is false.
+func (c *ControlAPI) localStatus(w http.ResponseWriter, r *http.Request) (st *mysql.Status, ok bool) {
 	st, err := c.Op.Status(r.Context())
 	if err != nil {
 		c.Log.Error(err, "reading the local status")
 		http.Error(w, "mysqld status unavailable", http.StatusServiceUnavailable)
+		return nil, false
+	}
+	return st, true
+}
+
+func (c *ControlAPI) status(w http.ResponseWriter, r *http.Request) {
+	st, ok := c.localStatus(w, r)
+	if !ok {
 		return
 	}
 	report := StatusReport(c.Instance, st)
@@ -170,10 +180,8 @@ func (c *ControlAPI) semiSync(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want a JSON body with waitForReplicaCount >= 1", http.StatusBadRequest)
 		return
 	}
-	st, err := c.Op.Status(r.Context())
-	if err != nil {
-		c.Log.Error(err, "reading the local status")
-		http.Error(w, "mysqld status unavailable", http.StatusServiceUnavailable)
+	st, ok := c.localStatus(w, r)
+	if !ok {
 		return
 	}
 	if !st.Writable() || !st.SemiSync.SourceEnabled {

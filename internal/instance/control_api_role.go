@@ -38,10 +38,8 @@ func (c *ControlAPI) demote(w http.ResponseWriter, r *http.Request) {
 // of the failing primary, so the primary can no longer collect semi-sync acknowledgements. The
 // applier keeps applying the relay log. A server without a channel has nothing to stop.
 func (c *ControlAPI) stopReplicaIO(w http.ResponseWriter, r *http.Request) {
-	st, err := c.Op.Status(r.Context())
-	if err != nil {
-		c.Log.Error(err, "reading the local status")
-		http.Error(w, "mysqld status unavailable", http.StatusServiceUnavailable)
+	st, ok := c.localStatus(w, r)
+	if !ok {
 		return
 	}
 	if st.Replication != nil && st.Replication.IORunning != "No" {

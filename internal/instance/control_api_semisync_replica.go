@@ -20,10 +20,8 @@ func (c *ControlAPI) semiSyncReplica(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this instance manager does not manage semi-sync", http.StatusConflict)
 		return
 	}
-	st, err := c.Op.Status(r.Context())
-	if err != nil {
-		c.Log.Error(err, "reading the local status")
-		http.Error(w, "mysqld status unavailable", http.StatusServiceUnavailable)
+	st, ok := c.localStatus(w, r)
+	if !ok {
 		return
 	}
 	if st.Writable() {
