@@ -12,6 +12,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
@@ -56,34 +57,60 @@ func (m *manager) readPassword(ctx context.Context, user string) (string, error)
 }
 
 // accountsOnPrimary returns the role reconciler's OnPrimary hook: once per start of a primary,
-// it sets root's password and creates or updates the replication and clone donor accounts
-// (applying rotated passwords; each pass adds a transaction, hence once), and on a first primary
-// whose data directory is marked, creates the application database and owner. Every statement
-// is binary-logged: a first primary runs them before any replica is cloned from it and before
-// any backup, and later ones reach the replicas like any write, so no instance's history differs.
+// it sets root's password and creates or updates the replication, clone donor and fence
+// accounts (applying rotated passwords; each pass adds a transaction, hence once).
+//
+// On a first primary whose data directory is marked, it also creates the application database
+// and owner, all in one unlogged session before any replica can clone (mysql.BootstrapAccounts).
+// Elsewhere the statements are binary-logged and reach the replicas like any write; they wait
+// until as many semi-sync replicas are connected as the primary waits for
+// (semisync.AccountStatementsWait): a promoted replica's first pass comes before the replicas
+// that follow it connect, and a statement waiting for their acknowledgement would also keep them
+// from logging in, so the first write after a failover would wait for the fallback.
 func (m *manager) accountsOnPrimary(users mysql.Users, log logr.Logger) func(context.Context) error {
-	var usersDone bool
+	names := []string{users.Root.Name, users.Replication.Name, users.Backup.Name, users.Fence.Name}
+	var done, waitLogged bool
 	return func(ctx context.Context) error {
-		if !usersDone {
-			if err := m.op.CreateUsers(ctx, users); err != nil {
-				return err
-			}
-			usersDone = true
-			log.Info("accounts created or updated", "users", []string{users.Root.Name, users.Replication.Name, users.Backup.Name, users.Fence.Name})
+		if done {
+			return nil
 		}
 		pending, err := ApplicationPending(m.cfg.DataDir)
-		if err != nil || !pending {
-			return err
-		}
-		app, err := m.application(ctx)
 		if err != nil {
 			return err
 		}
-		if err := m.op.CreateApplication(ctx, app); err != nil {
+		if pending {
+			app, err := m.application(ctx)
+			if err != nil {
+				return err
+			}
+			if err := m.op.BootstrapAccounts(ctx, app, users); err != nil {
+				return err
+			}
+			log.Info("application database and accounts created", "database", app.Database, "owner", app.Owner.Name, "users", names)
+			if err := clearApplicationPending(m.cfg.DataDir); err != nil {
+				return err
+			}
+			done = true
+			return nil
+		}
+		st, err := m.op.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("reading the semi-sync state before the account statements: %w", err)
+		}
+		if semisync.AccountStatementsWait(st.SemiSync) {
+			if !waitLogged {
+				log.Info("account statements wait for the semi-sync replicas to connect", "connected", st.SemiSync.Clients,
+					"count", st.SemiSync.WaitForReplicaCount)
+				waitLogged = true
+			}
+			return nil
+		}
+		if err := m.op.CreateUsers(ctx, users); err != nil {
 			return err
 		}
-		log.Info("application database created", "database", app.Database, "owner", app.Owner.Name)
-		return clearApplicationPending(m.cfg.DataDir)
+		log.Info("accounts created or updated", "users", names)
+		done = true
+		return nil
 	}
 }
 

@@ -16,23 +16,27 @@ type Application struct {
 var identifier = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // CreateApplication creates the database and its owner, with every privilege on the database and
-// none elsewhere, if they are missing; an existing owner keeps its password and grants. Called
-// once, by the first primary at bootstrap; the server must be writable. The statements are
-// binary-logged like any other, so every replica gets the same accounts.
+// none elsewhere, if they are missing; an existing owner keeps its password and grants. The
+// statements are binary-logged; a first primary at bootstrap runs them through
+// BootstrapAccounts instead.
 func (o *operator) CreateApplication(ctx context.Context, app Application) error {
+	return o.createApplication(ctx, o.db, app)
+}
+
+func (o *operator) createApplication(ctx context.Context, e execer, app Application) error {
 	if !identifier.MatchString(app.Database) || !identifier.MatchString(app.Owner.Name) || len(app.Owner.Name) > 32 {
 		return fmt.Errorf("%w: database %q and owner %q must be lower-case identifiers", errAccount, app.Database, app.Owner.Name)
 	}
 	if app.Owner.Password == "" {
 		return fmt.Errorf("%w: the owner's password is required", errAccount)
 	}
-	if err := o.exec(ctx, "creating database "+app.Database, "CREATE DATABASE IF NOT EXISTS `"+app.Database+"`"); err != nil {
+	if err := o.execOn(ctx, e, "creating database "+app.Database, "CREATE DATABASE IF NOT EXISTS `"+app.Database+"`"); err != nil {
 		return err
 	}
-	if err := o.exec(ctx, "creating account "+app.Owner.Name, "CREATE USER IF NOT EXISTS ?@? IDENTIFIED BY ?",
+	if err := o.execOn(ctx, e, "creating account "+app.Owner.Name, "CREATE USER IF NOT EXISTS ?@? IDENTIFIED BY ?",
 		app.Owner.Name, app.Owner.host(), app.Owner.Password); err != nil {
 		return err
 	}
-	return o.exec(ctx, "granting "+app.Database+" to "+app.Owner.Name,
+	return o.execOn(ctx, e, "granting "+app.Database+" to "+app.Owner.Name,
 		"GRANT ALL PRIVILEGES ON `"+app.Database+"`.* TO ?@?", app.Owner.Name, app.Owner.host())
 }

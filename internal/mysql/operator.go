@@ -36,6 +36,9 @@ type Operator interface {
 	// CreateApplication creates the application database and its owner if missing; the server
 	// must be writable.
 	CreateApplication(ctx context.Context, app Application) error
+	// BootstrapAccounts creates the application database and owner, then the operator's accounts,
+	// on a first primary's new data directory, without binary-logging them (see its doc).
+	BootstrapAccounts(ctx context.Context, app Application, users Users) error
 	// ConfigureReplication stops replication and points it at src with GTID auto-positioning
 	// over TLS. It does not start replication.
 	ConfigureReplication(ctx context.Context, src Source) error
@@ -141,9 +144,19 @@ type operator struct {
 
 func (o *operator) Close() error { return o.db.Close() }
 
+// execer is a pool (*sql.DB) or one session (*sql.Conn).
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
 // exec runs one statement; what describes it in errors, since the statement may hold a secret.
 func (o *operator) exec(ctx context.Context, what, stmt string, args ...any) error {
-	if _, err := o.db.ExecContext(ctx, stmt, args...); err != nil {
+	return o.execOn(ctx, o.db, what, stmt, args...)
+}
+
+// execOn is exec on e.
+func (o *operator) execOn(ctx context.Context, e execer, what, stmt string, args ...any) error {
+	if _, err := e.ExecContext(ctx, stmt, args...); err != nil {
 		return fmt.Errorf("%s on %s: %w", what, o.addr, err)
 	}
 	return nil

@@ -70,29 +70,24 @@ func (o *operator) InstallSemiSyncPlugins(ctx context.Context) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	conn, err := o.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("connecting to %s: %w", o.addr, err)
-	}
-	defer conn.Close()
-	var superReadOnly bool
-	if err := conn.QueryRowContext(ctx, "SELECT @@GLOBAL.super_read_only").Scan(&superReadOnly); err != nil {
-		return fmt.Errorf("reading super_read_only on %s: %w", o.addr, err)
-	}
-	if _, err := conn.ExecContext(ctx, "SET SESSION sql_log_bin = 0"); err != nil {
-		return fmt.Errorf("turning the binary log off for the session on %s: %w", o.addr, err)
-	}
-	if superReadOnly {
-		if _, err := conn.ExecContext(ctx, "SET GLOBAL super_read_only = OFF"); err != nil {
-			return fmt.Errorf("lifting super_read_only on %s: %w", o.addr, err)
+	err := o.unloggedSession(ctx, func(conn *sql.Conn) error {
+		var superReadOnly bool
+		if err := conn.QueryRowContext(ctx, "SELECT @@GLOBAL.super_read_only").Scan(&superReadOnly); err != nil {
+			return fmt.Errorf("reading super_read_only on %s: %w", o.addr, err)
 		}
-	}
-	err = installPlugins(ctx, conn, missing)
-	if superReadOnly {
-		if _, rerr := conn.ExecContext(ctx, "SET GLOBAL super_read_only = ON"); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("restoring super_read_only: %w", rerr))
+		if superReadOnly {
+			if _, err := conn.ExecContext(ctx, "SET GLOBAL super_read_only = OFF"); err != nil {
+				return fmt.Errorf("lifting super_read_only on %s: %w", o.addr, err)
+			}
 		}
-	}
+		err := installPlugins(ctx, conn, missing)
+		if superReadOnly {
+			if _, rerr := conn.ExecContext(ctx, "SET GLOBAL super_read_only = ON"); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("restoring super_read_only: %w", rerr))
+			}
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("installing the semi-sync plugins on %s: %w", o.addr, err)
 	}

@@ -53,27 +53,31 @@ var errAccount = errors.New("invalid account")
 // certificate signed by the CA mysqld trusts (with the subject they name, if any). root@localhost
 // gets its password; the statements are binary-logged like any other, so replicas get the same.
 func (o *operator) CreateUsers(ctx context.Context, users Users) error {
+	return o.createUsers(ctx, o.db, users)
+}
+
+func (o *operator) createUsers(ctx context.Context, e execer, users Users) error {
 	if users.Root.Password != "" {
-		if err := o.exec(ctx, "setting the password of root@localhost",
+		if err := o.execOn(ctx, e, "setting the password of root@localhost",
 			"ALTER USER 'root'@'localhost' IDENTIFIED BY ?", users.Root.Password); err != nil {
 			return err
 		}
 	}
-	if err := o.ensureAccount(ctx, users.Replication, "REPLICATION SLAVE"); err != nil {
+	if err := o.ensureAccount(ctx, e, users.Replication, "REPLICATION SLAVE"); err != nil {
 		return fmt.Errorf("replication account: %w", err)
 	}
-	if err := o.ensureAccount(ctx, users.Backup, "BACKUP_ADMIN"); err != nil {
+	if err := o.ensureAccount(ctx, e, users.Backup, "BACKUP_ADMIN"); err != nil {
 		return fmt.Errorf("backup account: %w", err)
 	}
 	if users.Fence.Name != "" {
-		if err := o.ensureAccount(ctx, users.Fence, FencePrivileges); err != nil {
+		if err := o.ensureAccount(ctx, e, users.Fence, FencePrivileges); err != nil {
 			return fmt.Errorf("fence account: %w", err)
 		}
 	}
 	return nil
 }
 
-func (o *operator) ensureAccount(ctx context.Context, a Account, privileges string) error {
+func (o *operator) ensureAccount(ctx context.Context, e execer, a Account, privileges string) error {
 	if a.Name == "" || a.Password == "" {
 		return fmt.Errorf("%w: name and password are required", errAccount)
 	}
@@ -82,14 +86,14 @@ func (o *operator) ensureAccount(ctx context.Context, a Account, privileges stri
 		require, args = "REQUIRE SUBJECT ?", append(args, a.RequireSubject)
 	}
 	// CREATE ... IF NOT EXISTS then ALTER: the second also updates an existing account.
-	if err := o.exec(ctx, "creating account "+a.Name,
+	if err := o.execOn(ctx, e, "creating account "+a.Name,
 		"CREATE USER IF NOT EXISTS ?@? IDENTIFIED BY ? "+require, args...); err != nil {
 		return err
 	}
-	if err := o.exec(ctx, "updating account "+a.Name,
+	if err := o.execOn(ctx, e, "updating account "+a.Name,
 		"ALTER USER ?@? IDENTIFIED BY ? "+require, args...); err != nil {
 		return err
 	}
-	return o.exec(ctx, "granting "+privileges+" to "+a.Name,
+	return o.execOn(ctx, e, "granting "+privileges+" to "+a.Name,
 		"GRANT "+privileges+" ON *.* TO ?@?", a.Name, a.host())
 }
