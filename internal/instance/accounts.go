@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
@@ -56,21 +57,31 @@ func (m *manager) readPassword(ctx context.Context, user string) (string, error)
 	}
 }
 
+// accountGateMax bounds how long a primary's account statements wait for its semi-sync
+// replicas to connect (semisync.AccountStatementsWait): replicas repoint to a promoted primary
+// within a few seconds. Past it, the statements run anyway (a replica that cannot log in without
+// them, say with a rotated password, never connects): they then wait for the fallback, as any
+// commit does.
+const accountGateMax = failover.LeaseTTL
+
 // accountsOnPrimary returns the role reconciler's OnPrimary hook: once per start of a primary,
-// it sets root's password and creates or updates the replication, clone donor and fence
-// accounts (applying rotated passwords; each pass adds a transaction, hence once).
+// it sets root's password and creates or updates the replication, fence and clone donor accounts
+// (applying rotated passwords; each pass adds a transaction, hence once).
 //
-// On a first primary whose data directory is marked, it also creates the application database
-// and owner, all in one unlogged session before any replica can clone (mysql.BootstrapAccounts).
-// Elsewhere the statements are binary-logged and reach the replicas like any write; they wait
-// until as many semi-sync replicas are connected as the primary waits for
-// (semisync.AccountStatementsWait): a promoted replica's first pass comes before the replicas
-// that follow it connect, and a statement waiting for their acknowledgement would also keep them
-// from logging in, so the first write after a failover would wait for the fallback.
-func (m *manager) accountsOnPrimary(users mysql.Users, log logr.Logger) func(context.Context) error {
-	names := []string{users.Root.Name, users.Replication.Name, users.Backup.Name, users.Fence.Name}
-	var done, waitLogged bool
-	return func(ctx context.Context) error {
+// On a first primary (first: no primary recorded yet, so no replica can have cloned from it),
+// the statements run on one unlogged session (mysql.BootstrapAccounts), with the application
+// database and owner when its data directory is marked: every replica starts from a clone and
+// gets them with the data. Elsewhere they are binary-logged and reach the replicas like any
+// write; they first wait, for at most accountGateMax, until as many semi-sync replicas are
+// connected as the primary waits for (semisync.AccountStatementsWait): a promoted replica's first
+// pass comes before the replicas that follow it connect, and a statement waiting for their
+// acknowledgement would keep them from logging in, so the first write after a failover would
+// wait for the fallback.
+func (m *manager) accountsOnPrimary(users mysql.Users, log logr.Logger) func(context.Context, bool) error {
+	names := []string{users.Root.Name, users.Replication.Name, users.Fence.Name, users.Backup.Name}
+	var done bool
+	var waitingSince time.Time
+	return func(ctx context.Context, first bool) error {
 		if done {
 			return nil
 		}
@@ -78,37 +89,63 @@ func (m *manager) accountsOnPrimary(users mysql.Users, log logr.Logger) func(con
 		if err != nil {
 			return err
 		}
-		if pending {
-			app, err := m.application(ctx)
-			if err != nil {
-				return err
+		if first {
+			var app *mysql.Application
+			if pending {
+				a, err := m.application(ctx)
+				if err != nil {
+					return err
+				}
+				app = &a
 			}
 			if err := m.op.BootstrapAccounts(ctx, app, users); err != nil {
 				return err
 			}
-			log.Info("application database and accounts created", "database", app.Database, "owner", app.Owner.Name, "users", names)
+			if app != nil {
+				log.Info("application database created", "database", app.Database, "owner", app.Owner.Name)
+				if err := clearApplicationPending(m.cfg.DataDir); err != nil {
+					return err
+				}
+			}
+			log.Info("accounts created or updated", "users", names, "binaryLogged", false)
+			done = true
+			return nil
+		}
+		if pending {
+			// A first primary that recorded itself before its application database was created
+			// (a manager of an earlier version): replicas may exist, so it is binary-logged.
+			app, err := m.application(ctx)
+			if err != nil {
+				return err
+			}
+			if err := m.op.CreateApplication(ctx, app); err != nil {
+				return err
+			}
 			if err := clearApplicationPending(m.cfg.DataDir); err != nil {
 				return err
 			}
-			done = true
-			return nil
 		}
 		st, err := m.op.Status(ctx)
 		if err != nil {
 			return fmt.Errorf("reading the semi-sync state before the account statements: %w", err)
 		}
+		now := m.deps.Clock.Now()
 		if semisync.AccountStatementsWait(st.SemiSync) {
-			if !waitLogged {
+			if waitingSince.IsZero() {
+				waitingSince = now
 				log.Info("account statements wait for the semi-sync replicas to connect", "connected", st.SemiSync.Clients,
-					"count", st.SemiSync.WaitForReplicaCount)
-				waitLogged = true
+					"count", st.SemiSync.WaitForReplicaCount, "atMost", accountGateMax)
 			}
-			return nil
+			if now.Sub(waitingSince) < accountGateMax {
+				return nil
+			}
+			log.Info("account statements run before the semi-sync replicas connected; they wait for the fallback",
+				"connected", st.SemiSync.Clients, "count", st.SemiSync.WaitForReplicaCount)
 		}
 		if err := m.op.CreateUsers(ctx, users); err != nil {
 			return err
 		}
-		log.Info("accounts created or updated", "users", names)
+		log.Info("accounts created or updated", "users", names, "binaryLogged", true)
 		done = true
 		return nil
 	}

@@ -57,9 +57,9 @@ type RoleReconciler struct {
 	Isolation *IsolationDetector
 	// OnPrimary, if set, runs on every pass that leaves this instance the primary and recorded as
 	// status.currentPrimary, and on the first primary's passes before it is recorded (it creates
-	// the accounts there, so that no replica tries to clone before they exist); an error fails the
-	// pass.
-	OnPrimary func(ctx context.Context) error
+	// the accounts there, so that no replica tries to clone before they exist; first is true
+	// then); an error fails the pass.
+	OnPrimary func(ctx context.Context, first bool) error
 	// ManageSemiSync converges the local semi-sync settings to the spec after each pass (see
 	// semisync.Desired), and a promotion applies the primary's before it clears read-only.
 	ManageSemiSync bool
@@ -338,7 +338,7 @@ func (r *RoleReconciler) report(ctx context.Context, cluster *v1alpha1.Cluster, 
 	// only replicas that follow it, once it is recorded, can send.
 	promoted := cluster.Status.CurrentPrimary != "" && cluster.Status.CurrentPrimary != r.Instance
 	if out.Primary && r.OnPrimary != nil && !promoted {
-		if err := r.OnPrimary(ctx); err != nil {
+		if err := r.OnPrimary(ctx, cluster.Status.CurrentPrimary == ""); err != nil {
 			return err
 		}
 	}

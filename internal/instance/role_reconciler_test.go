@@ -199,8 +199,12 @@ func TestFormerPrimaryAcknowledgesTheCommitTheNewPrimaryWaitsOn(t *testing.T) {
 	for name, mem := range m {
 		r[name] = &RoleReconciler{Client: env.Client, Cluster: types.NamespacedName{Namespace: ns, Name: "db"}, Instance: name,
 			Actor: mem.actor, Peers: memberPeers(m), Clock: clock.RealClock{}, Log: testr.New(t).WithValues("instance", name),
-			ManageSemiSync: true, OnPrimary: func(ctx context.Context) error { return mem.op.CreateUsers(ctx, roleTestUsers) }}
+			ManageSemiSync: true}
 	}
+	// The accounts, binary-logged before semi-sync is on, so that c-2 gets them by replication
+	// (these servers are not clones of one another, as an instance manager's replicas are).
+	m["c-1"].exec(t, "SET GLOBAL super_read_only = OFF", "SET GLOBAL read_only = OFF")
+	must(t, m["c-1"].op.CreateUsers(t.Context(), roleTestUsers))
 	// pass runs one pass of the named reconciler; a failed pass is retried by the next one, as Run does.
 	pass := func(name string) {
 		if _, err := r[name].ReconcileOnce(t.Context()); err != nil {
@@ -208,7 +212,7 @@ func TestFormerPrimaryAcknowledgesTheCommitTheNewPrimaryWaitsOn(t *testing.T) {
 		}
 	}
 	eventually(t, 30*time.Second, func() bool { pass("c-1"); return m["c-1"].writable(t) })
-	pass("c-1") // records the primary, writes the accounts and converges semi-sync
+	pass("c-1") // records the primary and converges semi-sync
 	eventually(t, 30*time.Second, func() bool {
 		pass("c-2")
 		st, err := m["c-2"].op.Status(t.Context())

@@ -25,7 +25,7 @@ func TestBootstrapAccountsUnlogged(t *testing.T) {
 	app := mysql.Application{Database: "shop", Owner: mysql.Account{Name: "shopper", Password: "shop-pw"}}
 	bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	begin := time.Now()
-	err := n.op.BootstrapAccounts(bctx, app, testUsers)
+	err := n.op.BootstrapAccounts(bctx, &app, testUsers)
 	cancel()
 	check.Must(t, err)
 	t.Logf("bootstrap accounts took %s", time.Since(begin).Round(time.Millisecond))

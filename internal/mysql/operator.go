@@ -36,9 +36,9 @@ type Operator interface {
 	// CreateApplication creates the application database and its owner if missing; the server
 	// must be writable.
 	CreateApplication(ctx context.Context, app Application) error
-	// BootstrapAccounts creates the application database and owner, then the operator's accounts,
-	// on a first primary's new data directory, without binary-logging them (see its doc).
-	BootstrapAccounts(ctx context.Context, app Application, users Users) error
+	// BootstrapAccounts creates the application database and owner (app not nil), then the
+	// operator's accounts, on a first primary, without binary-logging them (see its doc).
+	BootstrapAccounts(ctx context.Context, app *Application, users Users) error
 	// ConfigureReplication stops replication and points it at src with GTID auto-positioning
 	// over TLS. It does not start replication.
 	ConfigureReplication(ctx context.Context, src Source) error

@@ -30,18 +30,21 @@ func discardSession(conn *sql.Conn) {
 	_ = conn.Close()
 }
 
-// BootstrapAccounts creates the application database and owner, then the operator's accounts
-// (the clone donor account last), on a first primary's new data directory, on one session with
-// the binary log off. No replica or backup can exist before the clone donor account does, and
+// BootstrapAccounts creates the application database and owner (when app is not nil), then the
+// operator's accounts (the clone donor account last), on a first primary (a new data directory,
+// or one restored from a backup) before any replica follows it, on one session with the binary
+// log off. No replica or backup can exist before the clone donor account does, and
 // every replica and backup starts from a clone, so each gets them with the data: nothing is
 // missing from any instance's history. Binary-logged, each statement's commit would wait for a
 // semi-sync acknowledgement no replica can send yet, and, holding the account lock while it
 // waits, would keep the first replica from even logging in to clone. Idempotent, like
 // CreateApplication and CreateUsers.
-func (o *operator) BootstrapAccounts(ctx context.Context, app Application, users Users) error {
+func (o *operator) BootstrapAccounts(ctx context.Context, app *Application, users Users) error {
 	return o.unloggedSession(ctx, func(conn *sql.Conn) error {
-		if err := o.createApplication(ctx, conn, app); err != nil {
-			return err
+		if app != nil {
+			if err := o.createApplication(ctx, conn, *app); err != nil {
+				return err
+			}
 		}
 		return o.createUsers(ctx, conn, users)
 	})

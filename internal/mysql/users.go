@@ -56,6 +56,8 @@ func (o *operator) CreateUsers(ctx context.Context, users Users) error {
 	return o.createUsers(ctx, o.db, users)
 }
 
+// createUsers runs CreateUsers' statements on e, the clone donor account last: on a first primary
+// (BootstrapAccounts) no replica can clone before every other account exists.
 func (o *operator) createUsers(ctx context.Context, e execer, users Users) error {
 	if users.Root.Password != "" {
 		if err := o.execOn(ctx, e, "setting the password of root@localhost",
@@ -66,13 +68,13 @@ func (o *operator) createUsers(ctx context.Context, e execer, users Users) error
 	if err := o.ensureAccount(ctx, e, users.Replication, "REPLICATION SLAVE"); err != nil {
 		return fmt.Errorf("replication account: %w", err)
 	}
-	if err := o.ensureAccount(ctx, e, users.Backup, "BACKUP_ADMIN"); err != nil {
-		return fmt.Errorf("backup account: %w", err)
-	}
 	if users.Fence.Name != "" {
 		if err := o.ensureAccount(ctx, e, users.Fence, FencePrivileges); err != nil {
 			return fmt.Errorf("fence account: %w", err)
 		}
+	}
+	if err := o.ensureAccount(ctx, e, users.Backup, "BACKUP_ADMIN"); err != nil {
+		return fmt.Errorf("backup account: %w", err)
 	}
 	return nil
 }
