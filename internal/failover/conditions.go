@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -19,10 +20,13 @@ const (
 	ReasonSwitchoverInProgress = "SwitchoverInProgress"
 	ReasonFailoverInProgress   = "FailoverInProgress"
 	// Degraded=True, most serious first.
-	ReasonSplitBrain        = "SeveralWritableInstances"
-	ReasonFailoverBlocked   = "FailoverBlocked"
-	ReasonSwitchoverBlocked = "SwitchoverBlocked"
-	ReasonPrimaryFailing    = "PrimaryFailing"
+	ReasonSplitBrain      = "SeveralWritableInstances"
+	ReasonFailoverBlocked = "FailoverBlocked"
+	// ReasonAcknowledgedWritesOnPrimaryOnly: a failover under required is blocked because the
+	// failing primary fell back to asynchronous replication and has not caught a replica up since.
+	ReasonAcknowledgedWritesOnPrimaryOnly = "AcknowledgedWritesOnPrimaryOnly"
+	ReasonSwitchoverBlocked               = "SwitchoverBlocked"
+	ReasonPrimaryFailing                  = "PrimaryFailing"
 	// ReasonSemiSyncAsync: semi-sync is enabled but the primary has fallen back to asynchronous
 	// replication; a failover may lose writes it acknowledged alone.
 	ReasonSemiSyncAsync = "SemiSyncFallenBackToAsync"
@@ -61,7 +65,7 @@ func Conditions(o Observation, d Decision) []metav1.Condition {
 	case d.Kind == Blocked && d.Operation == NoOperation:
 		add(v1.ConditionDegraded, metav1.ConditionTrue, ReasonSplitBrain, d.Reason)
 	case d.Kind == Blocked && d.Operation == FailoverOperation:
-		add(v1.ConditionDegraded, metav1.ConditionTrue, ReasonFailoverBlocked, d.Reason)
+		add(v1.ConditionDegraded, metav1.ConditionTrue, cmp.Or(d.BlockedBy, ReasonFailoverBlocked), d.Reason)
 	case d.Kind == Blocked:
 		add(v1.ConditionDegraded, metav1.ConditionTrue, ReasonSwitchoverBlocked, d.Reason)
 	case why != "":

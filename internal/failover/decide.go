@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
 // Decide returns the single next step for the Cluster observed in o. With no established primary
@@ -308,6 +310,13 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 		return Decision{Kind: Blocked, Operation: FailoverOperation,
 			Reason: fmt.Sprintf("failover from %s (%s) is blocked: %s", p, why, blocked)}
 	}
+	// Blocked before any step: the old primary is neither cut from its replicas nor its Pod
+	// deleted, so that it catches them up as soon as it answers again.
+	if risk, blocks := o.acknowledgedAlone(old, cand); blocks && o.Spec.DataDurability == v1.DataDurabilityRequired {
+		return Decision{Kind: Blocked, Operation: FailoverOperation, BlockedBy: ReasonAcknowledgedWritesOnPrimaryOnly,
+			Reason: fmt.Sprintf("failover from %s (%s) is blocked: %s; under dataDurability required the Cluster waits for %s to come back "+
+				"(it then catches the replicas up), or for a person to accept the loss (dataDurability preferred)", p, why, risk, p)}
+	}
 	if names := o.replicatingFrom(p); len(names) > 0 {
 		d := fo(StepStopIOThreads, fmt.Sprintf("failover from %s (%s): stop the IO threads reading from it, so it collects no more semi-sync acknowledgements", p, why))
 		d.Instance, d.Instances = "", names
@@ -335,11 +344,34 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	d := Decision{Kind: Failover, Operation: FailoverOperation, Step: StepSetTargetPrimary, Instance: cand.Name,
 		CatchUp: cand.History(),
 		Reason:  fmt.Sprintf("failover from %s (%s): promote %s, the replica with the most complete history", p, why, cand.Name)}
-	if o.Status.SemiSyncFallenBack {
-		d.Warning = "semi-sync had fallen back to asynchronous replication on " + p +
-			": writes it acknowledged alone may be lost"
+	if risk, _ := o.acknowledgedAlone(old, cand); risk != "" {
+		d.Warning = risk + "; the failover goes on and they may be lost"
 	}
 	return d
+}
+
+// acknowledgedAlone says, when it may be so, that the failing primary p acknowledged commits the
+// candidate may lack, and whether that blocks a failover under required. With the Lease on, the
+// Lease's fallback record decides (written by p before its first such commit completed): it
+// blocks while it names p and semi-sync has not resumed since. Without the Lease, p's last report
+// of semi-sync fallen back is all there is, and it blocks. A report with the Lease on only warns:
+// the record is the authority, and a report may lag behind it. An old primary that answers, with
+// every transaction it executed in the candidate's history, has nothing the candidate lacks.
+func (o *Observation) acknowledgedAlone(old, cand Instance) (risk string, blocks bool) {
+	p, r := old.Name, o.Lease.Fallback
+	switch {
+	case old.Reachable && cand.History().Contains(old.Executed):
+		return "", false
+	case o.Spec.EnablePrimaryLease && r.AtRisk(p) && r.GTIDExecuted != "":
+		return fmt.Sprintf("%s fell back to asynchronous replication at %s: the commits it acknowledged after %s may exist on it alone "+
+			"(%s has %s)", p, r.FellBackAt.UTC().Format(time.RFC3339), r.GTIDExecuted, cand.Name, cand.History()), true
+	case o.Spec.EnablePrimaryLease && r.AtRisk(p):
+		return fmt.Sprintf("the primary Lease records a semi-sync fallback of %s that cannot be read: commits it acknowledged may exist on it alone", p), true
+	case o.Status.SemiSyncFallenBack:
+		return fmt.Sprintf("semi-sync had fallen back to asynchronous replication on %s when it last reported: "+
+			"commits it acknowledged may exist on it alone (%s has %s)", p, cand.Name, cand.History()), !o.Spec.EnablePrimaryLease
+	}
+	return "", false
 }
 
 // replicatingFrom lists the replicas that answered and still run an IO thread reading from p, or

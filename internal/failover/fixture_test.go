@@ -127,6 +127,16 @@ func semiSyncOn(d v1.DataDurability) change {
 		o.Spec.SemiSync, o.Spec.SemiSyncTimeout, o.Spec.DataDurability = true, 10*time.Second, d
 	}
 }
+
+// fallbackRecord: the Lease records that instance fell back to asynchronous replication at
+// gtid_executed a:1-10, and whether semi-sync resumed since.
+func fallbackRecord(instance string, resumed bool) change {
+	return func(o *Observation) {
+		o.Lease.Fallback = &FallbackRecord{Instance: instance, FellBackAt: t0.Add(-time.Minute), GTIDExecuted: a("1-10").String(),
+			Resumed: resumed}
+	}
+}
+
 func failoverDelay(d time.Duration) change { return func(o *Observation) { o.Spec.FailoverDelay = d } }
 func leaseOff(o *Observation)              { o.Spec.EnablePrimaryLease = false }
 

@@ -62,6 +62,9 @@ type Lease struct {
 	// (empty in a Lease written by an older instance manager): spec.holderIdentity, parsed by
 	// ParseLeaseHolder.
 	Holder, HolderPodUID string
+	// Fallback is the semi-sync fallback record the Lease carries (FallbackAnnotation), nil when
+	// none; a record that does not parse is one at risk for its holder.
+	Fallback *FallbackRecord
 	// RenewTime is spec.renewTime, written by the holder at its last renewal.
 	RenewTime time.Time
 	// TTL is spec.leaseDurationSeconds.

@@ -65,6 +65,9 @@ type PrimaryLease struct {
 	// demotions counts the demotions, so that EndDemotion ends only those it has seen.
 	demoted   bool
 	demotions int
+	// fallback is the semi-sync fallback record this instance last wrote (RecordFallback);
+	// every later renewal carries it.
+	fallback *failover.FallbackRecord
 }
 
 // ErrDemoted is returned by AllowWrites while a demotion holds the server read-only.
@@ -201,6 +204,7 @@ func (l *PrimaryLease) desiredLocked(rec LeaseRecord, sent time.Time) *coordinat
 		s.HolderIdentity, s.AcquireTime = ptr.To(me), &now
 	}
 	s.RenewTime, s.LeaseDurationSeconds = &now, ptr.To(int32(LeaseTTL/time.Second))
+	l.applyFallbackLocked(lease)
 	return lease
 }
 
@@ -304,6 +308,7 @@ func (l *PrimaryLease) Release(ctx context.Context) error {
 	}
 	l.held = false
 	l.epoch++
+	l.fallback = nil // what the Lease carries is read from it from now on
 	l.mu.Unlock()
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -322,7 +327,8 @@ func (l *PrimaryLease) Release(ctx context.Context) error {
 }
 
 // deleteIfMine deletes the Lease, as read now, if it names this instance and Pod: a Lease of an
-// earlier Pod of this instance is left to expire, as that Pod may still run on a cut-off node.
+// earlier Pod of this instance is left to expire, as that Pod may still run on a cut-off node,
+// and so is one that records a semi-sync fallback this instance has not caught up from.
 func (l *PrimaryLease) deleteIfMine(ctx context.Context) error {
 	rec, err := l.Observe(ctx)
 	if err != nil || !rec.Exists || !rec.HeldBy(l.Holder) {
@@ -330,9 +336,18 @@ func (l *PrimaryLease) deleteIfMine(ctx context.Context) error {
 	}
 	l.mu.Lock()
 	last := l.last
+	// With the Lease disabled nothing reads the record any more (the operator then goes by the
+	// primary's reports): the Lease is deleted as any other.
+	atRisk := l.enabled && l.recordInLocked(last).AtRisk(l.Holder.Instance)
 	l.mu.Unlock()
 	if last == nil {
 		// A concurrent read (a renewal, another release) found the Lease gone since this one.
+		return nil
+	}
+	if atRisk {
+		// Deleted, the record that this server acknowledged commits no replica may have would go
+		// with it, and a failover would no longer know to wait for it: it expires instead.
+		l.Log.Info("primary Lease left to expire, not released: it records a semi-sync fallback not yet caught up")
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, LeaseRequestTimeout)
@@ -451,5 +466,6 @@ func (l *PrimaryLease) selfFence(ctx context.Context, why string) {
 	l.held = false
 	l.maybeHeld = true // the Lease may still name this instance: released on demotion
 	l.epoch++
+	l.fallback = nil // what the Lease carries is read from it from now on
 	l.mu.Unlock()
 }

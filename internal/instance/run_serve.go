@@ -78,7 +78,7 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	if err != nil {
 		return err
 	}
-	fallback := &SemiSyncFallback{Op: m.fallbackOp, Lease: lease, Clock: m.deps.Clock, Log: m.deps.Log.WithName("semisync")}
+	fallback := &SemiSyncFallback{Instance: m.cfg.Instance, Op: m.fallbackOp, Lease: lease, Clock: m.deps.Clock, Log: m.deps.Log.WithName("semisync")}
 	participation := &SemiSyncParticipation{}
 	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease, fallback, participation)
 	if err != nil {

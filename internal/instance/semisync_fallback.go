@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
@@ -30,6 +31,11 @@ type LeaseFreshness interface {
 	Enabled() bool
 	// Held: held and renewed in time, so that the self-fence is not due.
 	Held() bool
+	// RecordFallback writes the fallback record into the Lease and returns once the API server
+	// has it (PrimaryLease.RecordFallback).
+	RecordFallback(ctx context.Context, rec failover.FallbackRecord) error
+	// FallbackRecord is the record the Lease carries for this instance, nil when none.
+	FallbackRecord() *failover.FallbackRecord
 }
 
 // SemiSyncFallback is the primary's instance manager's side of semi-sync durability. mysqld
@@ -39,7 +45,9 @@ type LeaseFreshness interface {
 // remembers that it fell back, so that the role pass leaves the source side off and the status
 // report says "fallen back" rather than "disabled". Safe for concurrent use.
 type SemiSyncFallback struct {
-	Op mysql.Operator
+	// Instance is this instance, as the fallback record names it.
+	Instance string
+	Op       mysql.Operator
 	// Lease is the primary Lease; nil means no Lease (as disabled in the spec).
 	Lease LeaseFreshness
 	Clock clock.Clock
@@ -53,6 +61,10 @@ type SemiSyncFallback struct {
 	// fellBack: the source side was switched off here at since, and not turned on again.
 	fellBack bool
 	since    time.Time
+	// resumeArmed: a fallback record at risk was seen with semi-sync back on when
+	// Rpl_semi_sync_source_yes_tx was resumeYesTx (CheckOnce's goroutine only, under check).
+	resumeArmed bool
+	resumeYesTx int64
 }
 
 // Configure records the Cluster's spec as last read (the role pass calls it on every pass).
@@ -101,16 +113,56 @@ func (f *SemiSyncFallback) CheckOnce(ctx context.Context) (semisync.FallbackDeci
 	if err != nil {
 		return semisync.FallbackDecision{}, fmt.Errorf("reading the server for the semi-sync fallback: %w", err)
 	}
-	d := semisync.DecideFallback(f.input(spec, fellBack, st))
+	in := f.input(spec, fellBack, st)
+	d := semisync.DecideFallback(in)
 	switch d.Action {
 	case semisync.FallbackRelease, semisync.FallbackLowerCount:
 		err = f.fallBack(ctx, d, st)
 	case semisync.FallbackReenable:
-		err = f.reenable(ctx, d)
+		if err = f.reenable(ctx, d); err == nil {
+			// Any commit acknowledged from now on resumes the record (recordResumed).
+			f.resumeArmed, f.resumeYesTx = true, st.SemiSync.YesTx
+		}
 	case semisync.FallbackForget:
 		f.forget(d)
+	case semisync.FallbackNone:
+		err = f.recordResumed(ctx, in, st)
 	}
 	return d, err
+}
+
+// recordResumed marks the Lease's fallback record of this instance resumed once a commit has
+// been acknowledged since semi-sync came back on (semisync.SemiSyncBackOn, then
+// Rpl_semi_sync_source_yes_tx rising): the replica that acknowledged it has received the binary
+// log up to it, so every commit this server acknowledged alone before is on a replica too, and
+// every one in gtid_executed since was acknowledged. It covers a record left by an earlier run of
+// this manager. Until it is written, a failover under required stays blocked; an idle primary
+// resumes its record at its first acknowledged commit.
+func (f *SemiSyncFallback) recordResumed(ctx context.Context, in semisync.FallbackInput, st *mysql.Status) error {
+	if f.Lease == nil || !f.Lease.Enabled() || !f.Lease.Held() {
+		return nil
+	}
+	rec := f.Lease.FallbackRecord()
+	if !rec.AtRisk(f.Instance) || !semisync.SemiSyncBackOn(in) {
+		f.resumeArmed = false
+		return nil
+	}
+	if yes := st.SemiSync.YesTx; !f.resumeArmed || yes < f.resumeYesTx {
+		// The count from which an acknowledgement is looked for (it restarts with mysqld).
+		f.resumeArmed, f.resumeYesTx = true, yes
+		return nil
+	} else if yes == f.resumeYesTx {
+		return nil
+	}
+	resumed := *rec
+	resumed.Resumed, resumed.ResumedAt, resumed.ResumedGTIDSet = true, f.Clock.Now().UTC(), st.GTIDExecuted.String()
+	if err := f.Lease.RecordFallback(ctx, resumed); err != nil {
+		return fmt.Errorf("marking the fallback record resumed: %w", err)
+	}
+	f.resumeArmed = false
+	f.Log.Info("recorded in the primary Lease: semi-sync resumed, a replica holds every acknowledged commit",
+		"fellBackAt", rec.FellBackAt, "resumedGTIDSet", resumed.ResumedGTIDSet)
+	return nil
 }
 
 // input gathers DecideFallback's input; the Lease is read last, right before the decision.
@@ -125,6 +177,7 @@ func (f *SemiSyncFallback) input(spec *v1alpha1.ClusterSpec, fellBack bool, st *
 	if spec.MySQL.SemiSync != nil {
 		in.Durability = spec.MySQL.SemiSync.DataDurability
 	}
+	in.SourceActive = s.SourceActive
 	in.LeaseFresh = f.Lease == nil || !f.Lease.Enabled() || f.Lease.Held()
 	return in
 }
@@ -142,6 +195,22 @@ func (f *SemiSyncFallback) fallBack(ctx context.Context, d semisync.FallbackDeci
 		// frozen after this check is the operator's fence's case.
 		f.Log.Info("not falling back: the primary Lease is no longer freshly renewed", "reason", d.Reason)
 		return nil
+	}
+	if d.Action == semisync.FallbackRelease && f.Lease != nil && f.Lease.Enabled() {
+		// Recorded first, where the operator reads it even if this server never answers again:
+		// a failover under required then waits for it rather than lose what it acknowledged. A
+		// record still at risk is kept as it is: it names the earliest commit that may be alone.
+		if cur := f.Lease.FallbackRecord(); !cur.AtRisk(f.Instance) {
+			rec := failover.FallbackRecord{Instance: f.Instance, FellBackAt: f.Clock.Now().UTC(), GTIDExecuted: st.GTIDExecuted.String()}
+			if err := f.Lease.RecordFallback(ctx, rec); err != nil {
+				return fmt.Errorf("not falling back: the fallback could not be recorded in the primary Lease: %w", err)
+			}
+			f.Log.Info("recorded in the primary Lease: falling back to asynchronous replication", "gtidExecuted", rec.GTIDExecuted)
+		}
+		if !f.Lease.Held() {
+			f.Log.Info("not falling back: the primary Lease is no longer freshly renewed", "reason", d.Reason)
+			return nil
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, fallbackStatementTimeout)
 	defer cancel()

@@ -2,6 +2,8 @@ package instance
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,16 +12,42 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
 
-// switchedLease is a primary Lease whose freshness the test sets: the fallback reads only
-// Enabled and Held of PrimaryLease, whose renewal and self-fence are tested on their own.
-type switchedLease struct{ held atomic.Bool }
+// switchedLease is a primary Lease whose freshness, and whether a fallback record can be
+// written, the test sets: the fallback uses only these of PrimaryLease, whose renewal, self-fence
+// and record writing are tested against the API server on their own.
+type switchedLease struct {
+	held, refuseRecord atomic.Bool
+	mu                 sync.Mutex
+	records            []failover.FallbackRecord
+}
 
 func (l *switchedLease) Enabled() bool { return true }
 func (l *switchedLease) Held() bool    { return l.held.Load() }
+
+func (l *switchedLease) RecordFallback(_ context.Context, rec failover.FallbackRecord) error {
+	if l.refuseRecord.Load() {
+		return errors.New("the API server refused the write")
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.records = append(l.records, rec)
+	return nil
+}
+
+func (l *switchedLease) FallbackRecord() *failover.FallbackRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.records) == 0 {
+		return nil
+	}
+	r := l.records[len(l.records)-1]
+	return &r
+}
 
 // testSemiSyncFallback: a primary under preferred (required raises timeoutMillis to the Lease TTL,
 // semisync.RequiredMinFallback; the mechanism is the same) with one semi-sync replica (maxSyncReplicas 1)
@@ -41,7 +69,7 @@ func testSemiSyncFallback(t *testing.T, m map[string]*member, primary string, re
 	acking := m[plan.Participants[0]]
 	waitSemiSync(t, p, func(s mysql.SemiSyncStatus) bool { return s.SourceActive && s.Clients == 1 })
 	lease := &switchedLease{}
-	fb := &SemiSyncFallback{Op: p.op, Lease: lease, Clock: clock.RealClock{}, Log: testr.New(t).WithName("semisync")}
+	fb := &SemiSyncFallback{Instance: primary, Op: p.op, Lease: lease, Clock: clock.RealClock{}, Log: testr.New(t).WithName("semisync")}
 	fb.Configure(spec)
 	check := func(want semisync.FallbackAction) semisync.FallbackDecision {
 		t.Helper()
@@ -91,8 +119,33 @@ func testSemiSyncFallback(t *testing.T, m map[string]*member, primary string, re
 		t.Fatal("fallen back without a fresh Lease")
 	}
 
+	// A fresh Lease, but the record cannot be written: the commit keeps waiting.
 	lease.held.Store(true)
+	lease.refuseRecord.Store(true)
+	before := semiSync(t, p)
+	if d, err := fb.CheckOnce(t.Context()); err == nil || d.Action != semisync.FallbackRelease {
+		t.Fatalf("CheckOnce with the record refused = %s, %v; want a release that fails", d.Action, err)
+	} else {
+		t.Logf("the record refused: %v", err)
+	}
+	select {
+	case err := <-committed:
+		t.Fatalf("the commit returned (%v) although the fallback could not be recorded (%+v before)", err, before)
+	case <-time.After(500 * time.Millisecond):
+	}
+	if fellBack, _ := fb.FallenBack(); fellBack || !semiSync(t, p).SourceEnabled {
+		t.Fatal("fallen back without a record")
+	}
+	lease.refuseRecord.Store(false)
+	stBefore, err := p.op.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gtidBefore := stBefore.GTIDExecuted.String()
 	check(semisync.FallbackRelease)
+	if rec := lease.FallbackRecord(); rec == nil || !rec.AtRisk(primary) || rec.GTIDExecuted != gtidBefore {
+		t.Fatalf("the fallback record: %+v; want one naming %s at gtid_executed %q, not resumed", rec, primary, gtidBefore)
+	}
 	select {
 	case err := <-committed:
 		if err != nil {
@@ -158,7 +211,19 @@ func testSemiSyncFallback(t *testing.T, m map[string]*member, primary string, re
 		t.Errorf("after turning back on: %+v", s)
 	}
 	expectCommit(t, p, true, false)
+	if rec := lease.FallbackRecord(); !rec.AtRisk(primary) {
+		t.Fatalf("the record says resumed without a fresh Lease to write it: %+v", rec)
+	}
+	// With the Lease fresh again, the record is marked resumed: a commit was acknowledged since
+	// semi-sync came back, so a replica holds everything up to it.
+	lease.held.Store(true)
 	check(semisync.FallbackNone)
+	if rec := lease.FallbackRecord(); rec == nil || rec.AtRisk(primary) || rec.ResumedGTIDSet == "" {
+		t.Fatalf("after semi-sync came back: record %+v; want it resumed, with the GTID set", rec)
+	} else {
+		t.Logf("record: fell back at %s, resumed at %s", rec.GTIDExecuted, rec.ResumedGTIDSet)
+	}
+	lease.held.Store(false)
 
 	// As the later steps expect it: both replicas acknowledge.
 	spec.MinSyncReplicas, spec.MaxSyncReplicas = 2, 2

@@ -34,6 +34,7 @@ type FallbackInput struct {
 	// the sessions waiting for an acknowledgement and how long the oldest has waited, the dump
 	// threads and those that have sent everything.
 	SourceEnabled       bool
+	SourceActive        bool // Rpl_semi_sync_source_status
 	WaitForReplicaCount int
 	Clients             int
 	AckWaiters          int
@@ -136,4 +137,12 @@ func decideReenable(in FallbackInput) FallbackDecision {
 	default:
 		return FallbackDecision{Action: FallbackReenable, Reason: "a semi-sync replica is connected and caught up"}
 	}
+}
+
+// SemiSyncBackOn reports whether semi-sync protects this primary's commits again after a
+// fallback recorded earlier (FallenBack is then false: the source side was turned back on, by
+// this manager or by an earlier run of it): it is the primary, and the source side is on and
+// active. From the next acknowledged commit on, a replica holds everything before it.
+func SemiSyncBackOn(in FallbackInput) bool {
+	return in.Enabled && in.Primary && !in.FallenBack && in.SourceEnabled && in.SourceActive
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
@@ -78,18 +79,28 @@ func testDurability(t *testing.T, w *world) {
 		return st != nil && st.SemiSync.Clients == 2
 	})
 	// The primary switches semi-sync back on once a replica acknowledges a commit it sent, so the
-	// first commits after the fallback may still be asynchronous.
+	// first commits after the fallback may still be asynchronous; mysqld reports the source side
+	// active again only once the replica has caught up with it.
 	for id := 12; ; id++ {
+		if id > 12 {
+			time.Sleep(200 * time.Millisecond)
+		}
 		took, before, after = commit(t, p, id)
 		if after.YesTx == before.YesTx+1 && after.SourceActive && took < time.Second {
 			t.Logf("replica back: commit %d acknowledged by both in %s", id-11, took.Round(time.Millisecond))
 			break
 		}
-		if id == 21 {
-			t.Fatalf("replica back: ten commits, the last took %s, yes_tx %d -> %d, no_tx %d -> %d, active %v; want acknowledged",
+		if id == 41 {
+			t.Fatalf("replica back: thirty commits 200 ms apart, the last took %s, yes_tx %d -> %d, no_tx %d -> %d, active %v; want acknowledged",
 				took, before.YesTx, after.YesTx, before.NoTx, after.NoTx, after.SourceActive)
 		}
 	}
+	// The fallback was recorded in the primary Lease before it happened; the acknowledged commit
+	// marks it resumed.
+	eventually(t, 5*time.Second, "the Lease's fallback record of db-2 marked resumed", func() bool {
+		rec, err := failover.ParseFallbackRecord(w.lease(t).Annotations[failover.FallbackAnnotation])
+		return err == nil && rec != nil && rec.Instance == "db-2" && rec.Resumed && rec.ResumedGTIDSet != ""
+	})
 }
 
 func head(s string, n int) string {

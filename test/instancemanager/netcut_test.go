@@ -28,8 +28,9 @@ import (
 // asks, the slowest way (a real kubelet marks the Pod not ready after three failed probes).
 type netCutWorld struct {
 	*operatorWorld
-	// paths lists, by instance, every proxy that carries its traffic, in or out.
-	paths map[string][]*cutproxy.Proxy
+	// paths lists, by instance, every proxy that carries its traffic, in or out; peers only those
+	// between it and the other instances (replication, clone, their control APIs).
+	paths, peers map[string][]*cutproxy.Proxy
 }
 
 // rtoBound is what the test asserts of the time from the cut to the first write the new
@@ -56,7 +57,7 @@ func TestOperatorFailoverNetworkCut(t *testing.T) {
 }
 
 func startNetCutWorld(t *testing.T) *netCutWorld {
-	nw := &netCutWorld{paths: map[string][]*cutproxy.Proxy{}}
+	nw := &netCutWorld{paths: map[string][]*cutproxy.Proxy{}, peers: map[string][]*cutproxy.Proxy{}}
 	prepare := func(w *world) {
 		apiServer := must1(url.Parse(w.env.Config.Host))(t).Host
 		port := func(p *cutproxy.Proxy) int {
@@ -84,6 +85,8 @@ func startNetCutWorld(t *testing.T) *netCutWorld {
 				f.peerAPIPorts[to], f.peerMySQLPorts[to] = port(ctl), port(sql)
 				nw.paths[from] = append(nw.paths[from], ctl, sql)
 				nw.paths[to] = append(nw.paths[to], ctl, sql)
+				nw.peers[from] = append(nw.peers[from], ctl, sql)
+				nw.peers[to] = append(nw.peers[to], ctl, sql)
 			}
 		}
 	}
@@ -105,6 +108,14 @@ func (w *netCutWorld) cut(name string) {
 func (w *netCutWorld) heal(name string) {
 	for _, p := range w.paths[name] {
 		p.Restore()
+	}
+}
+
+// cutPeers cuts name from the other instances only: clients, the API server and the operator
+// still reach it (a partial partition).
+func (w *netCutWorld) cutPeers(name string) {
+	for _, p := range w.peers[name] {
+		p.Cut()
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,7 +90,7 @@ func newOperatorWorld(t *testing.T, o worldOptions, reportInterval time.Duration
 			w.start(t, w.nodes[name])
 		}
 	}
-	k := &fakeKubelet{w: w, runningFor: map[string]types.UID{}}
+	k := &fakeKubelet{w: w, runningFor: map[string]types.UID{}, down: map[string]bool{}}
 	k.start(t)
 	cw := &ctrlworld.World{T: t, Ctx: context.Background(), Env: w.env, Client: w.env.Client, NS: w.key.Namespace}
 	// The test reads every phase's Event: a burst larger than client-go's default 25 per object.
@@ -145,6 +146,8 @@ type fakeKubelet struct {
 	mu sync.Mutex
 	// runningFor is the UID of the Pod each node runs for; "" once that Pod was deleted.
 	runningFor map[string]types.UID
+	// down lists the nodes crashed for good (crashNode): no new Pod starts them again.
+	down map[string]bool
 }
 
 func (k *fakeKubelet) start(t *testing.T) {
@@ -188,7 +191,7 @@ func (k *fakeKubelet) sync(ctx context.Context, t *testing.T, pod *corev1.Pod) {
 		k.runningFor[pod.Name] = pod.UID // the harness started the node before the Pod existed
 	case uid != pod.UID:
 		k.runningFor[pod.Name] = pod.UID
-		if n.stopped {
+		if n.stopped && !k.down[pod.Name] {
 			k.w.start(t, n)
 		}
 	}
@@ -215,7 +218,24 @@ func (o *operatorWorld) stopNode(t *testing.T, name string) {
 func (o *operatorWorld) startNode(t *testing.T, name string) {
 	o.kubelet.mu.Lock()
 	defer o.kubelet.mu.Unlock()
+	delete(o.kubelet.down, name)
 	o.start(t, o.nodes[name])
+}
+
+// crashNode kills a node's manager and mysqld at once (SIGKILL to the process group), as a node
+// that dies, and keeps it down until the test starts it again (startNode).
+func (o *operatorWorld) crashNode(t *testing.T, name string) {
+	o.kubelet.mu.Lock()
+	defer o.kubelet.mu.Unlock()
+	n := o.nodes[name]
+	o.kubelet.down[name] = true
+	n.stopped = true
+	if pid := n.mysqldPID(t); pid > 0 {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	n.manager.Kill()
+	_ = n.op.Close()
+	_ = n.db.Close()
 }
 
 func (o *operatorWorld) pod(t *testing.T, name string) *corev1.Pod {

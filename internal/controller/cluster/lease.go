@@ -59,13 +59,22 @@ func (s *leaseObservations) last(key string) (failover.Lease, bool) {
 }
 
 // observeLease is the Lease as the failover engine reads it: the holder's instance and Pod
-// parsed out of holderIdentity (failover.ParseLeaseHolder, as the instances do).
+// parsed out of holderIdentity (failover.ParseLeaseHolder, as the instances do), and the
+// semi-sync fallback record the holder wrote into it.
 func observeLease(l *coordinationv1.Lease) failover.Lease {
 	h := failover.ParseLeaseHolder(ptr.Deref(l.Spec.HolderIdentity, ""))
 	out := failover.Lease{Exists: true, Holder: h.Instance, HolderPodUID: h.PodUID,
 		TTL: time.Duration(ptr.Deref(l.Spec.LeaseDurationSeconds, 0)) * time.Second}
 	if t := l.Spec.RenewTime; t != nil {
 		out.RenewTime = t.Time
+	}
+	if v := l.Annotations[failover.FallbackAnnotation]; v != "" {
+		rec, err := failover.ParseFallbackRecord(v)
+		if err != nil {
+			// Unreadable, it counts as at risk for the holder: never as "no fallback".
+			rec = &failover.FallbackRecord{Instance: h.Instance}
+		}
+		out.Fallback = rec
 	}
 	return out
 }
