@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
@@ -98,7 +97,7 @@ func testDurability(t *testing.T, w *world) {
 	// The fallback was recorded in the primary Lease before it happened; the acknowledged commit
 	// marks it resumed.
 	eventually(t, 5*time.Second, "the Lease's fallback record of db-2 marked resumed", func() bool {
-		rec, err := failover.ParseFallbackRecord(w.lease(t).Annotations[failover.FallbackAnnotation])
+		rec, err := w.fallbackRecord(t)
 		return err == nil && rec != nil && rec.Instance == "db-2" && rec.Resumed && rec.ResumedGTIDSet != ""
 	})
 }

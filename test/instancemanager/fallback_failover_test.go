@@ -41,7 +41,7 @@ func testFailoverBlockedAfterFallback(t *testing.T, w *netCutWorld) {
 	w.cutPeers(old)
 	cut := time.Now()
 	eventually(t, semisync.RequiredMinFallback+30*time.Second, "the fallback of "+old+" recorded in the primary Lease", func() bool {
-		rec, err := failover.ParseFallbackRecord(w.lease(t).Annotations[failover.FallbackAnnotation])
+		rec, err := w.fallbackRecord(t)
 		return err == nil && rec.AtRisk(old)
 	})
 	recorded := time.Since(cut)
@@ -82,7 +82,7 @@ func testFailoverBlockedAfterFallback(t *testing.T, w *netCutWorld) {
 	}
 	if ev := w.events(t)[failover.EventFailoverBlocked]; ev == "" {
 		t.Error("no FailoverBlocked Event")
-	} else if rec, _ := failover.ParseFallbackRecord(w.lease(t).Annotations[failover.FallbackAnnotation]); rec == nil ||
+	} else if rec, _ := w.fallbackRecord(t); rec == nil ||
 		rec.GTIDExecuted == "" || !strings.Contains(ev, rec.GTIDExecuted) {
 		t.Errorf("the FailoverBlocked Event does not name the GTID set of the fallback record %+v: %s", rec, ev)
 	}
@@ -105,7 +105,7 @@ func testFailoverBlockedAfterFallback(t *testing.T, w *netCutWorld) {
 			}
 			cancel()
 		}
-		rec, err := failover.ParseFallbackRecord(w.lease(t).Annotations[failover.FallbackAnnotation])
+		rec, err := w.fallbackRecord(t)
 		return st != nil && st.Writable() && c.Status.CurrentPrimary == old &&
 			meta.IsStatusConditionTrue(c.Status.Conditions, v1alpha1.ConditionReady) && err == nil && rec != nil && rec.Resumed
 	})

@@ -28,6 +28,16 @@ func (w *world) lease(t *testing.T) *coordinationv1.Lease {
 	return &l
 }
 
+// fallbackRecord is the semi-sync fallback record the primary Lease carries: nil when there is no
+// Lease, no record or one that does not parse (err says which).
+func (w *world) fallbackRecord(t *testing.T) (*failover.FallbackRecord, error) {
+	l := w.lease(t)
+	if l == nil {
+		return nil, nil
+	}
+	return failover.ParseFallbackRecord(l.Annotations[failover.FallbackAnnotation])
+}
+
 // holder is the instance the Lease names ("" for none).
 func holder(l *coordinationv1.Lease) string {
 	if l == nil {
