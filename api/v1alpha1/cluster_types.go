@@ -169,6 +169,27 @@ type PrimaryCatchUp struct {
 	GTIDSet string `json:"gtidSet,omitempty"`
 }
 
+// DataLossAcceptance is a person's acceptance of a failover past the commits a failing primary
+// acknowledged alone after a semi-sync fallback (`kubectl cloudnative-mysql promote CLUSTER
+// INSTANCE --accept-data-loss`). It counts only while FormerPrimary is status.currentPrimary and
+// its failure is recorded (status.primaryFailingSince); a primary that recovers clears it. Once the
+// failover names Instance, Lost and PromotedAt say what was given up; it then stays as the record.
+type DataLossAcceptance struct {
+	// FormerPrimary is the failing primary whose acknowledged-alone commits are given up.
+	FormerPrimary string `json:"formerPrimary"`
+	// Instance is the replica to promote.
+	Instance string `json:"instance"`
+	// AcceptedAt is when it was requested.
+	AcceptedAt metav1.Time `json:"acceptedAt"`
+	// Lost is what the operator could tell of the loss when it named Instance the target: the GTID
+	// set FormerPrimary fell back at (its commits after it may be lost) and what Instance holds.
+	// +optional
+	Lost string `json:"lost,omitempty"`
+	// PromotedAt is when the failover named Instance the target primary.
+	// +optional
+	PromotedAt *metav1.Time `json:"promotedAt,omitempty"`
+}
+
 // BootstrapConfiguration says how a new Cluster gets its first data.
 // +kubebuilder:validation:XValidation:rule="!(has(self.initdb) && has(self.recovery))",message="bootstrap takes either initdb or recovery, not both"
 type BootstrapConfiguration struct {
@@ -466,6 +487,11 @@ type ClusterStatus struct {
 	// replaced it.
 	// +optional
 	FailingPrimary string `json:"failingPrimary,omitempty"`
+
+	// DataLossAccepted is a person's acceptance of a failover past acknowledged commits the
+	// failing primary may hold alone, and, once acted on, what was lost.
+	// +optional
+	DataLossAccepted *DataLossAcceptance `json:"dataLossAccepted,omitempty"`
 
 	// DivergedInstances have a GTID set not contained in the primary's; they stay read-only and
 	// out of service until a human decides.

@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -310,12 +311,22 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 		return Decision{Kind: Blocked, Operation: FailoverOperation,
 			Reason: fmt.Sprintf("failover from %s (%s) is blocked: %s", p, why, blocked)}
 	}
+	accepted := o.acceptedLoss(p)
+	if accepted != nil {
+		named, notNamed := o.acceptedCandidate(accepted, cand, p)
+		if notNamed != "" {
+			return Decision{Kind: Blocked, Operation: FailoverOperation,
+				Reason: fmt.Sprintf("failover from %s (%s) is blocked: %s", p, why, notNamed)}
+		}
+		cand = named
+	}
 	// Blocked before any step: the old primary is neither cut from its replicas nor its Pod
 	// deleted, so that it catches them up as soon as it answers again.
-	if risk, blocks := o.acknowledgedAlone(old, cand); blocks && o.Spec.DataDurability == v1.DataDurabilityRequired {
+	if risk, blocks := o.acknowledgedAlone(old, cand); blocks && o.Spec.DataDurability == v1.DataDurabilityRequired && accepted == nil {
 		return Decision{Kind: Blocked, Operation: FailoverOperation, BlockedBy: ReasonAcknowledgedWritesOnPrimaryOnly,
 			Reason: fmt.Sprintf("failover from %s (%s) is blocked: %s; under dataDurability required the Cluster waits for %s to come back "+
-				"(it then catches the replicas up), or for a person to accept the loss (dataDurability preferred)", p, why, risk, p)}
+				"(it then catches the replicas up), or for a person to accept the loss: kubectl cloudnative-mysql promote <cluster> %s --accept-data-loss",
+				p, why, risk, p, cand.Name)}
 	}
 	if names := o.replicatingFrom(p); len(names) > 0 {
 		d := fo(StepStopIOThreads, fmt.Sprintf("failover from %s (%s): stop the IO threads reading from it, so it collects no more semi-sync acknowledgements", p, why))
@@ -344,7 +355,15 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	d := Decision{Kind: Failover, Operation: FailoverOperation, Step: StepSetTargetPrimary, Instance: cand.Name,
 		CatchUp: cand.History(),
 		Reason:  fmt.Sprintf("failover from %s (%s): promote %s, the replica with the most complete history", p, why, cand.Name)}
-	if risk, _ := o.acknowledgedAlone(old, cand); risk != "" {
+	risk, _ := o.acknowledgedAlone(old, cand)
+	switch {
+	case accepted != nil:
+		d.Reason = fmt.Sprintf("failover from %s (%s): promote %s, named by the person who accepted the loss", p, why, cand.Name)
+		d.AcceptedLoss = cmp.Or(risk, "nothing known at risk when "+cand.Name+" was named (it holds "+cand.History().String()+")")
+		if risk != "" {
+			d.Warning = acceptedWarning(risk, accepted)
+		}
+	case risk != "":
 		d.Warning = risk + "; the failover goes on and they may be lost"
 	}
 	return d

@@ -107,6 +107,9 @@ type Decision struct {
 	// Warning, for a failover, says what the failover cannot guarantee (semi-sync had fallen
 	// back to asynchronous replication, so acknowledged writes may be lost with the old primary).
 	Warning string
+	// AcceptedLoss, for a StepSetTargetPrimary a person's acceptance of data loss allowed, is what
+	// the operator can tell of that loss, for status.dataLossAccepted.lost.
+	AcceptedLoss string
 	// BlockedBy, for a Blocked decision, is the condition reason that names why in one word
 	// (ReasonAcknowledgedWritesOnPrimaryOnly); empty, the operation's own blocked reason is used.
 	BlockedBy string

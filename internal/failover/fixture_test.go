@@ -137,6 +137,13 @@ func fallbackRecord(instance string, resumed bool) change {
 	}
 }
 
+// lossAccepted: a person accepted the loss of what former acknowledged alone, naming instance.
+func lossAccepted(former, instance string) change {
+	return func(o *Observation) {
+		o.Status.DataLossAccepted = &DataLossAcceptance{FormerPrimary: former, Instance: instance, AcceptedAt: t0.Add(-time.Second)}
+	}
+}
+
 func failoverDelay(d time.Duration) change { return func(o *Observation) { o.Spec.FailoverDelay = d } }
 func leaseOff(o *Observation)              { o.Spec.EnablePrimaryLease = false }
 

@@ -53,6 +53,15 @@ type Status struct {
 	// SemiSyncFallenBack: when the primary last reported, semi-sync was enabled but inactive
 	// (Rpl_semi_sync_source_status OFF): acknowledged writes may exist on the primary alone.
 	SemiSyncFallenBack bool
+	// DataLossAccepted is status.dataLossAccepted, nil when none.
+	DataLossAccepted *DataLossAcceptance
+}
+
+// DataLossAcceptance is a person's acceptance of a failover from FormerPrimary to Instance past
+// the commits FormerPrimary may have acknowledged alone.
+type DataLossAcceptance struct {
+	FormerPrimary, Instance string
+	AcceptedAt              time.Time
 }
 
 // Lease is the primary Lease <cluster>-primary as the operator read it.
@@ -176,6 +185,9 @@ func ObserveCluster(c *v1.Cluster) (Spec, Status) {
 		st.PrimaryFailingSince = t.Time
 	}
 	st.SemiSyncFallenBack = s.SemiSync && cs.SemiSync != nil && !cs.SemiSync.Active
+	if a := cs.DataLossAccepted; a != nil {
+		st.DataLossAccepted = &DataLossAcceptance{FormerPrimary: a.FormerPrimary, Instance: a.Instance, AcceptedAt: a.AcceptedAt.Time}
+	}
 	return s, st
 }
 

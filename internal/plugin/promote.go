@@ -69,17 +69,32 @@ func Promote(ctx context.Context, c client.Client, clk clock.PassiveClock, ns, c
 }
 
 func newPromoteCommand(e *env) *cobra.Command {
-	return &cobra.Command{
+	var acceptDataLoss bool
+	cmd := &cobra.Command{
 		Use:   "promote CLUSTER INSTANCE",
 		Short: "Request a switchover: make a replica the primary",
 		Long: "Sets status.targetPrimary of the Cluster to INSTANCE. The operator validates the target " +
 			"(ready, replicating, GTID set), demotes the current primary and lets the target promote; " +
-			"it reports a switchover it cannot do as blocked in the Cluster's conditions and Events.",
+			"it reports a switchover it cannot do as blocked in the Cluster's conditions and Events.\n\n" +
+			"With --accept-data-loss, for a failover the operator blocked because the failing primary fell back " +
+			"to asynchronous replication and may hold acknowledged writes no replica has (Degraded, reason " +
+			"AcknowledgedWritesOnPrimaryOnly): records in status.dataLossAccepted that you give those writes up, " +
+			"and lets the failover promote INSTANCE. The operator records what is lost in that field and in a " +
+			"DataLossAccepted Warning Event; the old primary, if it comes back, is kept diverged with its writes.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, ns, err := e.client()
 			if err != nil {
 				return err
+			}
+			if acceptDataLoss {
+				former, err := AcceptDataLoss(cmd.Context(), c, e.clock, ns, args[0], args[1])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.streams.Out, "accepted the loss of the writes %s may hold alone; the failover of %s promotes %s: "+
+					"follow it with kubectl cloudnative-mysql status %s and the DataLossAccepted Event\n", former, args[0], args[1], args[0])
+				return nil
 			}
 			if err := Promote(cmd.Context(), c, e.clock, ns, args[0], args[1]); err != nil {
 				return err
@@ -89,4 +104,7 @@ func newPromoteCommand(e *env) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&acceptDataLoss, "accept-data-loss", false,
+		"let a failover blocked on writes the failing primary acknowledged alone promote INSTANCE, giving those writes up")
+	return cmd
 }

@@ -112,6 +112,18 @@ func eventReasons(d Decision) []string {
 	return namesOf(all, func(e kit.Event) string { return e.Kind.Reason })
 }
 
+// eventMessage is the message of d's first Event with reason, "" when none.
+func eventMessage(d Decision, reason string) string {
+	for step := stepSecrets; step <= stepSemiSync; step++ {
+		for _, e := range d.Events[step] {
+			if e.Kind.Reason == reason {
+				return e.Message
+			}
+		}
+	}
+	return ""
+}
+
 func condition(d Decision, t string) metav1.Condition {
 	if c := meta.FindStatusCondition(d.Status.Conditions, t); c != nil {
 		return *c

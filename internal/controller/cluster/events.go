@@ -88,6 +88,8 @@ var (
 		Format: "Fenced the mysqld of %s over its administrative interface: offline, %d client sessions ended, %d commits waiting for a semi-sync acknowledgement released unacknowledged, super_read_only on"}
 	evPrimaryFenceUnreachable = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "PrimaryMySQLUnreachable",
 		Format: "Could not reach the mysqld of %s to fence it (%s): its commits can collect no semi-sync acknowledgement, its Pod is deleted"}
+	evDataLossAccepted = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "DataLossAccepted",
+		Format: "A person accepted the loss of what %s acknowledged alone (promote --accept-data-loss): %s is promoted; at risk: %s"}
 	evDiverged = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "InstanceDiverged",
-		Format: "Instance %s holds transactions the primary never had: kept read-only, out of every Service, its PVC kept"}
+		Format: "Instance %s holds transactions the primary %s never had (%s): kept read-only, out of every Service, never rejoined or cloned over, its PVC kept"}
 )

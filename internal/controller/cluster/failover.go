@@ -126,9 +126,18 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 		st.PrimaryFailingSince, st.FailingPrimary = &now, fd.Instance
 	case failover.StepClearFailing:
 		st.PrimaryFailingSince, st.FailingPrimary = nil, ""
+		if a := st.DataLossAccepted; a != nil && a.PromotedAt == nil {
+			// The primary recovered, or the failover ended without it: a loss accepted for
+			// this failure must not let a later one promote past commits nobody accepted to lose.
+			st.DataLossAccepted = nil
+		}
 	case failover.StepSetTargetPrimary:
 		st.TargetPrimary, st.TargetPrimaryTimestamp = fd.Instance, &now
 		st.TargetPrimaryCatchUp = catchUpRecord(fd, st)
+		if a := st.DataLossAccepted; fd.AcceptedLoss != "" && a != nil && a.PromotedAt == nil {
+			a.Lost, a.PromotedAt = fd.AcceptedLoss, &now
+			d.event(stepFailover, evDataLossAccepted.With(a.FormerPrimary, a.Instance, a.Lost))
+		}
 	case failover.StepAbortSwitchover:
 		st.TargetPrimary, st.TargetPrimaryTimestamp, st.TargetPrimaryCatchUp = fd.Instance, &now, nil
 	case failover.StepPromote:

@@ -19,6 +19,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
@@ -188,7 +189,21 @@ func (d *Decision) planDivergedEvents(old []metav1.Condition) {
 	before := meta.FindStatusCondition(old, v1.ConditionDegraded)
 	for _, name := range d.Status.DivergedInstances {
 		if before == nil || before.Reason != reasonDivergedInstances || !slices.Contains(strings.Split(strings.TrimPrefix(before.Message, divergedMessagePrefix), ", "), name) {
-			d.event(stepRelabel, evDiverged.With(name))
+			d.event(stepRelabel, evDiverged.With(name, d.Status.CurrentPrimary, errantOf(d.Status, name)))
 		}
 	}
+}
+
+// errantOf names the transactions instance name holds and the current primary does not, from the
+// GTID sets they last reported: what a person recovering a diverged instance looks for.
+func errantOf(st v1.ClusterStatus, name string) string {
+	executed, err := gtid.Parse(st.GTIDExecutedByInstance[name])
+	if err != nil || st.GTIDExecutedByInstance[name] == "" {
+		return "its GTID set is not known"
+	}
+	primary, err := gtid.Parse(st.GTIDExecutedByInstance[st.CurrentPrimary])
+	if err != nil || st.GTIDExecutedByInstance[st.CurrentPrimary] == "" {
+		return "its gtid_executed is " + executed.String() + "; the primary's is not known"
+	}
+	return "errant GTIDs " + gtid.Errant(executed, primary).String()
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +52,23 @@ func (w *world) deleting(name string) *world {
 		}
 	}
 	return w
+}
+
+// withFallback: the primary Lease records that instance fell back at gtidExecuted, not resumed.
+func (w *world) withFallback(instance, gtidExecuted string) *world {
+	w.o.Lease.Fallback = &failover.FallbackRecord{Instance: instance, FellBackAt: testNow.Add(-time.Minute), GTIDExecuted: gtidExecuted}
+	return w
+}
+
+func requiredSemiSync(s *v1.ClusterSpec) {
+	s.MySQL.SemiSync = &v1.SemiSyncConfiguration{Enabled: true, DataDurability: v1.DataDurabilityRequired, TimeoutMillis: 10000}
+}
+
+// acceptLoss: a person accepted the loss of what former acknowledged alone, naming instance.
+func acceptLoss(former, instance string) func(*v1.ClusterStatus) {
+	return func(s *v1.ClusterStatus) {
+		s.DataLossAccepted = &v1.DataLossAcceptance{FormerPrimary: former, Instance: instance, AcceptedAt: metav1.NewTime(testNow.Add(-time.Second))}
+	}
 }
 
 func (w *world) failingSince(t time.Time) *world {
@@ -338,6 +356,40 @@ func TestDecideFailover(t *testing.T) {
 					}
 				}
 			}},
+		{"accepted data loss: the failover past a recorded fallback promotes the named replica, records what was lost and warns",
+			threeFailing().failingSince(testNow.Add(-time.Minute)).lease("db-1", testNow.Add(-20*time.Second)).
+				spec(requiredSemiSync).status(acceptLoss("db-1", "db-3")).withFallback("db-1", uuidA+":1-9"),
+			func(t *testing.T, d Decision) {
+				a := d.Status.DataLossAccepted
+				if d.Status.TargetPrimary != "db-3" || a == nil || a.PromotedAt == nil || !a.PromotedAt.Time.Equal(testNow) ||
+					!strings.Contains(a.Lost, uuidA+":1-9") {
+					t.Fatalf("target %s, status.dataLossAccepted %+v: want db-3 named now, the loss after %s:1-9 recorded", d.Status.TargetPrimary, a, uuidA)
+				}
+				if msg := eventMessage(d, "DataLossAccepted"); !strings.Contains(msg, "db-1") || !strings.Contains(msg, "db-3 is promoted") {
+					t.Errorf("DataLossAccepted Event %q", msg)
+				}
+			}},
+		{"accepted data loss: without the acceptance the same failover is blocked under required",
+			threeFailing().failingSince(testNow.Add(-time.Minute)).lease("db-1", testNow.Add(-20*time.Second)).
+				spec(requiredSemiSync).withFallback("db-1", uuidA+":1-9"),
+			func(t *testing.T, d Decision) {
+				if c := condition(d, v1.ConditionDegraded); d.Status.TargetPrimary != "db-1" || c.Reason != failover.ReasonAcknowledgedWritesOnPrimaryOnly ||
+					!strings.Contains(c.Message, "promote <cluster> db-3 --accept-data-loss") {
+					t.Errorf("target %s, Degraded %+v", d.Status.TargetPrimary, c)
+				}
+			}},
+		{"accepted data loss: a primary that recovers clears an acceptance not acted on",
+			newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
+				failingSince(testNow.Add(-time.Minute)).status(acceptLoss("db-1", "db-2")).reports(map[string]*instanceclient.Status{
+				"db-1": primaryReport(uuidA + ":1-10"),
+				"db-2": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", true),
+				"db-3": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", true),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				if d.Status.PrimaryFailingSince != nil || d.Status.DataLossAccepted != nil {
+					t.Errorf("primaryFailingSince %v, dataLossAccepted %+v: want both cleared", d.Status.PrimaryFailingSince, d.Status.DataLossAccepted)
+				}
+			}},
 		{"diverging replica histories block the failover",
 			threeFailing().failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
 				"db-2": replicaReport("db-1", uuidA+":1-8,aaaaaaaa-71ca-11e1-9e33-c80aa9429562:1", uuidA+":1-8", false),
@@ -521,6 +573,9 @@ func TestDecideDiverged(t *testing.T) {
 		reports(map[string]*instanceclient.Status{"db-1": replicaReport("", uuidA+":1-11", "", false), "db-2": primaryReport(uuidA + ":1-10")}, nil).decide()
 	if !slices.Contains(d.Relabel, podRelabel{"db-1", v1.RoleReplica, false}) || !slices.Contains(eventReasons(d), "InstanceDiverged") {
 		t.Errorf("relabel %+v, events %v: a diverged instance leaves every Service, with a Warning", d.Relabel, eventReasons(d))
+	}
+	if msg := eventMessage(d, "InstanceDiverged"); !strings.Contains(msg, "errant GTIDs "+uuidA+":11") || !strings.Contains(msg, "primary db-2") {
+		t.Errorf("the InstanceDiverged Event does not name the errant GTID range on db-2: %q", msg)
 	}
 	if d.Status.GTIDExecutedByInstance["db-1"] != uuidA+":1-11" {
 		t.Errorf("gtidExecutedByInstance = %v", d.Status.GTIDExecutedByInstance)
