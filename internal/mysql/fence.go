@@ -14,10 +14,17 @@ import (
 )
 
 // ErrUnreachable marks a Fence that could not open a session on the server: nothing answered at
-// the address, the TLS handshake or the login failed, or the server did not answer in time. The
-// server was not touched; a caller that must know it stopped writing relies on something else
-// (the Pod killed, the semi-sync acknowledgements it can no longer collect).
+// the address, the TLS handshake failed (what answered is not the server the certificate names),
+// or the server did not answer in time. The server was not touched; a caller that must know it
+// stopped writing relies on something else (the Pod killed, the semi-sync acknowledgements it can
+// no longer collect).
 var ErrUnreachable = errors.New("the server could not be reached to fence it")
+
+// ErrFenceRefused marks a Fence the server itself refused: it answered, so it runs and may take
+// writes, but it did not let the fence account in (access denied: the account missing or its
+// password changed, the host blocked, ...). Nothing was done. Unlike ErrUnreachable it is no
+// reason to go on as if the server were gone.
+var ErrFenceRefused = errors.New("the server answered but refused the fence session")
 
 // FenceResult is what Fence did.
 type FenceResult struct {
@@ -50,7 +57,8 @@ const fenceLockWaitTimeout = 2
 // The server is left offline, read-only and with the semi-sync source off; its Pod is deleted
 // next, and a new start applies its role afresh. Every step is idempotent, so a fence that failed
 // half-way is simply run again. An error wrapping ErrUnreachable means no session could be
-// opened and nothing was done.
+// opened and nothing was done; one wrapping ErrFenceRefused that the server answered and refused
+// the session, nothing done either.
 func Fence(ctx context.Context, cfg *driver.Config) (FenceResult, error) {
 	cfg = cfg.Clone()
 	cfg.InterpolateParams = true
@@ -67,6 +75,10 @@ func Fence(ctx context.Context, cfg *driver.Config) (FenceResult, error) {
 	if err != nil {
 		if conn != nil {
 			conn.Close()
+		}
+		var refused *driver.MySQLError
+		if errors.As(err, &refused) {
+			return FenceResult{}, fmt.Errorf("%w: %s: %w", ErrFenceRefused, cfg.Addr, err)
 		}
 		return FenceResult{}, fmt.Errorf("%w: %s: %w", ErrUnreachable, cfg.Addr, err)
 	}

@@ -110,6 +110,12 @@ func TestFenceFromOutside(t *testing.T) {
 	if err := fresh.PingContext(ctx); err == nil {
 		t.Error("a new ordinary session was accepted after the fence")
 	}
+	// A server that answers but refuses the fence account (its password changed, say) is not
+	// unreachable: it runs, and the caller must not go on as if it were gone.
+	wrong := mysql.FenceConfig("127.0.0.1", adminPort, "cnm_fence", "not-the-password", srv.TLSConfig())
+	if _, err := mysql.Fence(ctx, wrong); !errors.Is(err, mysql.ErrFenceRefused) || errors.Is(err, mysql.ErrUnreachable) {
+		t.Errorf("Fence with a wrong password = %v; want ErrFenceRefused, not ErrUnreachable", err)
+	}
 	admin := openFence(t, cfg)
 	for v, want := range map[string]string{"offline_mode": "1", "super_read_only": "1", "rpl_semi_sync_source_enabled": "0"} {
 		var got string

@@ -69,29 +69,47 @@ func (r *Reconciler) actFailover(ctx context.Context, o *Observation, w Failover
 	if p := w.Fence; p != nil {
 		ev, err := r.fenceMySQL(ctx, c, *p)
 		events = append(events, ev...)
+		if errors.Is(err, mysql.ErrFenceRefused) && w.DeletePod != "" {
+			// The server runs but cannot be fenced: its Pod is still deleted, so that the kubelet
+			// ends mysqld, and nothing else happens (no new target is named) until the fence
+			// succeeds or the Pod is gone.
+			if derr := r.deleteOldPrimaryPod(ctx, c, w); derr != nil {
+				return events, errors.Join(err, derr)
+			}
+		}
 		if err != nil {
 			return events, err
 		}
 	}
 	if w.DeletePod != "" {
-		pod := &corev1.Pod{}
-		pod.Name, pod.Namespace = w.DeletePod, c.Namespace
-		var opts []client.DeleteOption
-		if w.QuickDelete {
-			opts = append(opts, client.GracePeriodSeconds(failoverDeleteGrace))
+		if err := r.deleteOldPrimaryPod(ctx, c, w); err != nil {
+			return events, err
 		}
-		if err := r.Client.Delete(ctx, pod, opts...); client.IgnoreNotFound(err) != nil {
-			return events, fmt.Errorf("deleting the Pod of the old primary %s: %w", w.DeletePod, err)
-		}
-		log.FromContext(ctx).Info("deleted the old primary's Pod, kept its PVC", "instance", w.DeletePod, "quick", w.QuickDelete)
 	}
 	return events, nil
+}
+
+// deleteOldPrimaryPod deletes the old primary's Pod (never its PVC), with the short grace period
+// when its instance manager does not answer.
+func (r *Reconciler) deleteOldPrimaryPod(ctx context.Context, c *v1.Cluster, w FailoverWork) error {
+	pod := &corev1.Pod{}
+	pod.Name, pod.Namespace = w.DeletePod, c.Namespace
+	var opts []client.DeleteOption
+	if w.QuickDelete {
+		opts = append(opts, client.GracePeriodSeconds(failoverDeleteGrace))
+	}
+	if err := r.Client.Delete(ctx, pod, opts...); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting the Pod of the old primary %s: %w", w.DeletePod, err)
+	}
+	log.FromContext(ctx).Info("deleted the old primary's Pod, kept its PVC", "instance", w.DeletePod, "quick", w.QuickDelete)
+	return nil
 }
 
 // fenceMySQL fences the old primary's mysqld from outside (instances.MySQLFencer). A mysqld that
 // cannot be reached is reported and passed over: it can collect no semi-sync acknowledgement once
 // the replicas' IO threads are stopped, and its Pod is deleted. Any other failure is returned, so
-// the failover goes no further until a fence succeeds.
+// the failover goes no further until a fence succeeds or the Pod is gone; one that answered and
+// refused the fence account (mysql.ErrFenceRefused) still has its Pod deleted (actFailover).
 func (r *Reconciler) fenceMySQL(ctx context.Context, c *v1.Cluster, pod corev1.Pod) ([]kit.Event, error) {
 	fencer, ok := r.Instances.(instances.MySQLFencer)
 	if !ok {
