@@ -21,6 +21,11 @@ import (
 // timeoutMillis and at most timeoutMillis plus two seconds plus this interval.
 const FallbackCheckInterval = 250 * time.Millisecond
 
+// fallbackReadTimeout bounds the read of the server each check starts with: a server that does
+// not answer must not stop the checks (the next one reads afresh), and a decision taken on a read
+// that took long is taken on stale figures anyway.
+const fallbackReadTimeout = 5 * time.Second
+
 // fallbackStatementTimeout bounds the statement that releases the waits or turns semi-sync back
 // on, so that the Lease checked before it cannot have gone stale by much when it runs.
 const fallbackStatementTimeout = time.Second
@@ -65,6 +70,14 @@ type SemiSyncFallback struct {
 	// Rpl_semi_sync_source_yes_tx was resumeYesTx (CheckOnce's goroutine only, under check).
 	resumeArmed bool
 	resumeYesTx int64
+	// probing: the source side was turned back on after a fallback when
+	// Rpl_semi_sync_source_yes_tx was probeYesTx, and no commit has been acknowledged since
+	// (semisync.ProbeWait applies). backoff is the wait after the last failed probe, and
+	// reenableAfter when the next re-enable may come (CheckOnce's goroutine only, under check).
+	probing       bool
+	probeYesTx    int64
+	backoff       time.Duration
+	reenableAfter time.Time
 }
 
 // Configure records the Cluster's spec as last read (the role pass calls it on every pass).
@@ -109,26 +122,48 @@ func (f *SemiSyncFallback) CheckOnce(ctx context.Context) (semisync.FallbackDeci
 	if spec == nil {
 		return semisync.FallbackDecision{Reason: "the Cluster has not been read yet"}, nil
 	}
-	st, err := f.Op.Status(ctx)
+	rctx, cancel := context.WithTimeout(ctx, fallbackReadTimeout)
+	st, err := f.Op.Status(rctx)
+	cancel()
 	if err != nil {
 		return semisync.FallbackDecision{}, fmt.Errorf("reading the server for the semi-sync fallback: %w", err)
+	}
+	if f.probing && (st.SemiSync.YesTx > f.probeYesTx || !st.Writable()) {
+		// A commit was acknowledged since the re-enable: a replica really receives.
+		f.probing, f.backoff, f.reenableAfter = false, 0, time.Time{}
 	}
 	in := f.input(spec, fellBack, st)
 	d := semisync.DecideFallback(in)
 	switch d.Action {
 	case semisync.FallbackRelease, semisync.FallbackLowerCount:
-		err = f.fallBack(ctx, d, st)
+		probing := f.probing
+		if err = f.fallBack(ctx, d, st); err == nil && probing {
+			f.failedProbe()
+		}
 	case semisync.FallbackReenable:
 		if err = f.reenable(ctx, d); err == nil {
-			// Any commit acknowledged from now on resumes the record (recordResumed).
+			// Any commit acknowledged from now on resumes the record (recordResumed) and ends
+			// the probe.
 			f.resumeArmed, f.resumeYesTx = true, st.SemiSync.YesTx
+			f.probing, f.probeYesTx = true, st.SemiSync.YesTx
 		}
 	case semisync.FallbackForget:
+		f.probing = false
 		f.forget(d)
 	case semisync.FallbackNone:
 		err = f.recordResumed(ctx, in, st)
 	}
 	return d, err
+}
+
+// failedProbe: the commits of a re-enable no replica acknowledged were released again; the next
+// re-enable waits, longer after each failed probe.
+func (f *SemiSyncFallback) failedProbe() {
+	f.probing = false
+	f.backoff = semisync.NextReenableBackoff(f.backoff)
+	f.reenableAfter = f.Clock.Now().Add(f.backoff)
+	f.Log.Info("semi-sync turned back on after a fallback was acknowledged by no replica (a connection that looks alive may be cut): "+
+		"asynchronous again; the next re-enable waits", "wait", f.backoff)
 }
 
 // recordResumed marks the Lease's fallback record of this instance resumed once a commit has
@@ -178,6 +213,7 @@ func (f *SemiSyncFallback) input(spec *v1alpha1.ClusterSpec, fellBack bool, st *
 		in.Durability = spec.MySQL.SemiSync.DataDurability
 	}
 	in.SourceActive = s.SourceActive
+	in.Probing, in.Now, in.ReenableAfter = f.probing, f.Clock.Now(), f.reenableAfter
 	in.LeaseFresh = f.Lease == nil || !f.Lease.Enabled() || f.Lease.Held()
 	return in
 }

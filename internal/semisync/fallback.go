@@ -11,6 +11,27 @@ import (
 // commit counts as having waited FallbackAfter only once it shows FallbackAfter plus this.
 const AckWaitResolution = time.Second
 
+// ProbeWait is how long a commit may wait after semi-sync was turned back on following a
+// fallback and before any commit has been acknowledged since: the re-enable is a probe. A replica
+// whose connection died silently (a partition that drops packets) still looks connected and caught
+// up on the primary, its dump thread having written into the socket's buffer, so the probe may be
+// wrong; the fallback record stays at risk until a commit is acknowledged, so releasing the
+// probe's waiting commits early acknowledges nothing a failover could lose unknowingly.
+const ProbeWait = time.Second
+
+// ReenableBackoffMin and ReenableBackoffMax bound how long the source side stays off after a
+// probe that no replica acknowledged; the wait doubles with each failed probe and starts over once
+// a commit is acknowledged.
+const (
+	ReenableBackoffMin = 5 * time.Second
+	ReenableBackoffMax = time.Minute
+)
+
+// NextReenableBackoff is the wait after a failed probe, given the wait before it (0 for the first).
+func NextReenableBackoff(prev time.Duration) time.Duration {
+	return min(max(2*prev, ReenableBackoffMin), ReenableBackoffMax)
+}
+
 // FallbackInput is what the primary's instance manager knows when it decides whether to release
 // the commits that wait for acknowledgements, or to turn semi-sync back on. mysqld never times a
 // wait out itself (mysql.SourceTimeoutNever): this decision is the only way a waiting commit
@@ -41,6 +62,11 @@ type FallbackInput struct {
 	LongestAckWait      time.Duration
 	Dumps               int
 	CaughtUpDumps       int
+	// Probing: this manager turned the source side back on after a fallback and no commit has
+	// been acknowledged since (ProbeWait applies). Now and ReenableAfter: after a failed probe,
+	// the source side is not turned back on before ReenableAfter.
+	Probing            bool
+	Now, ReenableAfter time.Time
 }
 
 // FallbackAction is what DecideFallback asks for.
@@ -90,6 +116,10 @@ type FallbackDecision struct {
 //   - After a fallback the source side is turned back on once enough semi-sync replicas are
 //     connected (the count under required, one under preferred) and, counting every dump thread
 //     that is not a semi-sync one as caught up, at least as many have sent everything.
+//   - That re-enable is a probe until a commit is acknowledged: a commit that waits ProbeWait
+//     releases it again (under required too: the fallback record is still at risk), and the next
+//     re-enable waits ReenableAfter (NextReenableBackoff), so that a replica cut off without its
+//     connection closing costs the writes a second now and then, not timeoutMillis in turn.
 func DecideFallback(in FallbackInput) FallbackDecision {
 	switch {
 	case !in.Enabled && in.FallenBack:
@@ -107,6 +137,9 @@ func DecideFallback(in FallbackInput) FallbackDecision {
 		return decideReenable(in)
 	case !in.SourceEnabled:
 		return FallbackDecision{Reason: "the source side is off and this manager did not fall back: the role pass turns it on"}
+	case in.Probing && in.AckWaiters > 0 && in.LongestAckWait >= min(ProbeWait, in.FallbackAfter)+AckWaitResolution && in.LeaseFresh:
+		return FallbackDecision{Action: FallbackRelease,
+			Reason: "semi-sync was turned back on after a fallback and no replica has acknowledged a commit since: the probe failed"}
 	case in.AckWaiters == 0 || in.LongestAckWait < in.FallbackAfter+AckWaitResolution:
 		return FallbackDecision{Reason: "no commit has waited timeoutMillis"}
 	case !in.LeaseFresh:
@@ -130,6 +163,9 @@ func decideReenable(in FallbackInput) FallbackDecision {
 	// such, so that only semi-sync replicas that have certainly caught up are counted.
 	caughtUp := in.CaughtUpDumps - max(in.Dumps-in.Clients, 0)
 	switch {
+	case in.Now.Before(in.ReenableAfter):
+		return FallbackDecision{Reason: "fallen back: the last re-enable was acknowledged by no replica; the next one waits until " +
+			in.ReenableAfter.UTC().Format(time.RFC3339)}
 	case in.Clients < need:
 		return FallbackDecision{Reason: "fallen back: too few semi-sync replicas connected"}
 	case caughtUp < need:

@@ -56,6 +56,18 @@ func TestDecideFallback(t *testing.T) {
 			waiting(pref, 3*time.Second), FallbackRelease, 0},
 		{"preferred: a count already at the connected replicas that still waits falls back to async",
 			with(waiting(pref, 3*time.Second), func(in *FallbackInput) { in.Clients, in.WaitForReplicaCount = 1, 1 }), FallbackRelease, 0},
+		{"probe: re-enabled after a fallback with no commit acknowledged since, a commit surely waiting ProbeWait is released",
+			with(waiting(req, 2*time.Second), func(in *FallbackInput) { in.Probing = true }), FallbackRelease, 0},
+		{"probe: a commit waiting less than ProbeWait (as the processlist shows it) keeps waiting",
+			with(waiting(req, time.Second), func(in *FallbackInput) { in.Probing = true }), FallbackNone, 0},
+		{"probe: without a fresh Lease the probe's commit keeps waiting too",
+			with(waiting(req, time.Hour), func(in *FallbackInput) { in.Probing, in.LeaseFresh = true, false }), FallbackNone, 0},
+		{"no probe: the same wait of 2 s is under timeoutMillis and keeps waiting",
+			waiting(req, 2*time.Second), FallbackNone, 0},
+		{"after a failed probe the source side stays off until ReenableAfter, even with replicas looking caught up",
+			with(fallenBack(req, 2, 2, 2), func(in *FallbackInput) { in.Now, in.ReenableAfter = time.Unix(100, 0), time.Unix(105, 0) }), FallbackNone, 0},
+		{"after a failed probe, once ReenableAfter has come, the source side is turned on again",
+			with(fallenBack(req, 2, 2, 2), func(in *FallbackInput) { in.Now, in.ReenableAfter = time.Unix(105, 0), time.Unix(105, 0) }), FallbackReenable, 0},
 		{"required never lowers the count",
 			with(waiting(req, 3*time.Second), func(in *FallbackInput) { in.Clients = 1 }), FallbackRelease, 0},
 		{"the source side off without a fallback is the role pass's to turn on",
@@ -87,5 +99,20 @@ func TestDecideFallback(t *testing.T) {
 				t.Errorf("DecideFallback = %+v (%s); want %s, count %d, with a reason", got, got.Action, tc.want, tc.count)
 			}
 		})
+	}
+}
+
+func TestNextReenableBackoff(t *testing.T) {
+	got := []time.Duration{}
+	d := time.Duration(0)
+	for range 6 {
+		d = NextReenableBackoff(d)
+		got = append(got, d)
+	}
+	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, time.Minute, time.Minute}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("backoffs %v, want %v (doubling from 5 s, at most a minute)", got, want)
+		}
 	}
 }
