@@ -42,10 +42,29 @@ const (
 	// keeps running and taking writes, and nothing in the Pod can fence it, as with a manager
 	// starved of CPU, deadlocked or paused by a debugger.
 	ManagerFreeze Kind = "manager-freeze"
+	// ReplicaPartition cuts the primary from its replicas only, for the hold time: the API server,
+	// the operator and the clients still reach it. It falls back to asynchronous replication after
+	// timeoutMillis (recorded in the Lease first) and goes on; no failover.
+	ReplicaPartition Kind = "replica-partition"
+	// ReplicaPartitionThenCrash cuts the primary from its replicas until it has fallen back and
+	// acknowledged commits alone, then crashes it as a node, the cut left in place. Under required
+	// no failover may happen (blocked, AcknowledgedWritesOnPrimaryOnly) and the old primary, once
+	// back, catches the replicas up; under preferred a replica is promoted and the loss is what the
+	// fallback record names.
+	ReplicaPartitionThenCrash Kind = "replica-partition-then-crash"
+	// CrashWithAckingReplicaDown cuts one replica from the primary, so the other alone
+	// acknowledges, then crashes the primary as a node and kills the acknowledging replica's
+	// mysqld: no promotion may pass it while it is down.
+	CrashWithAckingReplicaDown Kind = "crash-with-acking-replica-down"
+	// SwitchoverLaggingTarget asks for a switchover to a replica whose traffic from the primary is
+	// rate-limited (HTB) and that cannot reach the old primary's control API: it must not be
+	// promoted short of the old primary's final GTID set.
+	SwitchoverLaggingTarget Kind = "switchover-lagging-target"
 )
 
 // Kinds lists every kind, in the order the program uses them by default.
-var Kinds = []Kind{PodDelete, ContainerKill, MysqldKill, NetworkCut, ManagerKill, ManagerFreeze, Switchover}
+var Kinds = []Kind{PodDelete, ContainerKill, MysqldKill, NetworkCut, ManagerKill, ManagerFreeze, Switchover,
+	ReplicaPartition, ReplicaPartitionThenCrash, CrashWithAckingReplicaDown, SwitchoverLaggingTarget}
 
 // ParseKinds reads a comma-separated list of kinds.
 func ParseKinds(s string) ([]Kind, error) {
@@ -75,6 +94,13 @@ type Fault struct {
 	At     time.Time  `json:"at"`
 	Healed *time.Time `json:"healed,omitempty"`
 	Detail string     `json:"detail,omitempty"`
+	// FallbackGTIDs is the gtidExecuted of the semi-sync fallback record the primary wrote during
+	// a replica partition: the commits after it may have been acknowledged by it alone.
+	FallbackGTIDs string `json:"fallbackGTIDs,omitempty"`
+	// FailoverBlocked: after a crash past a recorded fallback, the Cluster reported the failover
+	// blocked (AcknowledgedWritesOnPrimaryOnly); PromotedPast is the instance promoted instead.
+	FailoverBlocked bool   `json:"failoverBlocked,omitempty"`
+	PromotedPast    string `json:"promotedPast,omitempty"`
 }
 
 // Inject hits the primary of t with a fault of kind k. A network cut is held for hold, then
@@ -173,11 +199,24 @@ func (e *Env) Inject(ctx context.Context, t Target, k Kind, primary, replica str
 		return f, heal
 	case Switchover:
 		f.To = replica
-		err := plugin.Promote(ctx, e.Client, clock.RealClock{}, t.Namespace, t.Name, replica)
+		err := e.requestSwitchover(ctx, t, replica)
 		f.At = time.Now()
 		return f, err
+	case ReplicaPartition:
+		return f, e.injectReplicaPartition(ctx, t, &f, hold)
+	case ReplicaPartitionThenCrash:
+		return f, e.injectReplicaPartitionThenCrash(ctx, t, &f, hold)
+	case CrashWithAckingReplicaDown:
+		return f, e.injectCrashWithAckingReplicaDown(ctx, t, &f, replica, hold)
+	case SwitchoverLaggingTarget:
+		return f, e.injectSwitchoverLaggingTarget(ctx, t, &f, replica, hold)
 	}
 	return f, fmt.Errorf("unknown fault %q", k)
+}
+
+// requestSwitchover asks for a switchover to target, as the plugin's promote does.
+func (e *Env) requestSwitchover(ctx context.Context, t Target, target string) error {
+	return plugin.Promote(ctx, e.Client, clock.RealClock{}, t.Namespace, t.Name, target)
 }
 
 func iptables(ctx context.Context, netns string, args []string) error {

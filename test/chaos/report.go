@@ -9,11 +9,15 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 )
 
 // FaultResult is one fault and what followed it.
 type FaultResult struct {
 	Fault
+	// Durability is the Cluster's dataDurability when the fault was injected.
+	Durability string           `json:"durability,omitempty"`
 	ReadyAt    time.Time        `json:"readyAt"`
 	NewPrimary string           `json:"newPrimary,omitempty"`
 	Writes     WriteTimes       `json:"writes"`
@@ -42,6 +46,57 @@ func (f FaultResult) Lost() int {
 	return 0
 }
 
+// LossAccepted: the fault is a crash past a recorded semi-sync fallback under preferred, and a
+// replica was promoted: the commits the old primary acknowledged alone after the record are lost
+// by contract, and counted (ExpectedLoss), not reported as a problem, as long as each of them is
+// on the diverged old primary after the recorded GTID set.
+func (f FaultResult) LossAccepted() bool {
+	return f.Kind == ReplicaPartitionThenCrash && f.Durability == "preferred" && f.PromotedPast != ""
+}
+
+// ExpectedLoss counts, for a fault whose loss is accepted, the acknowledged writes found on the
+// diverged old primary alone. The run leaves them out of every later verification.
+func (f FaultResult) ExpectedLoss() int {
+	if !f.LossAccepted() {
+		return 0
+	}
+	n := 0
+	for _, d := range f.Diverged {
+		n += len(d.Acknowledged)
+	}
+	return n
+}
+
+// contractProblems checks a crash past a recorded fallback against the durability contract.
+func (f FaultResult) contractProblems() []string {
+	if f.Kind != ReplicaPartitionThenCrash {
+		return nil
+	}
+	var out []string
+	switch {
+	case f.FallbackGTIDs == "":
+		out = append(out, "no semi-sync fallback was recorded in the primary Lease during the partition")
+	case f.Durability == "required" && f.PromotedPast != "":
+		out = append(out, fmt.Sprintf("%s was promoted past %s's recorded fallback under required", f.PromotedPast, f.Primary))
+	case f.Durability == "required" && !f.FailoverBlocked:
+		out = append(out, "the failover was never reported blocked (AcknowledgedWritesOnPrimaryOnly)")
+	case f.LossAccepted():
+		recorded, err := gtid.Parse(f.FallbackGTIDs)
+		if err != nil {
+			return append(out, "the fallback record's GTID set does not parse: "+err.Error())
+		}
+		for _, d := range f.Diverged {
+			errant, err := gtid.Parse(d.Errant)
+			if err != nil {
+				out = append(out, fmt.Sprintf("%s's errant set does not parse: %v", d.Instance, err))
+			} else if in := errant.Intersect(recorded); !in.IsEmpty() {
+				out = append(out, fmt.Sprintf("%s lost %s, which was before its recorded fallback (%s)", d.Instance, in, f.FallbackGTIDs))
+			}
+		}
+	}
+	return out
+}
+
 // Blocked returns the Events and conditions that say a failover or switchover was blocked.
 func (f FaultResult) Blocked() []string {
 	var out []string
@@ -59,6 +114,7 @@ func (f FaultResult) Problems() []string {
 	if f.Error != "" {
 		out = append(out, f.Error)
 	}
+	out = append(out, f.contractProblems()...)
 	for _, c := range f.Checks {
 		if len(c.Missing) > 0 {
 			out = append(out, fmt.Sprintf("%s (%s) lacks %d acknowledged writes, first %d", c.Instance, c.Role, len(c.Missing), c.Missing[0]))
@@ -74,7 +130,7 @@ func (f FaultResult) Problems() []string {
 		}
 	}
 	for _, d := range f.Diverged {
-		if len(d.Acknowledged) > 0 {
+		if len(d.Acknowledged) > 0 && !f.LossAccepted() {
 			out = append(out, fmt.Sprintf("%s diverged holding %d acknowledged writes the primary lacks, first %d", d.Instance, len(d.Acknowledged), d.Acknowledged[0]))
 		}
 		if len(d.Unexplained) > 0 {
@@ -95,6 +151,12 @@ func (f FaultResult) Line() string {
 	s := fmt.Sprintf("%-14s on %s -> %s: rto %s, gap %s, ready after %s, -ro %.0f%% (gap %s), lost %d",
 		f.Kind, f.Primary, f.NewPrimary, dur(f.Writes.RTO), dur(f.Writes.Gap),
 		sinceOrDash(f.At, f.ReadyAt), 100*f.Reads.Fraction(), f.Reads.LongestGap.Round(time.Millisecond), f.Lost())
+	if f.LossAccepted() {
+		s += fmt.Sprintf(", lost by the preferred contract %d (acknowledged by %s alone after its recorded fallback at %s)", f.ExpectedLoss(), f.Primary, f.FallbackGTIDs)
+	}
+	if f.Kind == ReplicaPartitionThenCrash && !f.LossAccepted() {
+		s += fmt.Sprintf(", failover blocked %v", f.FailoverBlocked)
+	}
 	if f.Writes.Handover != nil {
 		s += ", handover " + dur(f.Writes.Handover)
 	}
@@ -218,6 +280,15 @@ func (r *Report) finish(ws WriterStats, obs []Observation, reads []Read) {
 	}
 }
 
+// ExpectedLoss sums the faults' ExpectedLoss.
+func (r *Report) ExpectedLoss() int {
+	n := 0
+	for _, f := range r.Faults {
+		n += f.ExpectedLoss()
+	}
+	return n
+}
+
 // OK says whether the run kept both promises: no acknowledged write lost, never two writable
 // instances, and every check of every fault passed.
 func (r *Report) OK() bool {
@@ -253,6 +324,9 @@ func (r *Report) Print(out io.Writer) {
 		lost += f.Lost()
 	}
 	fmt.Fprintf(out, "LOST acknowledged writes: %d (final primary), %d (summed over the faults' checks)\n", r.Lost, lost)
+	if accepted := r.ExpectedLoss(); accepted > 0 {
+		fmt.Fprintf(out, "lost by the preferred contract (promoted past a recorded fallback, each after the recorded GTID set, left out of the checks above): %d\n", accepted)
+	}
 	fmt.Fprintf(out, "moments with two writable instances: %d\n", len(r.DoubleWritable))
 	for _, d := range r.DoubleWritable {
 		fmt.Fprintf(out, "  %s .. %s: %v\n", d.From.UTC().Format("15:04:05.000"), d.To.UTC().Format("15:04:05.000"), d.Instances)

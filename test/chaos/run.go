@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -121,9 +122,10 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 	if err := waitWrites(ctx, w, time.Now(), cfg.WriteTimeout); err != nil {
 		return finish(fmt.Errorf("writes through %s-rw never flowed: %w", t.Name, err))
 	}
+	accepted := map[int64]bool{} // lost by the preferred contract: out of later checks
 	for i := 0; i < cfg.Faults; i++ {
 		kind := cfg.Kinds[i%len(cfg.Kinds)]
-		res, err := runFault(ctx, e, cfg, w, r, p, prep.Account, kind)
+		res, err := runFault(ctx, e, cfg, w, r, p, prep.Account, kind, accepted)
 		if !res.At.IsZero() { // injected
 			rep.Faults = append(rep.Faults, res)
 			e.logf("fault %d/%d %s", i+1, cfg.Faults, res.Line())
@@ -137,7 +139,7 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 
 // runFault waits for a Ready Cluster with writes flowing, injects one fault on the primary, waits
 // for Ready and the first acknowledged write again, and verifies.
-func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *Poller, a Account, kind Kind) (FaultResult, error) {
+func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *Poller, a Account, kind Kind, accepted map[int64]bool) (FaultResult, error) {
 	t := cfg.Target
 	res := FaultResult{Fault: Fault{Kind: kind}}
 	c, pods, err := e.WaitReady(ctx, t, cfg.ReadyTimeout)
@@ -154,6 +156,9 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *
 	}
 	primary := c.Status.CurrentPrimary
 	replica := switchoverTarget(primary, pods)
+	if ss := c.Spec.MySQL.SemiSync; ss != nil {
+		res.Durability = string(ss.DataDurability)
+	}
 	before := w.Stats()
 	f, err := e.Inject(ctx, t, kind, primary, replica, cfg.Hold)
 	res.Fault = f
@@ -217,7 +222,14 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *
 	}
 	res.ReadyAt = time.Now()
 	ws := w.Stats()
-	acks := ws.Acks
+	if res.LossAccepted() {
+		for _, d := range res.Diverged {
+			for _, id := range d.Acknowledged {
+				accepted[id] = true
+			}
+		}
+	}
+	acks := slices.DeleteFunc(slices.Clone(ws.Acks), func(a Ack) bool { return accepted[a.ID] })
 	res.SlowAttempts = SlowAttemptsBetween(ws.Slow, f.At, res.ReadyAt)
 	res.Writes = MeasureWrites(acks, f.At, res.ReadyAt.Add(time.Hour))
 	res.Reads = MeasureReads(r.Reads(), f.At, res.ReadyAt)

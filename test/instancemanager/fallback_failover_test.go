@@ -2,14 +2,18 @@ package instancemanager
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/clock"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/plugin"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
 
@@ -33,27 +37,53 @@ func TestFailoverBlockedAfterFallback(t *testing.T) {
 	runSteps(t, w, steps, w.explain)
 }
 
-func testFailoverBlockedAfterFallback(t *testing.T, w *netCutWorld) {
-	const old = "db-1"
+// partitionThenCrash writes through old, the primary, silently cuts it from its replicas until it
+// has recorded its fallback and acknowledged commits alone (checking that semi-sync, turned back
+// on for replicas that only look connected, never again holds a commit for timeoutMillis), then
+// crashes it for good with the cut left in place. It returns the acknowledged inserts in commit
+// order, how many of them came before the cut, and when the crash was.
+func partitionThenCrash(t *testing.T, w *netCutWorld, old string) (acked []int, beforeCut int, crashed time.Time) {
 	writer := w.startWriter(t, 2000000)
 	eventually(t, 30*time.Second, "the writer's first acknowledged inserts", func() bool { return writer.count() >= 20 })
 
-	w.cutPeers(old)
+	// A silent partition: the replicas' connections stay open and pass nothing, so on the
+	// primary they look connected and caught up (their dump threads write into socket buffers).
+	beforeCut = writer.count()
+	w.stallPeers(old)
 	cut := time.Now()
 	eventually(t, semisync.RequiredMinFallback+30*time.Second, "the fallback of "+old+" recorded in the primary Lease", func() bool {
 		rec, err := w.fallbackRecord(t)
 		return err == nil && rec.AtRisk(old)
 	})
-	recorded := time.Since(cut)
+	recordedAt := time.Now()
+	recorded := recordedAt.Sub(cut)
 	before := writer.count()
 	eventually(t, 20*time.Second, "commits acknowledged by "+old+" alone", func() bool { return writer.count() >= before+20 })
-	t.Logf("fallback recorded %s after the cut; %d commits acknowledged before it, %d since", recorded.Round(10*time.Millisecond),
-		before, writer.count()-before)
+	// Should semi-sync be turned back on for replicas that only look connected, it is a probe: no
+	// replica acknowledges, so the probe's commits are released after semisync.ProbeWait and the
+	// next probe waits longer. Never again does a commit wait for the fallback's own time.
+	spec := w.cluster(t).Spec
+	fallbackAfter := semisync.PlanFor(&spec, nil).FallbackAfter
+	time.Sleep(2*fallbackAfter - time.Since(recordedAt))
+	gap := writer.longestGap(recordedAt, time.Now())
+	t.Logf("fallback recorded %s after the cut; %d commits acknowledged before it, %d since; longest time without an acknowledged commit since: %s",
+		recorded.Round(10*time.Millisecond), before, writer.count()-before, gap.Round(10*time.Millisecond))
+	if gap >= fallbackAfter {
+		t.Errorf("after the fallback, %s without an acknowledged commit (the fallback waits %s): semi-sync went back on for replicas that cannot acknowledge, "+
+			"and commits waited that long again", gap.Round(10*time.Millisecond), fallbackAfter)
+	}
 
 	w.crashNode(t, old)
-	crashed := time.Now()
+	crashed = time.Now()
 	acked, fails := writer.finish()
 	t.Logf("crashed %s; the writer: %d acknowledged, %d not", old, len(acked), fails)
+	return acked, beforeCut, crashed
+}
+
+// waitFailoverBlocked checks that no replica is promoted past old's recorded fallback, and that the
+// Cluster says so: Degraded with reason AcknowledgedWritesOnPrimaryOnly, a FailoverBlocked Event
+// naming the record's GTID set; watched until well past the Lease's expiry.
+func waitFailoverBlocked(t *testing.T, w *netCutWorld, old string, crashed time.Time) {
 
 	// Blocked, never promoted: watched until well past the Lease's expiry.
 	var blockedAt time.Time
@@ -86,6 +116,12 @@ func testFailoverBlockedAfterFallback(t *testing.T, w *netCutWorld) {
 		rec.GTIDExecuted == "" || !strings.Contains(ev, rec.GTIDExecuted) {
 		t.Errorf("the FailoverBlocked Event does not name the GTID set of the fallback record %+v: %s", rec, ev)
 	}
+}
+
+func testFailoverBlockedAfterFallback(t *testing.T, w *netCutWorld) {
+	const old = "db-1"
+	acked, _, crashed := partitionThenCrash(t, w, old)
+	waitFailoverBlocked(t, w, old, crashed)
 
 	// The old primary comes back and the cut heals: it is the primary again, the replicas catch
 	// up, semi-sync resumes and the record says so.
@@ -114,4 +150,80 @@ func testFailoverBlockedAfterFallback(t *testing.T, w *netCutWorld) {
 		eventually(t, 30*time.Second, "every acknowledged write on "+name, func() bool { return len(missingRows(t, n, acked)) == 0 })
 	}
 	t.Logf("all %d acknowledged writes on the three instances; back %s after the crash", len(acked), time.Since(crashed).Round(time.Second))
+}
+
+// TestFailoverPastFallbackAcceptedByAPerson: the same fault, then a person accepts the loss
+// (kubectl cloudnative-mysql promote db db-2 --accept-data-loss). The failover promotes db-2; the
+// status and a DataLossAccepted Event record what was given up; the writes lost are exactly
+// commits db-1 acknowledged alone after its recorded fallback, none from before the cut. When db-1
+// comes back it is reported diverged with those transactions, kept read-only and never rejoined or
+// cloned over: they stay there for a person to recover.
+func TestFailoverPastFallbackAcceptedByAPerson(t *testing.T) {
+	w := startNetCutWorld(t)
+	steps := []step[*netCutWorld]{
+		{"the operator creates the Pods and the Cluster becomes Ready", func(t *testing.T, w *netCutWorld) {
+			testOperatorComeUp(t, w.operatorWorld)
+		}},
+		{"a person accepts the loss of what the crashed primary acknowledged alone; it comes back diverged with those writes",
+			testFailoverPastFallbackAccepted},
+	}
+	runSteps(t, w, steps, w.explain)
+}
+
+func testFailoverPastFallbackAccepted(t *testing.T, w *netCutWorld) {
+	const old, named = "db-1", "db-2"
+	acked, beforeCut, crashed := partitionThenCrash(t, w, old)
+	waitFailoverBlocked(t, w, old, crashed)
+	rec, err := w.fallbackRecord(t)
+	if err != nil || rec == nil {
+		t.Fatalf("the fallback record: %+v, %v", rec, err)
+	}
+
+	if _, err := plugin.AcceptDataLoss(t.Context(), w.env.Client, clock.RealClock{}, w.key.Namespace, w.key.Name, named); err != nil {
+		t.Fatal(err)
+	}
+	accepted := time.Now()
+	eventually(t, 90*time.Second, named+" the writable primary", func() bool {
+		st := w.nodes[named].status(t)
+		return st != nil && st.Writable() && w.cluster(t).Status.CurrentPrimary == named
+	})
+	t.Logf("%s writable and the primary %s after the acceptance", named, time.Since(accepted).Round(10*time.Millisecond))
+	a := w.cluster(t).Status.DataLossAccepted
+	if a == nil || a.FormerPrimary != old || a.Instance != named || a.PromotedAt == nil || !strings.Contains(a.Lost, rec.GTIDExecuted) {
+		t.Errorf("status.dataLossAccepted %+v: want %s given up for %s, promoted, the loss after %s named", a, old, named, rec.GTIDExecuted)
+	}
+	if ev := w.events(t)["DataLossAccepted"]; !strings.Contains(ev, rec.GTIDExecuted) {
+		t.Errorf("DataLossAccepted Event %q does not name the GTID set the primary fell back at (%s)", ev, rec.GTIDExecuted)
+	}
+
+	lost := missingRows(t, w.nodes[named], acked)
+	t.Logf("%d of %d acknowledged writes are not on %s", len(lost), len(acked), named)
+	if len(lost) < 20 {
+		t.Errorf("%d acknowledged writes lost: the fault made %s acknowledge at least 20 alone", len(lost), old)
+	}
+	if missing := missingRows(t, w.nodes[named], acked[:beforeCut]); len(missing) > 0 {
+		t.Errorf("%d writes acknowledged before the cut are lost, first %d: the loss reaches before the fallback", len(missing), missing[0])
+	}
+
+	// db-1 comes back: diverged, reported with its transactions, read-only, its rows kept.
+	w.heal(old)
+	w.startNode(t, old)
+	eventually(t, 120*time.Second, old+" listed diverged and an InstanceDiverged Event naming its errant GTIDs", func() bool {
+		return slices.Contains(w.cluster(t).Status.DivergedInstances, old) && strings.Contains(w.events(t)["InstanceDiverged"], "errant GTIDs")
+	})
+	t.Logf("InstanceDiverged: %s", w.events(t)["InstanceDiverged"])
+	oldSet, newSet := w.nodes[old].gtidExecuted(t), w.nodes[named].gtidExecuted(t)
+	errant := gtid.Errant(oldSet, newSet)
+	recorded := gtid.MustParse(rec.GTIDExecuted)
+	if in := errant.Intersect(recorded); !in.IsEmpty() || errant.Count() < uint64(len(lost)) {
+		t.Errorf("%s's errant transactions %s: want at least the %d lost writes, all after the recorded %s (before it: %s)",
+			old, errant, len(lost), rec.GTIDExecuted, in)
+	}
+	time.Sleep(10 * time.Second) // long enough for a rejoin or a clone to have started
+	if st := w.nodes[old].status(t); st == nil || !st.SuperReadOnly {
+		t.Errorf("%s is not super_read_only after coming back diverged: %+v", old, st)
+	}
+	if missing := missingRows(t, w.nodes[old], lost); len(missing) > 0 {
+		t.Errorf("%s no longer holds %d of the lost writes, first %d: it was rejoined or cloned over", old, len(missing), missing[0])
+	}
 }

@@ -53,9 +53,11 @@ type appWriter struct {
 	dbs   map[string]*sql.DB
 	mu    sync.Mutex
 	acked []int
-	fails int
-	stop  context.CancelFunc
-	done  chan struct{}
+	// ackedAt is when each of acked was acknowledged, in the same order.
+	ackedAt []time.Time
+	fails   int
+	stop    context.CancelFunc
+	done    chan struct{}
 }
 
 func (o *operatorWorld) startWriter(t *testing.T, firstID int) *appWriter {
@@ -90,7 +92,7 @@ func (o *operatorWorld) startWriter(t *testing.T, firstID int) *appWriter {
 				icancel()
 				aw.mu.Lock()
 				if err == nil {
-					aw.acked = append(aw.acked, id)
+					aw.acked, aw.ackedAt = append(aw.acked, id), append(aw.ackedAt, time.Now())
 				} else {
 					aw.fails++
 				}
@@ -109,6 +111,21 @@ func (aw *appWriter) finish() (acked []int, fails int) {
 	aw.mu.Lock()
 	defer aw.mu.Unlock()
 	return slices.Clone(aw.acked), aw.fails
+}
+
+// longestGap is the longest time without an acknowledged insert between from and to (both ends
+// count as acknowledgements).
+func (aw *appWriter) longestGap(from, to time.Time) time.Duration {
+	aw.mu.Lock()
+	defer aw.mu.Unlock()
+	longest, last := time.Duration(0), from
+	for _, at := range aw.ackedAt {
+		if at.Before(from) || at.After(to) {
+			continue
+		}
+		longest, last = max(longest, at.Sub(last)), at
+	}
+	return max(longest, to.Sub(last))
 }
 
 func (aw *appWriter) count() int {

@@ -17,6 +17,7 @@ import (
 	driver "github.com/go-sql-driver/mysql"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
@@ -219,6 +220,16 @@ func (n *node) status(t *testing.T) *mysql.Status {
 		return nil
 	}
 	return st
+}
+
+// gtidExecuted reads the local server's gtid_executed; the test fails when it cannot.
+func (n *node) gtidExecuted(t *testing.T) gtid.Set {
+	t.Helper()
+	st, err := n.op.Status(t.Context())
+	if err != nil {
+		t.Fatalf("%s: reading gtid_executed: %v", n.name, err)
+	}
+	return st.GTIDExecuted
 }
 
 func (n *node) exec(t *testing.T, stmts ...string) {

@@ -119,6 +119,15 @@ func (w *netCutWorld) cutPeers(name string) {
 	}
 }
 
+// stallPeers cuts name from the other instances silently: their connections stay open and pass
+// nothing, as when a network drops packets; clients, the API server and the operator still reach
+// it.
+func (w *netCutWorld) stallPeers(name string) {
+	for _, p := range w.peers[name] {
+		p.Stall()
+	}
+}
+
 // rtoTimes are the moments of one failover, from the cut.
 type rtoTimes struct {
 	cut, oldReadOnly, failing, targetSet, writable, accepted time.Time

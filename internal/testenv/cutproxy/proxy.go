@@ -2,7 +2,6 @@ package cutproxy
 
 import (
 	"errors"
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -10,7 +9,9 @@ import (
 
 // Proxy forwards TCP connections from its listener to a target. Cut closes every connection and
 // holds the new ones open without forwarding a byte (a black hole: the client waits for its own
-// timeout) until Restore, which closes the held ones and forwards again.
+// timeout) until Restore, which closes the held ones and forwards again. Stall is the silent
+// partition: open connections stay open but no byte passes either way, so each end sees a live
+// connection whose peer has gone quiet, as when a network drops packets instead of refusing them.
 type Proxy struct {
 	ln     net.Listener
 	target string
@@ -18,6 +19,8 @@ type Proxy struct {
 	cut    bool
 	conns  map[net.Conn]struct{}
 	wg     sync.WaitGroup
+	// flow is closed while bytes may pass; Stall replaces it with an open channel.
+	flow chan struct{}
 }
 
 // Start listens on listenAddr (host:0 picks a port) and forwards to target; the proxy closes at
@@ -28,7 +31,9 @@ func Start(t testing.TB, listenAddr, target string) *Proxy {
 	if err != nil {
 		t.Fatalf("cutproxy: listening on %s: %v", listenAddr, err)
 	}
-	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	flow := make(chan struct{})
+	close(flow)
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}, flow: flow}
 	p.wg.Add(1)
 	go p.accept()
 	t.Cleanup(p.Close)
@@ -46,8 +51,21 @@ func (p *Proxy) Cut() {
 	p.closeAllLocked()
 }
 
-// Restore gives the path back: held connections are closed (their clients reconnect), new ones
-// are forwarded.
+// Stall takes the path away silently: open connections stay open and pass nothing, new ones are
+// held without an answer.
+func (p *Proxy) Stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+	select {
+	case <-p.flow:
+		p.flow = make(chan struct{})
+	default: // already stalled
+	}
+}
+
+// Restore gives the path back: held and stalled connections are closed (their clients
+// reconnect), new ones are forwarded.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -64,11 +82,44 @@ func (p *Proxy) Close() {
 	p.wg.Wait()
 }
 
+// closeAllLocked closes every connection and lets bytes flow again: a copy waiting for the flow
+// then finds its connections closed and ends.
 func (p *Proxy) closeAllLocked() {
 	for c := range p.conns {
 		_ = c.Close()
 	}
 	clear(p.conns)
+	select {
+	case <-p.flow:
+	default:
+		close(p.flow)
+	}
+}
+
+// waitFlow returns once bytes may pass.
+func (p *Proxy) waitFlow() {
+	p.mu.Lock()
+	flow := p.flow
+	p.mu.Unlock()
+	<-flow
+}
+
+// pipe copies src to dst, holding every byte while the proxy is stalled, until either fails.
+func (p *Proxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		p.waitFlow()
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.waitFlow()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (p *Proxy) accept() {
@@ -110,8 +161,8 @@ func (p *Proxy) forward(c net.Conn) {
 	p.conns[up] = struct{}{}
 	p.mu.Unlock()
 	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+	go func() { p.pipe(up, c); done <- struct{}{} }()
+	go func() { p.pipe(c, up); done <- struct{}{} }()
 	<-done
 	p.drop(c)
 	p.drop(up)

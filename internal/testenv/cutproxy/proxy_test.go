@@ -84,3 +84,37 @@ func TestProxyCutAndRestore(t *testing.T) {
 		t.Errorf("after Restore: %v", err)
 	}
 }
+
+func TestProxyStall(t *testing.T) {
+	p := Start(t, "127.0.0.1:0", echo(t))
+	open, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	r := bufio.NewReader(open)
+	if _, err := open.Write([]byte("hello\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	p.Stall()
+	// The open connection stays open: a write succeeds, but no answer comes, and no error either.
+	if _, err := open.Write([]byte("during\n")); err != nil {
+		t.Fatalf("a write on a stalled connection failed: %v (a silent partition accepts it)", err)
+	}
+	_ = open.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	if _, err := r.ReadString('\n'); err == nil {
+		t.Error("an answer passed the stall")
+	} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+		t.Errorf("the stalled connection failed with %v, want a read timeout (open, quiet)", err)
+	}
+	if err := roundTrip(p.Addr(), 300*time.Millisecond); err == nil {
+		t.Error("a new connection was answered during the stall")
+	}
+	p.Restore()
+	if err := roundTrip(p.Addr(), 2*time.Second); err != nil {
+		t.Errorf("after the restore: %v", err)
+	}
+}
