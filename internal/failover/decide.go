@@ -83,7 +83,7 @@ func failing(in Instance, seen bool) string {
 	case !in.Reachable:
 		return "it does not answer its control API"
 	case !in.PodReady:
-		return "its Pod is not ready"
+		return whyNotReady
 	case !in.SeenWritable():
 		return whyReadOnly
 	}
@@ -100,7 +100,7 @@ func decideSteady(o Observation) Decision {
 	}
 	pi, seen := o.instance(p)
 	why := failing(pi, seen)
-	if why == "" {
+	if why == "" || o.notReadyAlone(pi, why) {
 		return decideHealthy(o)
 	}
 	since := st.PrimaryFailingSince
@@ -176,6 +176,17 @@ func failoverStartOutOfPlace(o Observation, since time.Time) (time.Time, time.Ti
 // once a switchover is aborted: without the grace, with failoverDelay 0, an aborted switchover
 // could fail a healthy primary over.
 const ReadOnlyGrace = 5 * time.Second
+
+// whyNotReady is failing's reason for a primary whose Pod is not ready.
+const whyNotReady = "its Pod is not ready"
+
+// notReadyAlone: the primary fails only for its Pod's readiness, while it answers its control API
+// as the writable primary and its instance manager renews its Lease (RecoversInPlace). A readiness
+// probe starved under load, or a kubelet that cannot reach it, is no reason to demote a primary
+// that works: a failover would stop its writes without fixing anything.
+func (o *Observation) notReadyAlone(in Instance, why string) bool {
+	return why == whyNotReady && in.Reachable && in.SeenWritable() && o.RecoversInPlace()
+}
 
 // whyReadOnly is failing's reason for a primary that answers, with its Pod ready, read-only.
 const whyReadOnly = "it is read-only"
