@@ -3,6 +3,8 @@ package instance
 import (
 	"context"
 	"net/http"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
 
 // demote serves POST /demote: the operator demotes a primary it is replacing. The server turns
@@ -36,18 +38,26 @@ func (c *ControlAPI) demote(w http.ResponseWriter, r *http.Request) {
 
 // stopReplicaIO serves POST /replication/stop-io: a failover stops the receiver of every replica
 // of the failing primary, so the primary can no longer collect semi-sync acknowledgements. The
-// applier keeps applying the relay log. A server without a channel has nothing to stop.
+// applier keeps applying the relay log. A server without a channel has nothing to stop. It runs
+// under the semi-sync participation lock: a change of participation restarts a running receiver
+// to apply it, and one that read the receiver running just before this stop would otherwise
+// start it again after.
 func (c *ControlAPI) stopReplicaIO(w http.ResponseWriter, r *http.Request) {
 	st, ok := c.localStatus(w, r)
 	if !ok {
 		return
 	}
-	if st.Replication != nil && st.Replication.IORunning != "No" {
-		if err := c.Op.StopReceiver(r.Context()); err != nil {
-			c.Log.Error(err, "stopping the replication IO thread")
-			http.Error(w, "stopping the IO thread failed", http.StatusInternalServerError)
-			return
-		}
+	if st.Replication == nil {
+		writeJSON(w, struct{}{})
+		return
+	}
+	err := c.Participation.Converge(func(semisync.Participation) error { return c.Op.StopReceiver(r.Context()) })
+	if err != nil {
+		c.Log.Error(err, "stopping the replication IO thread")
+		http.Error(w, "stopping the IO thread failed", http.StatusInternalServerError)
+		return
+	}
+	if st.Replication.IORunning != "No" {
 		c.Log.Info("stopped the replication IO thread on the operator's request")
 	}
 	writeJSON(w, struct{}{})

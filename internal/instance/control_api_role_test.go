@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/semisync"
 )
 
 // testControlAPIRoleChanges: on the real primary and a real replica, POST /replication/stop-io
@@ -26,6 +27,41 @@ func testControlAPIRoleChanges(t *testing.T, m map[string]*member, primary, repl
 	}
 	if st.Replication == nil || st.Replication.IORunning != "No" || st.Replication.SQLRunning != "Yes" {
 		t.Fatalf("after stop-io, %s replication %+v: want the receiver stopped, the applier running", replica, st.Replication)
+	}
+	if err := m[replica].op.StartReplication(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+
+	// A participation change restarts a running receiver to apply itself. One that has read the
+	// receiver running when stop-io comes must not start it again after the stop: stop-io waits
+	// for it (the participation lock), then stops.
+	part := &SemiSyncParticipation{}
+	rp := serveControlAPI(t, &ControlAPI{Instance: replica, Op: m[replica].op, AllowedClients: allowed, Participation: part})
+	stopped := make(chan error, 1)
+	if err := part.Converge(func(semisync.Participation) error {
+		go func() { stopped <- rp.operator.StopReplicaIO(t.Context(), rp.target) }()
+		select {
+		case err := <-stopped:
+			t.Errorf("stop-io returned (%v) while a participation change held the receiver", err)
+		case <-time.After(500 * time.Millisecond):
+		}
+		// What the participation change does with the receiver it read running.
+		if err := m[replica].op.StopReceiver(t.Context()); err != nil {
+			return err
+		}
+		return m[replica].op.StartReplication(t.Context())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("POST /replication/stop-io during a participation change: %v", err)
+	}
+	st, err = m[replica].op.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Replication == nil || st.Replication.IORunning != "No" {
+		t.Fatalf("after stop-io raced with a participation change, %s replication %+v: want the receiver stopped", replica, st.Replication)
 	}
 	if err := m[replica].op.StartReplication(t.Context()); err != nil {
 		t.Fatal(err)
