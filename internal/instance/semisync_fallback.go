@@ -136,9 +136,13 @@ func (f *SemiSyncFallback) CheckOnce(ctx context.Context) (semisync.FallbackDeci
 	d := semisync.DecideFallback(in)
 	switch d.Action {
 	case semisync.FallbackRelease, semisync.FallbackLowerCount:
-		probing := f.probing
-		if err = f.fallBack(ctx, d, st); err == nil && probing {
-			f.failedProbe()
+		var released bool
+		if released, err = f.fallBack(ctx, d, st); released && f.probing {
+			if d.Action == semisync.FallbackRelease {
+				f.failedProbe()
+			} else {
+				f.probing = false // the count came down to the replicas connected: no longer a probe
+			}
 		}
 	case semisync.FallbackReenable:
 		if err = f.reenable(ctx, d); err == nil {
@@ -218,19 +222,19 @@ func (f *SemiSyncFallback) input(spec *v1alpha1.ClusterSpec, fellBack bool, st *
 	return in
 }
 
-// fallBack releases the commits waiting for acknowledgements: FallbackRelease switches the
+// fallBack releases the commits waiting for acknowledgements, and says whether it did: FallbackRelease switches the
 // source side off (every waiting commit completes, later ones do not wait, the primary now
 // acknowledges alone); FallbackLowerCount (preferred) lowers the acknowledgement count to the
 // semi-sync replicas connected. This is the one place a waiting commit is released without its
 // acknowledgements; a step that must precede that (recording the fallback durably, with the GTID
 // set at that moment) goes at the top, and returning its error keeps the commits waiting.
-func (f *SemiSyncFallback) fallBack(ctx context.Context, d semisync.FallbackDecision, st *mysql.Status) error {
+func (f *SemiSyncFallback) fallBack(ctx context.Context, d semisync.FallbackDecision, st *mysql.Status) (released bool, err error) {
 	if f.Lease != nil && f.Lease.Enabled() && !f.Lease.Held() {
 		// Looked at again right before the statement: the decision was taken on a read of the
 		// server, and the Lease may have gone stale since (a manager paused in between). A manager
 		// frozen after this check is the operator's fence's case.
 		f.Log.Info("not falling back: the primary Lease is no longer freshly renewed", "reason", d.Reason)
-		return nil
+		return false, nil
 	}
 	if d.Action == semisync.FallbackRelease && f.Lease != nil && f.Lease.Enabled() {
 		// Recorded first, where the operator reads it even if this server never answers again:
@@ -239,28 +243,28 @@ func (f *SemiSyncFallback) fallBack(ctx context.Context, d semisync.FallbackDeci
 		if cur := f.Lease.FallbackRecord(); !cur.AtRisk(f.Instance) {
 			rec := failover.FallbackRecord{Instance: f.Instance, FellBackAt: f.Clock.Now().UTC(), GTIDExecuted: st.GTIDExecuted.String()}
 			if err := f.Lease.RecordFallback(ctx, rec); err != nil {
-				return fmt.Errorf("not falling back: the fallback could not be recorded in the primary Lease: %w", err)
+				return false, fmt.Errorf("not falling back: the fallback could not be recorded in the primary Lease: %w", err)
 			}
 			f.Log.Info("recorded in the primary Lease: falling back to asynchronous replication", "gtidExecuted", rec.GTIDExecuted)
 		}
 		if !f.Lease.Held() {
 			f.Log.Info("not falling back: the primary Lease is no longer freshly renewed", "reason", d.Reason)
-			return nil
+			return false, nil
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, fallbackStatementTimeout)
 	defer cancel()
 	if d.Action == semisync.FallbackLowerCount {
 		if err := f.Op.SetSemiSyncWaitForReplicaCount(ctx, d.Count); err != nil {
-			return fmt.Errorf("lowering the semi-sync acknowledgement count to %d: %w", d.Count, err)
+			return false, fmt.Errorf("lowering the semi-sync acknowledgement count to %d: %w", d.Count, err)
 		}
 		f.Log.Info("lowered the semi-sync acknowledgement count to the replicas connected", "count", d.Count,
 			"was", st.SemiSync.WaitForReplicaCount, "waiting", st.SemiSync.AckWaiters, "longestWait", st.SemiSync.LongestAckWait,
 			"reason", d.Reason)
-		return nil
+		return true, nil
 	}
 	if err := f.Op.SetSemiSyncSourceEnabled(ctx, false); err != nil {
-		return fmt.Errorf("falling back to asynchronous replication: %w", err)
+		return false, fmt.Errorf("falling back to asynchronous replication: %w", err)
 	}
 	f.mu.Lock()
 	f.fellBack, f.since = true, f.Clock.Now()
@@ -268,7 +272,7 @@ func (f *SemiSyncFallback) fallBack(ctx context.Context, d semisync.FallbackDeci
 	f.Log.Info("fell back to asynchronous replication: released the commits waiting for acknowledgements",
 		"waiting", st.SemiSync.AckWaiters, "longestWait", st.SemiSync.LongestAckWait, "clients", st.SemiSync.Clients,
 		"gtidExecuted", st.GTIDExecuted.String(), "reason", d.Reason)
-	return nil
+	return true, nil
 }
 
 // reenable switches the source side back on after a fallback. The count, the timeout, the wait

@@ -138,6 +138,12 @@ func DecideFallback(in FallbackInput) FallbackDecision {
 	case !in.SourceEnabled:
 		return FallbackDecision{Reason: "the source side is off and this manager did not fall back: the role pass turns it on"}
 	case in.Probing && in.AckWaiters > 0 && in.LongestAckWait >= min(ProbeWait, in.FallbackAfter)+AckWaitResolution && in.LeaseFresh:
+		if in.Durability != v1alpha1.DataDurabilityRequired && in.Clients >= 1 && in.Clients < in.WaitForReplicaCount {
+			// Re-enabled with fewer replicas than the count (one suffices under preferred): the
+			// count comes down to them rather than the source side going off again.
+			return FallbackDecision{Action: FallbackLowerCount, Count: in.Clients,
+				Reason: "preferred: semi-sync was turned back on after a fallback with fewer semi-sync replicas connected than the count"}
+		}
 		return FallbackDecision{Action: FallbackRelease,
 			Reason: "semi-sync was turned back on after a fallback and no replica has acknowledged a commit since: the probe failed"}
 	case in.AckWaiters == 0 || in.LongestAckWait < in.FallbackAfter+AckWaitResolution:

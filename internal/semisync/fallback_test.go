@@ -58,6 +58,8 @@ func TestDecideFallback(t *testing.T) {
 			with(waiting(pref, 3*time.Second), func(in *FallbackInput) { in.Clients, in.WaitForReplicaCount = 1, 1 }), FallbackRelease, 0},
 		{"probe: re-enabled after a fallback with no commit acknowledged since, a commit surely waiting ProbeWait is released",
 			with(waiting(req, 2*time.Second), func(in *FallbackInput) { in.Probing = true }), FallbackRelease, 0},
+		{"probe under preferred with fewer replicas connected than the count: the count is lowered to them, not the source side switched off",
+			with(waiting(pref, 2*time.Second), func(in *FallbackInput) { in.Probing, in.Clients = true, 1 }), FallbackLowerCount, 1},
 		{"probe: a commit waiting less than ProbeWait (as the processlist shows it) keeps waiting",
 			with(waiting(req, time.Second), func(in *FallbackInput) { in.Probing = true }), FallbackNone, 0},
 		{"probe: without a fresh Lease the probe's commit keeps waiting too",
