@@ -171,12 +171,15 @@ type PrimaryCatchUp struct {
 
 // DataLossAcceptance is a person's acceptance of a failover past the commits a failing primary
 // acknowledged alone after a semi-sync fallback (`kubectl cloudnative-mysql promote CLUSTER
-// INSTANCE --accept-data-loss`). It counts only while FormerPrimary is status.currentPrimary and
-// its failure is recorded (status.primaryFailingSince); a primary that recovers clears it. Once the
-// failover names Instance, Lost and PromotedAt say what was given up; it then stays as the record.
+// INSTANCE --accept-data-loss`). It counts for one failure only: while FormerPrimary is
+// status.currentPrimary, status.primaryFailingSince is still FailingSince, and it has not been acted
+// on (PromotedAt unset); a primary that recovers clears it. Once the failover names Instance, Lost
+// and PromotedAt say what was given up; it then stays as the record and counts no more.
 type DataLossAcceptance struct {
 	// FormerPrimary is the failing primary whose acknowledged-alone commits are given up.
 	FormerPrimary string `json:"formerPrimary"`
+	// FailingSince is status.primaryFailingSince when it was given: the failure it is for.
+	FailingSince metav1.Time `json:"failingSince"`
 	// Instance is the replica to promote.
 	Instance string `json:"instance"`
 	// AcceptedAt is when it was requested.
@@ -188,6 +191,18 @@ type DataLossAcceptance struct {
 	// PromotedAt is when the failover named Instance the target primary.
 	// +optional
 	PromotedAt *metav1.Time `json:"promotedAt,omitempty"`
+}
+
+// FallbackCaughtUp is the operator's proof, for one failure of FormerPrimary, that the commits it
+// may have acknowledged alone after its semi-sync fallback (the Lease's record, FellBackAt) are
+// all in GTIDSet, its gtid_executed as it reported it while read-only. A failover whose candidate
+// holds GTIDSet loses none of them, even once the old primary no longer answers.
+type FallbackCaughtUp struct {
+	FormerPrimary string      `json:"formerPrimary"`
+	FailingSince  metav1.Time `json:"failingSince"`
+	FellBackAt    metav1.Time `json:"fellBackAt"`
+	// +optional
+	GTIDSet string `json:"gtidSet,omitempty"`
 }
 
 // BootstrapConfiguration says how a new Cluster gets its first data.
@@ -487,6 +502,11 @@ type ClusterStatus struct {
 	// replaced it.
 	// +optional
 	FailingPrimary string `json:"failingPrimary,omitempty"`
+
+	// FallbackCaughtUp records what the failing primary had executed, seen read-only after its
+	// semi-sync fallback: a candidate holding it loses nothing the primary acknowledged alone.
+	// +optional
+	FallbackCaughtUp *FallbackCaughtUp `json:"fallbackCaughtUp,omitempty"`
 
 	// DataLossAccepted is a person's acceptance of a failover past acknowledged commits the
 	// failing primary may hold alone, and, once acted on, what was lost.

@@ -6,12 +6,13 @@ import (
 )
 
 // acceptedLoss is the acceptance that applies to a failover from p: a person named p as the
-// primary whose acknowledged-alone commits they give up, and p's failure is recorded (an
-// acceptance left from an earlier failure is cleared when p recovers; one acted on names another
-// current primary). nil when none applies.
+// primary whose acknowledged-alone commits they give up, for this very failure (its
+// primaryFailingSince), and no failover has acted on it yet. An acceptance given for an earlier
+// failure, or already used, never lets a later one through. nil when none applies.
 func (o *Observation) acceptedLoss(p string) *DataLossAcceptance {
 	a := o.Status.DataLossAccepted
-	if a == nil || a.FormerPrimary != p || o.Status.PrimaryFailingSince.IsZero() {
+	if a == nil || a.Promoted || a.FormerPrimary != p || o.Status.PrimaryFailingSince.IsZero() ||
+		!a.FailingSince.Equal(o.Status.PrimaryFailingSince) {
 		return nil
 	}
 	return a

@@ -326,7 +326,8 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	if accepted != nil {
 		named, notNamed := o.acceptedCandidate(accepted, cand, p)
 		if notNamed != "" {
-			return Decision{Kind: Blocked, Operation: FailoverOperation,
+			// Still blocked on the writes at risk, so that the person can name another replica.
+			return Decision{Kind: Blocked, Operation: FailoverOperation, BlockedBy: ReasonAcknowledgedWritesOnPrimaryOnly,
 				Reason: fmt.Sprintf("failover from %s (%s) is blocked: %s", p, why, notNamed)}
 		}
 		cand = named
@@ -391,6 +392,8 @@ func (o *Observation) acknowledgedAlone(old, cand Instance) (risk string, blocks
 	p, r := old.Name, o.Lease.Fallback
 	switch {
 	case old.Reachable && cand.History().Contains(old.Executed):
+		return "", false
+	case o.Spec.EnablePrimaryLease && o.caughtUpAfterFallback(p, r, cand):
 		return "", false
 	case o.Spec.EnablePrimaryLease && r.AtRisk(p) && r.GTIDExecuted != "":
 		return fmt.Sprintf("%s fell back to asynchronous replication at %s: the commits it acknowledged after %s may exist on it alone "+

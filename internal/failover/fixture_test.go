@@ -140,7 +140,8 @@ func fallbackRecord(instance string, resumed bool) change {
 // lossAccepted: a person accepted the loss of what former acknowledged alone, naming instance.
 func lossAccepted(former, instance string) change {
 	return func(o *Observation) {
-		o.Status.DataLossAccepted = &DataLossAcceptance{FormerPrimary: former, Instance: instance, AcceptedAt: t0.Add(-time.Second)}
+		o.Status.DataLossAccepted = &DataLossAcceptance{FormerPrimary: former, Instance: instance, AcceptedAt: t0.Add(-time.Second),
+			FailingSince: o.Status.PrimaryFailingSince}
 	}
 }
 

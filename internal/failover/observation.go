@@ -55,13 +55,26 @@ type Status struct {
 	SemiSyncFallenBack bool
 	// DataLossAccepted is status.dataLossAccepted, nil when none.
 	DataLossAccepted *DataLossAcceptance
+	// FallbackCaughtUp is status.fallbackCaughtUp, nil when none or when it does not parse.
+	FallbackCaughtUp *FallbackCaughtUp
+}
+
+// FallbackCaughtUp: the failing FormerPrimary (failing since FailingSince) was seen read-only,
+// after its fallback recorded at FellBackAt, having executed GTIDSet.
+type FallbackCaughtUp struct {
+	FormerPrimary            string
+	FailingSince, FellBackAt time.Time
+	GTIDSet                  gtid.Set
 }
 
 // DataLossAcceptance is a person's acceptance of a failover from FormerPrimary to Instance past
 // the commits FormerPrimary may have acknowledged alone.
 type DataLossAcceptance struct {
 	FormerPrimary, Instance string
-	AcceptedAt              time.Time
+	// FailingSince is the primaryFailingSince of the failure it was given for; AcceptedAt when;
+	// Promoted: a failover already acted on it.
+	FailingSince, AcceptedAt time.Time
+	Promoted                 bool
 }
 
 // Lease is the primary Lease <cluster>-primary as the operator read it.
@@ -185,8 +198,15 @@ func ObserveCluster(c *v1.Cluster) (Spec, Status) {
 		st.PrimaryFailingSince = t.Time
 	}
 	st.SemiSyncFallenBack = s.SemiSync && cs.SemiSync != nil && !cs.SemiSync.Active
+	if f := cs.FallbackCaughtUp; f != nil {
+		if set, err := gtid.Parse(f.GTIDSet); err == nil {
+			st.FallbackCaughtUp = &FallbackCaughtUp{FormerPrimary: f.FormerPrimary, FailingSince: f.FailingSince.Time,
+				FellBackAt: f.FellBackAt.Time, GTIDSet: set}
+		}
+	}
 	if a := cs.DataLossAccepted; a != nil {
-		st.DataLossAccepted = &DataLossAcceptance{FormerPrimary: a.FormerPrimary, Instance: a.Instance, AcceptedAt: a.AcceptedAt.Time}
+		st.DataLossAccepted = &DataLossAcceptance{FormerPrimary: a.FormerPrimary, Instance: a.Instance,
+			FailingSince: a.FailingSince.Time, AcceptedAt: a.AcceptedAt.Time, Promoted: a.PromotedAt != nil}
 	}
 	return s, st
 }

@@ -17,7 +17,8 @@ import (
 )
 
 // CheckAcceptDataLoss says why the loss of what c's primary acknowledged alone cannot be accepted
-// with instance as the new primary, or nil. It is accepted only while the operator reports the
+// with instance as the new primary, or nil. An earlier acceptance not acted on yet does not stop
+// a new one: it is replaced (the replica it named could not be promoted, say). It is accepted only while the operator reports the
 // failover blocked for that reason (Degraded, AcknowledgedWritesOnPrimaryOnly): the acceptance is
 // of a loss the operator named, never a blanket one. The operator checks the rest when it acts
 // (the instance eligible, holding everything the most advanced replica holds).
@@ -40,9 +41,6 @@ func CheckAcceptDataLoss(c *v1.Cluster, instance string) error {
 	case slices.Contains(st.DivergedInstances, instance):
 		return fmt.Errorf("%s has diverged (its GTID set is not contained in the primary's) and cannot be promoted", instance)
 	}
-	if a := st.DataLossAccepted; a != nil && a.FormerPrimary == st.CurrentPrimary && a.PromotedAt == nil && a.Instance != instance {
-		return fmt.Errorf("the loss was already accepted with %s as the new primary (at %s)", a.Instance, a.AcceptedAt.UTC().Format("2006-01-02T15:04:05Z"))
-	}
 	return nil
 }
 
@@ -64,8 +62,11 @@ func AcceptDataLoss(ctx context.Context, c client.Client, clk clock.PassiveClock
 		}
 		old := cluster.DeepCopy()
 		former = cluster.Status.CurrentPrimary
+		// For this failure only: the operator compares failingSince with the failure it acts on.
+		// One given earlier and not acted on yet (naming a replica that could not be promoted) is
+		// replaced.
 		cluster.Status.DataLossAccepted = &v1.DataLossAcceptance{FormerPrimary: former, Instance: instance,
-			AcceptedAt: metav1.NewTime(clk.Now())}
+			FailingSince: *cluster.Status.PrimaryFailingSince, AcceptedAt: metav1.NewTime(clk.Now())}
 		return kit.PatchStatus(ctx, c, cluster, old)
 	})
 	return former, err

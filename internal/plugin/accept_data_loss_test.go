@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,12 +51,12 @@ func TestPromoteAcceptDataLossVerb(t *testing.T) {
 			wantErr:  "db-3 has diverged"},
 		{rule: "a name that is not an instance is refused", existing: blockedOnFallback, instance: "db-7",
 			wantErr: "db-7 is not an instance of Cluster db"},
-		{rule: "a loss already accepted with another replica is refused", instance: "db-3",
+		{rule: "an acceptance not acted on yet (its replica could not be promoted) is replaced", instance: "db-3",
 			existing: func(c *v1.Cluster) {
 				blockedOnFallback(c)
-				c.Status.DataLossAccepted = &v1.DataLossAcceptance{FormerPrimary: "db-1", Instance: "db-2", AcceptedAt: metav1.NewTime(testNow)}
-			},
-			wantErr: "already accepted with db-2"},
+				c.Status.DataLossAccepted = &v1.DataLossAcceptance{FormerPrimary: "db-1", Instance: "db-2",
+					FailingSince: *c.Status.PrimaryFailingSince, AcceptedAt: metav1.NewTime(testNow.Add(-time.Minute))}
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
@@ -79,8 +80,10 @@ func TestPromoteAcceptDataLossVerb(t *testing.T) {
 				t.Fatalf("output %q, error %v", out, err)
 			}
 			a := after.Status.DataLossAccepted
-			if a == nil || a.FormerPrimary != "db-1" || a.Instance != c.instance || !a.AcceptedAt.Time.Equal(testNow) || a.PromotedAt != nil {
-				t.Errorf("status.dataLossAccepted %+v, want db-1 given up for %s at %v, not promoted yet", a, c.instance, testNow)
+			if a == nil || a.FormerPrimary != "db-1" || a.Instance != c.instance || !a.AcceptedAt.Time.Equal(testNow) || a.PromotedAt != nil ||
+				!a.FailingSince.Equal(before.Status.PrimaryFailingSince) {
+				t.Errorf("status.dataLossAccepted %+v, want db-1 given up for %s at %v, for the failure since %v, not promoted yet",
+					a, c.instance, testNow, before.Status.PrimaryFailingSince)
 			}
 		})
 	}

@@ -164,6 +164,13 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 		d.Failover.DeletePod = fd.Instance
 	}
 	recordMissingCatchUp(fo, st)
+	if next, keep := failover.NextFallbackCaughtUp(fo); !keep {
+		st.FallbackCaughtUp = nil
+		if next != nil {
+			st.FallbackCaughtUp = &v1.FallbackCaughtUp{FormerPrimary: next.FormerPrimary, FailingSince: metav1.NewTime(next.FailingSince),
+				FellBackAt: metav1.NewTime(next.FellBackAt), GTIDSet: next.GTIDSet.String()}
+		}
+	}
 	d.planFence(fo, fd, active)
 	if e, ok := failover.EventFor(fo, fd); ok {
 		d.event(failoverEventStep(fd.Step), kit.Event{Kind: kit.EventKind{Type: e.Type, Reason: e.Reason, Format: "%s"}, Message: e.Message})

@@ -68,6 +68,9 @@ func requiredSemiSync(s *v1.ClusterSpec) {
 func acceptLoss(former, instance string) func(*v1.ClusterStatus) {
 	return func(s *v1.ClusterStatus) {
 		s.DataLossAccepted = &v1.DataLossAcceptance{FormerPrimary: former, Instance: instance, AcceptedAt: metav1.NewTime(testNow.Add(-time.Second))}
+		if s.PrimaryFailingSince != nil {
+			s.DataLossAccepted.FailingSince = *s.PrimaryFailingSince
+		}
 	}
 }
 
@@ -376,6 +379,41 @@ func TestDecideFailover(t *testing.T) {
 				if c := condition(d, v1.ConditionDegraded); d.Status.TargetPrimary != "db-1" || c.Reason != failover.ReasonAcknowledgedWritesOnPrimaryOnly ||
 					!strings.Contains(c.Message, "promote <cluster> db-3 --accept-data-loss") {
 					t.Errorf("target %s, Degraded %+v", d.Status.TargetPrimary, c)
+				}
+			}},
+		{"accepted data loss: an acceptance acted on in an earlier failover does not let a later failure of the same primary through",
+			threeFailing().failingSince(testNow.Add(-time.Minute)).lease("db-1", testNow.Add(-20*time.Second)).
+				spec(requiredSemiSync).withFallback("db-1", uuidA+":1-9").status(func(s *v1.ClusterStatus) {
+				day := metav1.NewTime(testNow.Add(-24 * time.Hour))
+				s.DataLossAccepted = &v1.DataLossAcceptance{FormerPrimary: "db-1", Instance: "db-3", FailingSince: day, AcceptedAt: day,
+					Lost: "earlier", PromotedAt: &day}
+			}),
+			func(t *testing.T, d Decision) {
+				if c := condition(d, v1.ConditionDegraded); d.Status.TargetPrimary != "db-1" || c.Reason != failover.ReasonAcknowledgedWritesOnPrimaryOnly {
+					t.Errorf("target %s, Degraded %+v: want the failover blocked, the old acceptance spent", d.Status.TargetPrimary, c)
+				}
+			}},
+		{"accepted data loss: a named replica that cannot be promoted keeps the failover blocked for the same reason, so another can be named",
+			threeFailing().failingSince(testNow.Add(-time.Minute)).lease("db-1", testNow.Add(-20*time.Second)).
+				spec(requiredSemiSync).status(acceptLoss("db-1", "db-2")).withFallback("db-1", uuidA+":1-9"),
+			func(t *testing.T, d Decision) {
+				if c := condition(d, v1.ConditionDegraded); d.Status.TargetPrimary != "db-1" || c.Reason != failover.ReasonAcknowledgedWritesOnPrimaryOnly ||
+					!strings.Contains(c.Message, "name db-3 instead") {
+					t.Errorf("target %s, Degraded %+v", d.Status.TargetPrimary, c)
+				}
+			}},
+		{"fallback caught up: the failing primary seen read-only after its fallback has its gtid_executed recorded for this failure",
+			newWorld(3).instance(1, false).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
+				failingSince(testNow.Add(-time.Second)).spec(requiredSemiSync).lease("db-1", testNow.Add(-20*time.Second)).
+				withFallback("db-1", uuidA+":1-5").reports(map[string]*instanceclient.Status{
+				"db-1": replicaReport("", uuidA+":1-9", "", false),
+				"db-2": replicaReport("db-1", uuidA+":1-9", uuidA+":1-9", false),
+				"db-3": replicaReport("db-1", uuidA+":1-9", uuidA+":1-9", false),
+			}, nil),
+			func(t *testing.T, d Decision) {
+				f := d.Status.FallbackCaughtUp
+				if f == nil || f.FormerPrimary != "db-1" || f.GTIDSet != uuidA+":1-9" || !f.FailingSince.Time.Equal(testNow.Add(-time.Second)) {
+					t.Errorf("status.fallbackCaughtUp %+v: want db-1's %s:1-9 recorded for the failure since %v", f, uuidA, testNow.Add(-time.Second))
 				}
 			}},
 		{"accepted data loss: a primary that recovers clears an acceptance not acted on",
