@@ -207,7 +207,7 @@ func (e *Env) Inject(ctx context.Context, t Target, k Kind, primary, replica str
 	case ReplicaPartitionThenCrash:
 		return f, e.injectReplicaPartitionThenCrash(ctx, t, &f, hold)
 	case CrashWithAckingReplicaDown:
-		return f, e.injectCrashWithAckingReplicaDown(ctx, t, &f, replica, hold)
+		return f, e.injectCrashWithAckingReplicaDown(ctx, t, &f, hold)
 	case SwitchoverLaggingTarget:
 		return f, e.injectSwitchoverLaggingTarget(ctx, t, &f, replica, hold)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -136,6 +137,43 @@ func (e *Env) crash(ctx context.Context, ns, pod string) (crashed, string, error
 // deleted by a failover: the kubelet ended the stopped process with it).
 func (c crashed) restart() bool { return syscall.Kill(c.manager, syscall.SIGCONT) == nil }
 
+// acknowledgingReplica is the replica that acknowledges commits: rpl_semi_sync_replica_enabled ON
+// (the first such in name order).
+func (e *Env) acknowledgingReplica(ctx context.Context, t Target, primary string, pods []corev1.Pod) (string, error) {
+	for _, p := range pods {
+		if p.Name == primary {
+			continue
+		}
+		out, err := e.RootSQL(ctx, t.Namespace, p.Name, "SELECT @@GLOBAL.rpl_semi_sync_replica_enabled;")
+		if err != nil {
+			return "", fmt.Errorf("reading whether %s acknowledges: %w", p.Name, err)
+		}
+		if strings.TrimSpace(out) == "1" {
+			return p.Name, nil
+		}
+	}
+	return "", fmt.Errorf("no replica of %s acknowledges (rpl_semi_sync_replica_enabled OFF on each)", primary)
+}
+
+// waitNoFallbackAtRisk waits until the Lease records no fallback at risk: one left by an earlier
+// fault has resumed (the primary re-enables semi-sync after a backoff, and a commit is
+// acknowledged), so that the next partition records its own.
+func (e *Env) waitNoFallbackAtRisk(ctx context.Context, t Target, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		r, err := e.fallbackRecord(ctx, t)
+		if err == nil && (r == nil || r.Resumed) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("a semi-sync fallback is still recorded at risk after %s: %+v, %v", timeout, r, err)
+		}
+		if err := sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
 // fallbackRecord reads the semi-sync fallback record of the Cluster's primary Lease.
 func (e *Env) fallbackRecord(ctx context.Context, t Target) (*failover.FallbackRecord, error) {
 	var l coordinationv1.Lease
@@ -145,12 +183,13 @@ func (e *Env) fallbackRecord(ctx context.Context, t Target) (*failover.FallbackR
 	return failover.ParseFallbackRecord(l.Annotations[failover.FallbackAnnotation])
 }
 
-// waitFallbackRecorded waits until the Lease records a fallback of primary that is at risk.
-func (e *Env) waitFallbackRecorded(ctx context.Context, t Target, primary string, timeout time.Duration) (*failover.FallbackRecord, error) {
+// waitFallbackRecorded waits until the Lease records a fallback of primary, at risk, made after
+// since.
+func (e *Env) waitFallbackRecorded(ctx context.Context, t Target, primary string, since time.Time, timeout time.Duration) (*failover.FallbackRecord, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		r, err := e.fallbackRecord(ctx, t)
-		if err == nil && r.AtRisk(primary) {
+		if err == nil && r.AtRisk(primary) && r.FellBackAt.After(since) {
 			return r, nil
 		}
 		if time.Now().After(deadline) {
@@ -215,6 +254,9 @@ func (e *Env) injectReplicaPartition(ctx context.Context, t Target, f *Fault, ho
 	if err != nil {
 		return err
 	}
+	if err := e.waitNoFallbackAtRisk(ctx, t, 2*time.Minute); err != nil {
+		return err
+	}
 	n, err := e.openNetns(ctx, t.Namespace, f.Primary)
 	if err != nil {
 		return err
@@ -227,7 +269,7 @@ func (e *Env) injectReplicaPartition(ctx context.Context, t Target, f *Fault, ho
 	}
 	f.At = time.Now()
 	f.Detail = fmt.Sprintf("%s cut from %v for %s", f.Primary, names, hold)
-	if r, err := e.waitFallbackRecorded(ctx, t, f.Primary, hold); err == nil {
+	if r, err := e.waitFallbackRecorded(ctx, t, f.Primary, f.At, hold); err == nil {
 		f.FallbackGTIDs = r.GTIDExecuted
 		f.Detail += fmt.Sprintf("; fallback recorded %s after the cut", r.FellBackAt.Sub(f.At).Round(time.Millisecond))
 	}
@@ -253,6 +295,9 @@ func (e *Env) injectReplicaPartitionThenCrash(ctx context.Context, t Target, f *
 	if err != nil {
 		return err
 	}
+	if err := e.waitNoFallbackAtRisk(ctx, t, 2*time.Minute); err != nil {
+		return err
+	}
 	n, err := e.openNetns(ctx, t.Namespace, f.Primary)
 	if err != nil {
 		return err
@@ -264,7 +309,7 @@ func (e *Env) injectReplicaPartitionThenCrash(ctx context.Context, t Target, f *
 		return err
 	}
 	f.At = time.Now()
-	r, err := e.waitFallbackRecorded(ctx, t, f.Primary, time.Minute)
+	r, err := e.waitFallbackRecorded(ctx, t, f.Primary, f.At, time.Minute)
 	if err != nil {
 		return err
 	}
@@ -297,13 +342,18 @@ func (e *Env) injectReplicaPartitionThenCrash(ctx context.Context, t Target, f *
 	return werr
 }
 
-// injectCrashWithAckingReplicaDown: one replica (B) is cut from the primary, so that the other
-// (A) alone acknowledges; after a few seconds of writes the primary crashes as a node and A's
+// injectCrashWithAckingReplicaDown: A is the replica that acknowledges (rpl_semi_sync_replica_enabled
+// ON: the operator makes one of two a participant under maxSyncReplicas 1); every other replica
+// (B) is cut from the primary, so that A alone receives; after a few seconds of writes the primary crashes as a node and A's
 // mysqld is killed (its manager starts it again). The failover must not promote B, which lacks
 // what A acknowledged, while A does not answer: it waits for A, whose relay log still holds the
 // acknowledged tail. After hold the old primary's manager is continued and the cut healed.
-func (e *Env) injectCrashWithAckingReplicaDown(ctx context.Context, t Target, f *Fault, acking string, hold time.Duration) error {
+func (e *Env) injectCrashWithAckingReplicaDown(ctx context.Context, t Target, f *Fault, hold time.Duration) error {
 	pods, err := e.Pods(ctx, t)
+	if err != nil {
+		return err
+	}
+	acking, err := e.acknowledgingReplica(ctx, t, f.Primary, pods)
 	if err != nil {
 		return err
 	}
@@ -334,6 +384,7 @@ func (e *Env) injectCrashWithAckingReplicaDown(ctx context.Context, t Target, f 
 	}
 	f.At = time.Now()
 	if err := syscall.Kill(aMysqld, syscall.SIGKILL); err != nil {
+		c.restart()
 		return fmt.Errorf("SIGKILL %d: %w", aMysqld, err)
 	}
 	f.To = acking
@@ -417,7 +468,7 @@ func (e *Env) injectSwitchoverLaggingTarget(ctx context.Context, t Target, f *Fa
 	now := time.Now()
 	f.Healed = &now
 	uerr, cerr := unshape(), cut.remove()
-	if uerr != nil && !os.IsNotExist(uerr) {
+	if uerr != nil {
 		f.Detail += "; removing the rate limit: " + uerr.Error() // the Pod may be gone
 	}
 	if cerr != nil {

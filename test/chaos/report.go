@@ -69,6 +69,9 @@ func (f FaultResult) ExpectedLoss() int {
 
 // contractProblems checks a crash past a recorded fallback against the durability contract.
 func (f FaultResult) contractProblems() []string {
+	if f.Kind == ReplicaPartition && f.NewPrimary != "" && f.NewPrimary != f.Primary {
+		return []string{fmt.Sprintf("a replica partition failed %s over to %s: the primary stayed reachable to the operator and its clients", f.Primary, f.NewPrimary)}
+	}
 	if f.Kind != ReplicaPartitionThenCrash {
 		return nil
 	}
