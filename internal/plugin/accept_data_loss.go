@@ -7,12 +7,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 )
 
@@ -49,25 +47,13 @@ func CheckAcceptDataLoss(c *v1.Cluster, instance string) error {
 // then fails over to it, records what was lost and emits a DataLossAccepted Warning Event. The
 // status patch carries an optimistic lock; a lost race reads the Cluster again and checks again.
 func AcceptDataLoss(ctx context.Context, c client.Client, clk clock.PassiveClock, ns, clusterName, instance string) (former string, err error) {
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cluster, err := getCluster(ctx, c, ns, clusterName)
-		if err != nil {
-			return err
-		}
-		if err := checkInstanceOf(ctx, c, cluster, instance); err != nil {
-			return err
-		}
-		if err := CheckAcceptDataLoss(cluster, instance); err != nil {
-			return err
-		}
-		old := cluster.DeepCopy()
-		former = cluster.Status.CurrentPrimary
+	err = patchInstanceRequest(ctx, c, ns, clusterName, instance, CheckAcceptDataLoss, func(cluster *v1.Cluster) {
 		// For this failure only: the operator compares failingSince with the failure it acts on.
 		// One given earlier and not acted on yet (naming a replica that could not be promoted) is
 		// replaced.
+		former = cluster.Status.CurrentPrimary
 		cluster.Status.DataLossAccepted = &v1.DataLossAcceptance{FormerPrimary: former, Instance: instance,
 			FailingSince: *cluster.Status.PrimaryFailingSince, AcceptedAt: metav1.NewTime(clk.Now())}
-		return kit.PatchStatus(ctx, c, cluster, old)
 	})
 	return former, err
 }

@@ -50,6 +50,17 @@ func CheckPromotion(c *v1.Cluster, instance string) error {
 // race reads the Cluster again and checks again, so a concurrent switchover or failover is never
 // overwritten.
 func Promote(ctx context.Context, c client.Client, clk clock.PassiveClock, ns, clusterName, instance string) error {
+	return patchInstanceRequest(ctx, c, ns, clusterName, instance, CheckPromotion, func(cluster *v1.Cluster) {
+		now := metav1.NewTime(clk.Now())
+		cluster.Status.TargetPrimary, cluster.Status.TargetPrimaryTimestamp = instance, &now
+	})
+}
+
+// patchInstanceRequest reads the Cluster, checks that instance is one of its instances and that
+// check allows the request, applies change to its status and patches it with an optimistic lock;
+// a lost race starts again from the read, so a concurrent change is never overwritten.
+func patchInstanceRequest(ctx context.Context, c client.Client, ns, clusterName, instance string,
+	check func(*v1.Cluster, string) error, change func(*v1.Cluster)) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cluster, err := getCluster(ctx, c, ns, clusterName)
 		if err != nil {
@@ -58,12 +69,11 @@ func Promote(ctx context.Context, c client.Client, clk clock.PassiveClock, ns, c
 		if err := checkInstanceOf(ctx, c, cluster, instance); err != nil {
 			return err
 		}
-		if err := CheckPromotion(cluster, instance); err != nil {
+		if err := check(cluster, instance); err != nil {
 			return err
 		}
 		old := cluster.DeepCopy()
-		now := metav1.NewTime(clk.Now())
-		cluster.Status.TargetPrimary, cluster.Status.TargetPrimaryTimestamp = instance, &now
+		change(cluster)
 		return kit.PatchStatus(ctx, c, cluster, old)
 	})
 }

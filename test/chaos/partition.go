@@ -241,32 +241,49 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// cutPeers drops every packet between the primary's namespace and its peers, except the
+// instances named in keep; it returns the peers cut and the rules, whose close removes them and
+// releases the namespace.
+func (e *Env) cutPeers(ctx context.Context, t Target, primary string, keep ...string) ([]string, *rules, error) {
+	pods, err := e.Pods(ctx, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	names, ips, err := peerIPs(pods, append([]string{primary}, keep...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := e.openNetns(ctx, t.Namespace, primary)
+	if err != nil {
+		return nil, nil, err
+	}
+	cut := &rules{n: n}
+	if err := cut.dropPeers(ctx, ips); err != nil {
+		cut.close()
+		return nil, nil, err
+	}
+	return names, cut, nil
+}
+
+// close removes the rules still in place and releases the namespace.
+func (r *rules) close() {
+	_ = r.remove()
+	r.n.close()
+}
+
 // injectReplicaPartition cuts the primary from its replicas only (the API server, the operator and
 // the clients still reach it) for hold, then heals. Under required, the commits wait for
 // timeoutMillis, the primary records its fallback in the Lease and goes on alone; once healed, the
 // replicas catch up and semi-sync resumes. No failover: the primary stays healthy.
 func (e *Env) injectReplicaPartition(ctx context.Context, t Target, f *Fault, hold time.Duration) error {
-	pods, err := e.Pods(ctx, t)
-	if err != nil {
-		return err
-	}
-	names, ips, err := peerIPs(pods, f.Primary)
-	if err != nil {
-		return err
-	}
 	if err := e.waitNoFallbackAtRisk(ctx, t, 2*time.Minute); err != nil {
 		return err
 	}
-	n, err := e.openNetns(ctx, t.Namespace, f.Primary)
+	names, cut, err := e.cutPeers(ctx, t, f.Primary)
 	if err != nil {
 		return err
 	}
-	defer n.close()
-	cut := &rules{n: n}
-	defer cut.remove() //nolint:errcheck // removed below; this only covers an early return
-	if err := cut.dropPeers(ctx, ips); err != nil {
-		return err
-	}
+	defer cut.close()
 	f.At = time.Now()
 	f.Detail = fmt.Sprintf("%s cut from %v for %s", f.Primary, names, hold)
 	if r, err := e.waitFallbackRecorded(ctx, t, f.Primary, f.At, hold); err == nil {
@@ -287,27 +304,14 @@ func (e *Env) injectReplicaPartition(ctx context.Context, t Target, f *Fault, ho
 // Under required the failover must be blocked and the old primary return as primary; under
 // preferred a replica is promoted and the old primary comes back diverged.
 func (e *Env) injectReplicaPartitionThenCrash(ctx context.Context, t Target, f *Fault, hold time.Duration) error {
-	pods, err := e.Pods(ctx, t)
-	if err != nil {
-		return err
-	}
-	names, ips, err := peerIPs(pods, f.Primary)
-	if err != nil {
-		return err
-	}
 	if err := e.waitNoFallbackAtRisk(ctx, t, 2*time.Minute); err != nil {
 		return err
 	}
-	n, err := e.openNetns(ctx, t.Namespace, f.Primary)
+	names, cut, err := e.cutPeers(ctx, t, f.Primary)
 	if err != nil {
 		return err
 	}
-	defer n.close()
-	cut := &rules{n: n}
-	defer cut.remove() //nolint:errcheck // removed below; this only covers an early return
-	if err := cut.dropPeers(ctx, ips); err != nil {
-		return err
-	}
+	defer cut.close()
 	f.At = time.Now()
 	r, err := e.waitFallbackRecorded(ctx, t, f.Primary, f.At, time.Minute)
 	if err != nil {
@@ -357,20 +361,11 @@ func (e *Env) injectCrashWithAckingReplicaDown(ctx context.Context, t Target, f 
 	if err != nil {
 		return err
 	}
-	lagging, ips, err := peerIPs(pods, f.Primary, acking)
+	lagging, cut, err := e.cutPeers(ctx, t, f.Primary, acking)
 	if err != nil {
 		return err
 	}
-	n, err := e.openNetns(ctx, t.Namespace, f.Primary)
-	if err != nil {
-		return err
-	}
-	defer n.close()
-	cut := &rules{n: n}
-	defer cut.remove() //nolint:errcheck // removed below; this only covers an early return
-	if err := cut.dropPeers(ctx, ips); err != nil {
-		return err
-	}
+	defer cut.close()
 	if err := sleep(ctx, 5*time.Second); err != nil { // commits acknowledged by A alone
 		return err
 	}
