@@ -156,55 +156,6 @@ type SemiSyncConfiguration struct {
 	DataDurability DataDurability `json:"dataDurability"`
 }
 
-// PrimaryCatchUp is the GTID set one target primary must have executed before it accepts writes.
-type PrimaryCatchUp struct {
-	// Instance is the target it applies to; a record naming another instance does not count.
-	Instance string `json:"instance"`
-	// TargetPrimaryTimestamp is status.targetPrimaryTimestamp of the primary change it was
-	// recorded for: a record left by an earlier change to the same instance does not count.
-	// +optional
-	TargetPrimaryTimestamp *metav1.Time `json:"targetPrimaryTimestamp,omitempty"`
-	// GTIDSet is the set, in MySQL's text form ("" for none).
-	// +optional
-	GTIDSet string `json:"gtidSet,omitempty"`
-}
-
-// DataLossAcceptance is a person's acceptance of a failover past the commits a failing primary
-// acknowledged alone after a semi-sync fallback (`kubectl cloudnative-mysql promote CLUSTER
-// INSTANCE --accept-data-loss`). It counts for one failure only: while FormerPrimary is
-// status.currentPrimary, status.primaryFailingSince is still FailingSince, and it has not been acted
-// on (PromotedAt unset); a primary that recovers clears it. Once the failover names Instance, Lost
-// and PromotedAt say what was given up; it then stays as the record and counts no more.
-type DataLossAcceptance struct {
-	// FormerPrimary is the failing primary whose acknowledged-alone commits are given up.
-	FormerPrimary string `json:"formerPrimary"`
-	// FailingSince is status.primaryFailingSince when it was given: the failure it is for.
-	FailingSince metav1.Time `json:"failingSince"`
-	// Instance is the replica to promote.
-	Instance string `json:"instance"`
-	// AcceptedAt is when it was requested.
-	AcceptedAt metav1.Time `json:"acceptedAt"`
-	// Lost is what the operator could tell of the loss when it named Instance the target: the GTID
-	// set FormerPrimary fell back at (its commits after it may be lost) and what Instance holds.
-	// +optional
-	Lost string `json:"lost,omitempty"`
-	// PromotedAt is when the failover named Instance the target primary.
-	// +optional
-	PromotedAt *metav1.Time `json:"promotedAt,omitempty"`
-}
-
-// FallbackCaughtUp is the operator's proof, for one failure of FormerPrimary, that the commits it
-// may have acknowledged alone after its semi-sync fallback (the Lease's record, FellBackAt) are
-// all in GTIDSet, its gtid_executed as it reported it while read-only. A failover whose candidate
-// holds GTIDSet loses none of them, even once the old primary no longer answers.
-type FallbackCaughtUp struct {
-	FormerPrimary string      `json:"formerPrimary"`
-	FailingSince  metav1.Time `json:"failingSince"`
-	FellBackAt    metav1.Time `json:"fellBackAt"`
-	// +optional
-	GTIDSet string `json:"gtidSet,omitempty"`
-}
-
 // BootstrapConfiguration says how a new Cluster gets its first data.
 // +kubebuilder:validation:XValidation:rule="!(has(self.initdb) && has(self.recovery))",message="bootstrap takes either initdb or recovery, not both"
 type BootstrapConfiguration struct {
