@@ -95,21 +95,43 @@ func (e *Env) verifyReplica(ctx context.Context, a Account, name, addr string, p
 		return check
 	}
 	check.Missing = Missing(acks, present)
-	// The replica's set first, then the primary's: the primary's only grows, so whatever the
-	// replica received from it is in the second read.
-	have, err := executed(ctx, rc)
-	if err == nil {
-		var now gtid.Set
-		if now, err = primarySet(); err == nil {
-			if errant := gtid.Errant(have, now); !errant.IsEmpty() {
-				check.Errant = errant.String()
-			}
-		}
-	}
+	errant, err := errantAfterCommit(ctx, rc, primarySet)
 	if err != nil {
 		check.Error = err.Error()
+	} else if !errant.IsEmpty() {
+		check.Errant = errant.String()
 	}
 	return check
+}
+
+// commitWindow bounds how long a transaction a replica holds may still be on its way into the
+// primary's gtid_executed. With AFTER_SYNC the primary adds a transaction to gtid_executed only
+// after a replica acknowledged it, so while writers run a replica can already have applied a
+// transaction the primary has not yet marked executed: a milliseconds window, which a busy node
+// stretches.
+const commitWindow = 5 * time.Second
+
+// errantAfterCommit returns the replica's transactions the primary lacks. The replica's set is
+// read first, then the primary's: the primary's only grows, so whatever the replica received from
+// it is in a later read of it, once past the commit window. A set still missing from the primary
+// after the window is errant.
+func errantAfterCommit(ctx context.Context, rc *conn, primarySet func() (gtid.Set, error)) (gtid.Set, error) {
+	have, err := executed(ctx, rc)
+	if err != nil {
+		return gtid.Set{}, err
+	}
+	deadline := time.Now().Add(commitWindow)
+	for {
+		now, err := primarySet()
+		if err != nil {
+			return gtid.Set{}, err
+		}
+		errant := gtid.Errant(have, now)
+		if errant.IsEmpty() || time.Now().After(deadline) || ctx.Err() != nil {
+			return errant, nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 func executed(ctx context.Context, c *conn) (gtid.Set, error) {
