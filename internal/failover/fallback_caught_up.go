@@ -1,5 +1,7 @@
 package failover
 
+import "time"
+
 // caughtUpAfterFallback: the operator saw the failing primary p read-only, during this failure
 // and after the fallback the Lease records, and cand holds everything it had executed then. A
 // read-only server commits nothing more, so nothing it acknowledged alone is missing from cand,
@@ -7,7 +9,7 @@ package failover
 func (o *Observation) caughtUpAfterFallback(p string, r *FallbackRecord, cand Instance) bool {
 	c := o.Status.FallbackCaughtUp
 	return c != nil && r != nil && c.FormerPrimary == p && !o.Status.PrimaryFailingSince.IsZero() &&
-		c.FailingSince.Equal(o.Status.PrimaryFailingSince) && c.FellBackAt.Equal(r.FellBackAt) &&
+		c.FailingSince.Equal(o.Status.PrimaryFailingSince) && sameFallbackTime(c.FellBackAt, r.FellBackAt) &&
 		cand.History().Contains(c.GTIDSet)
 }
 
@@ -34,13 +36,21 @@ func NextFallbackCaughtUp(o Observation) (next *FallbackCaughtUp, keep bool) {
 			return cur, true
 		}
 		return next, false
-	case cur != nil && (cur.FormerPrimary != p || !cur.FailingSince.Equal(st.PrimaryFailingSince) || !cur.FellBackAt.Equal(r.FellBackAt)):
+	case cur != nil && (cur.FormerPrimary != p || !cur.FailingSince.Equal(st.PrimaryFailingSince) || !sameFallbackTime(cur.FellBackAt, r.FellBackAt)):
 		return nil, false
 	}
 	return cur, true
 }
 
 func sameProof(a, b FallbackCaughtUp) bool {
-	return a.FormerPrimary == b.FormerPrimary && a.FailingSince.Equal(b.FailingSince) && a.FellBackAt.Equal(b.FellBackAt) &&
+	return a.FormerPrimary == b.FormerPrimary && a.FailingSince.Equal(b.FailingSince) && sameFallbackTime(a.FellBackAt, b.FellBackAt) &&
 		a.GTIDSet.Equal(b.GTIDSet)
+}
+
+// sameFallbackTime: a and b date the same fallback, at the precision status.fallbackCaughtUp keeps.
+// The Lease's record dates the fallback to the nanosecond; the status (metav1.Time) keeps whole
+// seconds, so a record read back from the status never equals the Lease's time exactly. A second
+// fallback within the same second would need semi-sync resumed in between, which ends the record.
+func sameFallbackTime(a, b time.Time) bool {
+	return a.Truncate(time.Second).Equal(b.Truncate(time.Second))
 }

@@ -16,6 +16,20 @@ func caughtUp(set string) change {
 	}
 }
 
+// fellBackToTheNanosecond dates the Lease's fallback record to the nanosecond, as the instance
+// manager writes it.
+func fellBackToTheNanosecond(o *Observation) {
+	o.Lease.Fallback.FellBackAt = o.Lease.Fallback.FellBackAt.Add(206411765 * time.Nanosecond)
+}
+
+// readBackFromTheAPI: the status record as the API server returns it, its times in whole seconds
+// (metav1.Time).
+func readBackFromTheAPI(o *Observation) {
+	if c := o.Status.FallbackCaughtUp; c != nil {
+		c.FellBackAt, c.FailingSince = c.FellBackAt.Truncate(time.Second), c.FailingSince.Truncate(time.Second)
+	}
+}
+
 func TestFallbackCaughtUpUnblocks(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -24,6 +38,10 @@ func TestFallbackCaughtUpUnblocks(t *testing.T) {
 	}{
 		{"the old primary seen read-only with everything on the candidate: no block once it no longer answers",
 			[]change{primaryLost, semiSyncOn(v1.DataDurabilityRequired), fallbackRecord("c-1", false), caughtUp("1-10")},
+			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
+		{"a proof read back from the status in whole seconds dates a Lease record kept to the nanosecond",
+			[]change{primaryLost, semiSyncOn(v1.DataDurabilityRequired), fallbackRecord("c-1", false), fellBackToTheNanosecond,
+				caughtUp("1-10"), readBackFromTheAPI},
 			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},
 		{"the candidate lacks part of what the old primary had executed: still blocked",
 			[]change{primaryLost, semiSyncOn(v1.DataDurabilityRequired), fallbackRecord("c-1", false), caughtUp("1-12")},
@@ -55,6 +73,9 @@ func TestNextFallbackCaughtUp(t *testing.T) {
 			[]change{failingSince(t0.Add(-time.Minute)), fallbackRecord("c-1", false), readOnlyOld}, false, "1-12"},
 		{"the same proof already recorded: kept as it is",
 			[]change{failingSince(t0.Add(-time.Minute)), fallbackRecord("c-1", false), readOnlyOld, caughtUp("1-12")}, true, "1-12"},
+		{"the same proof read back from the status in whole seconds: kept as it is",
+			[]change{failingSince(t0.Add(-time.Minute)), fallbackRecord("c-1", false), fellBackToTheNanosecond, readOnlyOld,
+				caughtUp("1-12"), readBackFromTheAPI}, true, "1-12"},
 		{"the old primary no longer answers: the proof stays",
 			[]change{failingSince(t0.Add(-time.Minute)), fallbackRecord("c-1", false), caughtUp("1-12"), on("c-1", noPod)}, true, "1-12"},
 		{"the old primary seen accepting writes again: the proof goes",
@@ -63,6 +84,9 @@ func TestNextFallbackCaughtUp(t *testing.T) {
 			[]change{fallbackRecord("c-1", false), readOnlyOld}, true, ""},
 		{"the record resumed: no proof needed",
 			[]change{failingSince(t0.Add(-time.Minute)), fallbackRecord("c-1", true), readOnlyOld}, true, ""},
+		{"the old primary no longer answers: a proof read back in whole seconds stays",
+			[]change{failingSince(t0.Add(-time.Minute)), fallbackRecord("c-1", false), fellBackToTheNanosecond, caughtUp("1-12"),
+				readBackFromTheAPI, on("c-1", noPod)}, true, "1-12"},
 		{"a proof of another failure is dropped",
 			[]change{failingSince(t0.Add(-time.Minute)), fallbackRecord("c-1", false), caughtUp("1-12"), on("c-1", noPod),
 				func(o *Observation) { o.Status.FallbackCaughtUp.FailingSince = t0.Add(-time.Hour) }}, false, ""},
