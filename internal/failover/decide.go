@@ -335,6 +335,10 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	// Blocked before any step: the old primary is neither cut from its replicas nor its Pod
 	// deleted, so that it catches them up as soon as it answers again.
 	if risk, blocks := o.acknowledgedAlone(old, cand); blocks && o.Spec.DataDurability == v1.DataDurabilityRequired && accepted == nil {
+		if o.fallbackProofPending(old, cand) {
+			// This reconcile records the proof; the next one reads it back and goes on.
+			return wait(o.Now.Add(PollInterval), fmt.Sprintf("failover from %s (%s): %s", p, why, risk))
+		}
 		return Decision{Kind: Blocked, Operation: FailoverOperation, BlockedBy: ReasonAcknowledgedWritesOnPrimaryOnly,
 			Reason: fmt.Sprintf("failover from %s (%s) is blocked: %s; under dataDurability required the Cluster waits for %s to come back "+
 				"(it then catches the replicas up), or for a person to accept the loss: kubectl cloudnative-mysql promote <cluster> %s --accept-data-loss",
@@ -384,27 +388,43 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 // acknowledgedAlone says, when it may be so, that the failing primary p acknowledged commits the
 // candidate may lack, and whether that blocks a failover under required. With the Lease on, the
 // Lease's fallback record decides (written by p before its first such commit completed): it
-// blocks while it names p and semi-sync has not resumed since. Without the Lease, p's last report
-// of semi-sync fallen back is all there is, and it blocks. A report with the Lease on only warns:
-// the record is the authority, and a report may lag behind it. An old primary that answers, with
-// every transaction it executed in the candidate's history, has nothing the candidate lacks.
+// blocks while it names p and semi-sync has not resumed since, until status.fallbackCaughtUp
+// proves the candidate holds everything p executed once read-only. That proof must be recorded
+// before any step that acts on p: p answering read-only with everything on the candidate is not
+// enough by itself, because the step that deletes its Pod ends that answer, and a proof lost
+// with the status write of that reconcile (a conflict, an operator restart) would block the
+// failover again for a primary that is then gone. Without the Lease, p's last report of semi-sync
+// fallen back is all there is, and it blocks. A report with the Lease on only warns: the record
+// is the authority, and a report may lag behind it. An old primary that answers, with every
+// transaction it executed in the candidate's history, has nothing the candidate lacks.
 func (o *Observation) acknowledgedAlone(old, cand Instance) (risk string, blocks bool) {
 	p, r := old.Name, o.Lease.Fallback
+	atRisk := o.Spec.EnablePrimaryLease && r.AtRisk(p)
 	switch {
-	case old.Reachable && cand.History().Contains(old.Executed):
+	case atRisk && o.caughtUpAfterFallback(p, r, cand):
 		return "", false
-	case o.Spec.EnablePrimaryLease && o.caughtUpAfterFallback(p, r, cand):
-		return "", false
-	case o.Spec.EnablePrimaryLease && r.AtRisk(p) && r.GTIDExecuted != "":
+	case atRisk && o.fallbackProofPending(old, cand):
+		return fmt.Sprintf("%s answers read-only and %s holds everything it executed (%s): the failover goes on once the operator "+
+			"has recorded that (status.fallbackCaughtUp)", p, cand.Name, old.Executed), true
+	case atRisk && r.GTIDExecuted != "":
 		return fmt.Sprintf("%s fell back to asynchronous replication at %s: the commits it acknowledged after %s may exist on it alone "+
 			"(%s has %s)", p, r.FellBackAt.UTC().Format(time.RFC3339), r.GTIDExecuted, cand.Name, cand.History()), true
-	case o.Spec.EnablePrimaryLease && r.AtRisk(p):
+	case atRisk:
 		return fmt.Sprintf("the primary Lease records a semi-sync fallback of %s that cannot be read: commits it acknowledged may exist on it alone", p), true
+	case old.Reachable && cand.History().Contains(old.Executed):
+		return "", false
 	case o.Status.SemiSyncFallenBack:
 		return fmt.Sprintf("semi-sync had fallen back to asynchronous replication on %s when it last reported: "+
 			"commits it acknowledged may exist on it alone (%s has %s)", p, cand.Name, cand.History()), !o.Spec.EnablePrimaryLease
 	}
 	return "", false
+}
+
+// fallbackProofPending: the old primary answers read-only and cand holds everything it executed,
+// so this reconcile records status.fallbackCaughtUp (NextFallbackCaughtUp), and the next one,
+// reading it back, lets the failover go on.
+func (o *Observation) fallbackProofPending(old, cand Instance) bool {
+	return old.SeenReadOnly() && cand.History().Contains(old.Executed)
 }
 
 // replicatingFrom lists the replicas that answered and still run an IO thread reading from p, or

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,7 +38,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepDetach, func() ([]kit.Event, error) { return none(r.detach(ctx, o, d.Detach)) }},
 		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c.Namespace, d.DeletePods)) }},
 		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
-		{stepRelabel, func() ([]kit.Event, error) { return none(r.relabel(ctx, o, d.Relabel)) }},
+		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterFailover(), d.relabelEvents) }},
 		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, o.Services, d) }},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
 		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync, d.SemiSyncParticipants)) }},
@@ -49,7 +50,9 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 			if s.step == stepFailover {
 				// A failed failover step (a fence that failed, a replica that did not stop its
 				// receiver) must not keep a suspected primary in -rw: the labels are still applied.
-				if rerr := r.relabel(ctx, o, d.Relabel); rerr == nil {
+				ev, rerr := r.relabel(ctx, o, d.Relabel, d.relabelEvents)
+				events = append(events, ev...)
+				if rerr == nil {
 					events = append(events, d.Events[stepRelabel]...)
 				}
 			}
@@ -58,6 +61,17 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		events = append(events, d.Events[s.step]...)
 	}
 	return nil
+}
+
+// relabelAfterFailover is d.Relabel without the Pod the failover step deletes: being deleted, it
+// leaves the Services' endpoints anyway, and its deletion changed it since it was read, so a
+// patch of its labels would fail on the optimistic lock and end the reconcile before the status
+// is written (planRelabel leaves Pods already being deleted alone for the same reason).
+func (d Decision) relabelAfterFailover() []podRelabel {
+	if d.Failover.DeletePod == "" {
+		return d.Relabel
+	}
+	return slices.DeleteFunc(slices.Clone(d.Relabel), func(ch podRelabel) bool { return ch.Pod == d.Failover.DeletePod })
 }
 
 // patchStatus writes st as c's status when it differs from the status c was read with.
@@ -137,7 +151,8 @@ func (r *Reconciler) deletePods(ctx context.Context, namespace string, names []s
 }
 
 // relabel patches role and routable labels in the planned order (demotions first).
-func (r *Reconciler) relabel(ctx context.Context, o *Observation, changes []podRelabel) error {
+func (r *Reconciler) relabel(ctx context.Context, o *Observation, changes []podRelabel, events map[string]kit.Event) ([]kit.Event, error) {
+	var done []kit.Event
 	for _, ch := range changes {
 		for i := range o.Pods {
 			pod := &o.Pods[i]
@@ -152,10 +167,13 @@ func (r *Reconciler) relabel(ctx context.Context, o *Observation, changes []podR
 				}
 			}
 			if err := kit.PatchSpec(ctx, r.Client, pod, old); err != nil {
-				return fmt.Errorf("relabelling Pod %s: %w", pod.Name, err)
+				return done, fmt.Errorf("relabelling Pod %s: %w", pod.Name, err)
 			}
 			log.FromContext(ctx).Info("relabelled Pod", "pod", pod.Name, "role", ch.Role, "routable", ch.Routable)
+			if ev, ok := events[pod.Name]; ok {
+				done = append(done, ev)
+			}
 		}
 	}
-	return nil
+	return done, nil
 }

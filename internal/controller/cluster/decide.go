@@ -77,6 +77,9 @@ type Decision struct {
 	// Relabel lists label changes, the ones that take the primary role away first, so two Pods
 	// never both carry role=primary (stepRelabel).
 	Relabel []podRelabel
+	// relabelEvents are the Events of Relabel's changes, by Pod: each is emitted once its Pod's
+	// labels are changed.
+	relabelEvents map[string]kit.Event
 	// Services are the desired Services (applied when they differ); DeleteServices are owned
 	// Services no longer desired (stepServices).
 	Services       []*corev1.Service

@@ -103,11 +103,25 @@ func createdPVCNames(d Decision) []string {
 	return namesOf(d.CreatePVCs, func(p *corev1.PersistentVolumeClaim) string { return p.Name })
 }
 
+// stepEvents are the Events act emits once step succeeds: the step's own, and for stepRelabel
+// those of each Pod relabelled, in the planned order.
+func stepEvents(d Decision, step actStep) []kit.Event {
+	var out []kit.Event
+	if step == stepRelabel {
+		for _, ch := range d.Relabel {
+			if e, ok := d.relabelEvents[ch.Pod]; ok {
+				out = append(out, e)
+			}
+		}
+	}
+	return append(out, d.Events[step]...)
+}
+
 // eventReasons lists the reasons of every Event of the decision, in the order of act's steps.
 func eventReasons(d Decision) []string {
 	var all []kit.Event
 	for step := stepSecrets; step <= stepSemiSync; step++ {
-		all = append(all, d.Events[step]...)
+		all = append(all, stepEvents(d, step)...)
 	}
 	return namesOf(all, func(e kit.Event) string { return e.Kind.Reason })
 }
@@ -115,7 +129,7 @@ func eventReasons(d Decision) []string {
 // eventMessage is the message of d's first Event with reason, "" when none.
 func eventMessage(d Decision, reason string) string {
 	for step := stepSecrets; step <= stepSemiSync; step++ {
-		for _, e := range d.Events[step] {
+		for _, e := range stepEvents(d, step) {
 			if e.Kind.Reason == reason {
 				return e.Message
 			}

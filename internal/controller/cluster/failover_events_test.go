@@ -33,7 +33,7 @@ func throughAPI(t *testing.T, st v1.ClusterStatus) v1.ClusterStatus {
 func reasons(d Decision) []string {
 	var out []string
 	for step := stepSecrets; step <= stepSemiSync; step++ {
-		for _, e := range d.Events[step] {
+		for _, e := range stepEvents(d, step) {
 			out = append(out, e.Kind.Reason+": "+e.Message)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
@@ -45,7 +46,10 @@ func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedIn
 		} else {
 			rest = append(rest, r)
 		}
-		d.event(stepRelabel, evRoleChanged.With(p.Name, oldRole, role, oldRoutable, routable))
+		if d.relabelEvents == nil {
+			d.relabelEvents = map[string]kit.Event{}
+		}
+		d.relabelEvents[p.Name] = evRoleChanged.With(p.Name, oldRole, role, oldRoutable, routable)
 	}
 	d.Relabel = append(demote, rest...)
 }
