@@ -38,7 +38,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepDetach, func() ([]kit.Event, error) { return none(r.detach(ctx, o, d.Detach)) }},
 		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c.Namespace, d.DeletePods)) }},
 		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
-		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterFailover(), d.relabelEvents) }},
+		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents) }},
 		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, o.Services, d) }},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
 		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync, d.SemiSyncParticipants)) }},
@@ -63,15 +63,14 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 	return nil
 }
 
-// relabelAfterFailover is d.Relabel without the Pod the failover step deletes: being deleted, it
-// leaves the Services' endpoints anyway, and its deletion changed it since it was read, so a
-// patch of its labels would fail on the optimistic lock and end the reconcile before the status
-// is written (planRelabel leaves Pods already being deleted alone for the same reason).
-func (d Decision) relabelAfterFailover() []podRelabel {
-	if d.Failover.DeletePod == "" {
-		return d.Relabel
-	}
-	return slices.DeleteFunc(slices.Clone(d.Relabel), func(ch podRelabel) bool { return ch.Pod == d.Failover.DeletePod })
+// relabelAfterDeletions is d.Relabel without the Pods this act deletes (a detached instance's,
+// one a rolling update replaces, the old primary's in a failover): being deleted, they leave the
+// Services' endpoints anyway, and the deletion changed them since they were read, so a patch of
+// their labels would fail on the optimistic lock and end the reconcile before the status is
+// written (planRelabel leaves Pods already being deleted alone for the same reason).
+func (d Decision) relabelAfterDeletions() []podRelabel {
+	deleted := append(slices.Clone(d.DeletePods), d.Detach, d.Failover.DeletePod)
+	return slices.DeleteFunc(slices.Clone(d.Relabel), func(ch podRelabel) bool { return slices.Contains(deleted, ch.Pod) })
 }
 
 // patchStatus writes st as c's status when it differs from the status c was read with.

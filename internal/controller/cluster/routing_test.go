@@ -115,3 +115,25 @@ func TestReplicaServesReads(t *testing.T) {
 		t.Error("a zero bound disables the check")
 	}
 }
+
+func TestRelabelAfterDeletions(t *testing.T) {
+	relabel := []podRelabel{{"db-1", "primary", false}, {"db-2", "replica", true}, {"db-3", "replica", false}}
+	for _, tc := range []struct {
+		name string
+		d    Decision
+		want []string
+	}{
+		{"nothing deleted: every change", Decision{Relabel: relabel}, []string{"db-1", "db-2", "db-3"}},
+		{"the old primary's Pod the failover deletes is not relabelled",
+			Decision{Relabel: relabel, Failover: FailoverWork{DeletePod: "db-1"}}, []string{"db-2", "db-3"}},
+		{"a Pod a rolling update deletes is not relabelled", Decision{Relabel: relabel, DeletePods: []string{"db-3"}}, []string{"db-1", "db-2"}},
+		{"a detached instance's Pod is not relabelled", Decision{Relabel: relabel, Detach: "db-2"}, []string{"db-1", "db-3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := namesOf(tc.d.relabelAfterDeletions(), func(ch podRelabel) string { return ch.Pod })
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("relabelled %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
