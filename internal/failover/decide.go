@@ -334,10 +334,17 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	}
 	// Blocked before any step: the old primary is neither cut from its replicas nor its Pod
 	// deleted, so that it catches them up as soon as it answers again.
-	if risk, blocks := o.acknowledgedAlone(old, cand); blocks && o.Spec.DataDurability == v1.DataDurabilityRequired && accepted == nil {
-		if o.fallbackProofPending(old, cand) {
+	if risk, blocks, pending := o.acknowledgedAlone(old, cand); blocks && o.Spec.DataDurability == v1.DataDurabilityRequired && accepted == nil {
+		if pending {
 			// This reconcile records the proof; the next one reads it back and goes on.
 			return wait(o.Now.Add(PollInterval), fmt.Sprintf("failover from %s (%s): %s", p, why, risk))
+		}
+		if old.SeenWritable() && cand.History().Contains(old.Executed) {
+			// It answers, writable, with nothing the candidate lacks yet: turned read-only (and
+			// fenced), it commits nothing more, and what it executed can then be recorded. Its
+			// Pod stays until that record is read back (no DeletePod).
+			return fo(StepDemote, fmt.Sprintf("failover from %s (%s): it still accepts writes after a semi-sync fallback; "+
+				"turn it read-only, so that what it executed can be recorded before any other step", p, why))
 		}
 		return Decision{Kind: Blocked, Operation: FailoverOperation, BlockedBy: ReasonAcknowledgedWritesOnPrimaryOnly,
 			Reason: fmt.Sprintf("failover from %s (%s) is blocked: %s; under dataDurability required the Cluster waits for %s to come back "+
@@ -354,7 +361,9 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 		return d
 	}
 	if old.SeenWritable() {
-		return fo(StepDemote, fmt.Sprintf("failover from %s (%s): it still accepts writes; turn it read-only", p, why))
+		d := fo(StepDemote, fmt.Sprintf("failover from %s (%s): it still accepts writes; turn it read-only", p, why))
+		d.DeletePod = p
+		return d
 	}
 	if old.PodExists && !old.PodDeleting {
 		return fo(StepDeletePod, fmt.Sprintf("failover from %s (%s): delete its Pod, keep its PVC", p, why))
@@ -371,7 +380,10 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 	d := Decision{Kind: Failover, Operation: FailoverOperation, Step: StepSetTargetPrimary, Instance: cand.Name,
 		CatchUp: cand.History(),
 		Reason:  fmt.Sprintf("failover from %s (%s): promote %s, the replica with the most complete history", p, why, cand.Name)}
-	risk, _ := o.acknowledgedAlone(old, cand)
+	risk, _, pending := o.acknowledgedAlone(old, cand)
+	if pending {
+		risk = "" // nothing at risk: the old primary answers read-only with everything on cand
+	}
 	switch {
 	case accepted != nil:
 		d.Reason = fmt.Sprintf("failover from %s (%s): promote %s, named by the person who accepted the loss", p, why, cand.Name)
@@ -397,27 +409,35 @@ func decideFailover(o Observation, old Instance, why string) Decision {
 // fallen back is all there is, and it blocks. A report with the Lease on only warns: the record
 // is the authority, and a report may lag behind it. An old primary that answers, with every
 // transaction it executed in the candidate's history, has nothing the candidate lacks.
-func (o *Observation) acknowledgedAlone(old, cand Instance) (risk string, blocks bool) {
+//
+// pending says the block is only the wait for that record: the old primary answers read-only with
+// everything on the candidate, and this reconcile records it. risk then says so, and is no risk
+// to warn of.
+func (o *Observation) acknowledgedAlone(old, cand Instance) (risk string, blocks, pending bool) {
 	p, r := old.Name, o.Lease.Fallback
 	atRisk := o.Spec.EnablePrimaryLease && r.AtRisk(p)
+	proofPending := o.fallbackProofPending(old, cand)
 	switch {
-	case atRisk && o.caughtUpAfterFallback(p, r, cand):
-		return "", false
-	case atRisk && o.fallbackProofPending(old, cand):
+	case atRisk && o.caughtUpAfterFallback(p, r, cand) && (!old.Reachable || proofPending):
+		// Recorded, and not contradicted by what the old primary answers now (writable again, or
+		// holding more than the candidate: the record is kept by its manager across a second
+		// fallback, so its times alone do not tell).
+		return "", false, false
+	case atRisk && proofPending:
 		return fmt.Sprintf("%s answers read-only and %s holds everything it executed (%s): the failover goes on once the operator "+
-			"has recorded that (status.fallbackCaughtUp)", p, cand.Name, old.Executed), true
+			"has recorded that (status.fallbackCaughtUp)", p, cand.Name, old.Executed), true, true
 	case atRisk && r.GTIDExecuted != "":
 		return fmt.Sprintf("%s fell back to asynchronous replication at %s: the commits it acknowledged after %s may exist on it alone "+
-			"(%s has %s)", p, r.FellBackAt.UTC().Format(time.RFC3339), r.GTIDExecuted, cand.Name, cand.History()), true
+			"(%s has %s)", p, r.FellBackAt.UTC().Format(time.RFC3339), r.GTIDExecuted, cand.Name, cand.History()), true, false
 	case atRisk:
-		return fmt.Sprintf("the primary Lease records a semi-sync fallback of %s that cannot be read: commits it acknowledged may exist on it alone", p), true
+		return fmt.Sprintf("the primary Lease records a semi-sync fallback of %s that cannot be read: commits it acknowledged may exist on it alone", p), true, false
 	case old.Reachable && cand.History().Contains(old.Executed):
-		return "", false
+		return "", false, false
 	case o.Status.SemiSyncFallenBack:
 		return fmt.Sprintf("semi-sync had fallen back to asynchronous replication on %s when it last reported: "+
-			"commits it acknowledged may exist on it alone (%s has %s)", p, cand.Name, cand.History()), !o.Spec.EnablePrimaryLease
+			"commits it acknowledged may exist on it alone (%s has %s)", p, cand.Name, cand.History()), !o.Spec.EnablePrimaryLease, false
 	}
-	return "", false
+	return "", false, false
 }
 
 // fallbackProofPending: the old primary answers read-only and cand holds everything it executed,

@@ -164,9 +164,9 @@ func TestDecideSteady(t *testing.T) {
 		{"a replica whose IO thread still runs from the old primary is stopped before promotion",
 			[]change{primaryLost, on("c-3", func(in *Instance) { in.Replication.IORunning = true })},
 			want{kind: Failover, step: StepStopIOThreads, instances: []string{"c-3"}}},
-		{"a failing primary that still accepts writes is demoted first",
+		{"a failing primary that still accepts writes is demoted first, its Pod deleted in the same act",
 			[]change{on("c-1", notReady), leaseRenewed(t0.Add(-time.Minute)), failingSince(t0.Add(-time.Minute)), on("c-2", ioStopped), on("c-3", ioStopped)},
-			want{kind: Failover, step: StepDemote, instance: "c-1"}},
+			want{kind: Failover, step: StepDemote, instance: "c-1", deletePod: "c-1"}},
 		{"the old primary's Pod is deleted, its PVC kept",
 			[]change{primaryLost, on("c-1", func(in *Instance) { in.PodExists = true })},
 			want{kind: Failover, step: StepDeletePod, instance: "c-1", reason: "keep its PVC"}},
@@ -291,13 +291,29 @@ func TestDecideSteady(t *testing.T) {
 			[]change{on("c-1", notReady), failingSince(t0.Add(-time.Minute)), on("c-2", ioStopped), on("c-3", ioStopped),
 				on("c-1", readOnly), semiSyncOn(v1.DataDurabilityRequired), fallbackRecord("c-1", false), caughtUp("1-10")},
 			want{kind: Failover, step: StepDeletePod, instance: "c-1"}},
-		{"fallback recorded under required, the old primary answers writable with all it executed on the candidate: blocked (it may commit more before a demotion)",
+		{"fallback recorded under required, the old primary answers writable with all it executed on the candidate: demoted, its Pod kept until that is recorded",
 			[]change{on("c-1", notReady), failingSince(t0.Add(-time.Minute)), on("c-2", ioStopped), on("c-3", ioStopped),
-				semiSyncOn(v1.DataDurabilityRequired), fallbackRecord("c-1", false),
-				func(o *Observation) {
+				semiSyncOn(v1.DataDurabilityRequired), fallbackRecord("c-1", false), func(o *Observation) {
+					o.Lease.RenewTime, o.Lease.ObservedAt = t0.Add(-time.Minute), t0.Add(-time.Minute)
+				}},
+			want{kind: Failover, step: StepDemote, instance: "c-1", reason: "so that what it executed can be recorded"}},
+		{"fallback recorded under required, the old primary answers writable holding what the candidate lacks: blocked",
+			[]change{on("c-1", notReady), failingSince(t0.Add(-time.Minute)), on("c-2", ioStopped), on("c-3", ioStopped),
+				on("c-1", executed(a("1-12"))), semiSyncOn(v1.DataDurabilityRequired), fallbackRecord("c-1", false), func(o *Observation) {
 					o.Lease.RenewTime, o.Lease.ObservedAt = t0.Add(-time.Minute), t0.Add(-time.Minute)
 				}},
 			want{kind: Blocked, op: FailoverOperation, reason: "may exist on it alone"}},
+		{"a recorded catch-up contradicted by the old primary answering with more than the candidate: blocked",
+			[]change{on("c-1", notReady), failingSince(t0.Add(-time.Minute)), on("c-2", ioStopped), on("c-3", ioStopped),
+				on("c-1", readOnly), on("c-1", executed(a("1-12"))), semiSyncOn(v1.DataDurabilityRequired), fallbackRecord("c-1", false),
+				caughtUp("1-10")},
+			want{kind: Blocked, op: FailoverOperation, reason: "may exist on it alone"}},
+		{"a recorded catch-up contradicted by the old primary answering writable again: demoted, not past it",
+			[]change{on("c-1", notReady), failingSince(t0.Add(-time.Minute)), on("c-2", ioStopped), on("c-3", ioStopped),
+				semiSyncOn(v1.DataDurabilityRequired), fallbackRecord("c-1", false), caughtUp("1-10"), func(o *Observation) {
+					o.Lease.RenewTime, o.Lease.ObservedAt = t0.Add(-time.Minute), t0.Add(-time.Minute)
+				}},
+			want{kind: Failover, step: StepDemote, instance: "c-1", reason: "so that what it executed can be recorded"}},
 		{"a fallback record left in a Lease since disabled is not read",
 			[]change{primaryLost, leaseOff, semiSyncOn(v1.DataDurabilityRequired), fallbackRecord("c-1", false)},
 			want{kind: Failover, step: StepSetTargetPrimary, instance: "c-2"}},

@@ -99,7 +99,9 @@ type Decision struct {
 	// DeletePod, for StepStopIOThreads of a failover, names the old primary whose Pod is deleted
 	// (its PVC kept) in the same act, once the IO threads are stopped: it is not seen accepting
 	// writes, so StepDeletePod would follow at once, and a primary cut off from the network makes
-	// every reconcile wait for its answer.
+	// every reconcile wait for its answer. For a failover's StepDemote it names the old primary
+	// whose Pod is deleted once the demotion succeeded; empty when its Pod must stay until what it
+	// executed is recorded (after a semi-sync fallback).
 	DeletePod string
 	// CatchUp, for StepPromote and StepSetTargetPrimary, is the GTID set the target must have
 	// executed before it clears read-only (recorded as status.targetPrimaryCatchUp).

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -12,6 +13,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
@@ -50,7 +52,12 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 			if s.step == stepFailover {
 				// A failed failover step (a fence that failed, a replica that did not stop its
 				// receiver) must not keep a suspected primary in -rw: the labels are still applied.
-				ev, rerr := r.relabel(ctx, o, d.Relabel, d.relabelEvents)
+				changes := d.Relabel
+				if errors.Is(err, mysql.ErrFenceRefused) {
+					// The old primary's Pod was deleted all the same (actFailover).
+					changes = d.relabelAfterDeletions()
+				}
+				ev, rerr := r.relabel(ctx, o, changes, d.relabelEvents)
 				events = append(events, ev...)
 				if rerr == nil {
 					events = append(events, d.Events[stepRelabel]...)

@@ -104,11 +104,11 @@ func createdPVCNames(d Decision) []string {
 }
 
 // stepEvents are the Events act emits once step succeeds: the step's own, and for stepRelabel
-// those of each Pod relabelled, in the planned order.
+// those of each Pod relabelled (not those the act deletes), in the planned order.
 func stepEvents(d Decision, step actStep) []kit.Event {
 	var out []kit.Event
 	if step == stepRelabel {
-		for _, ch := range d.Relabel {
+		for _, ch := range d.relabelAfterDeletions() {
 			if e, ok := d.relabelEvents[ch.Pod]; ok {
 				out = append(out, e)
 			}

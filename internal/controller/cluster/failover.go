@@ -155,11 +155,11 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 		d.Failover.DeletePod = fd.DeletePod
 	case failover.StepDemote:
 		d.Failover.Demote = podOf(active, fd.Instance)
-		if fd.Operation == failover.FailoverOperation {
-			// The next step, taken at once once the demotion succeeded: the failing primary's own
-			// role reconciler makes it writable again while targetPrimary still names it.
-			d.Failover.DeletePod = fd.Instance
-		}
+		// A failover's next step, taken at once once the demotion succeeded: the failing
+		// primary's own role reconciler makes it writable again while targetPrimary still names
+		// it. Not after a semi-sync fallback, whose record of what the demoted primary executed
+		// must be written first (fd.DeletePod empty).
+		d.Failover.DeletePod = fd.DeletePod
 	case failover.StepDeletePod:
 		d.Failover.DeletePod = fd.Instance
 	}
