@@ -1,6 +1,7 @@
 package semisync
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -23,10 +24,40 @@ const defaultTimeout = 10 * time.Second
 const RequiredMinFallback = failover.LeaseTTL
 
 // ReplicaHealth is what the plan needs to know of one replica: healthy means it is connected to
-// the primary, both replication threads run without error, and it can acknowledge.
+// the primary, both replication threads run without error, and it can acknowledge. The other
+// fields rank the replicas that are not healthy yet (right after a failover none is: the
+// failover stopped their receivers and the old primary's Pod is being recreated), so that the
+// participants are the replicas that will acknowledge soonest.
 type ReplicaHealth struct {
 	Name    string
 	Healthy bool
+	// Answers: the replica reported its status as a replica that has its data (bootstrap over)
+	// and is neither fenced nor diverged. One that does not answer (the old primary being
+	// fenced or recreated, a replica cut off) cannot start acknowledging when told.
+	Answers bool
+	// FollowsPrimary: the replica's replication source is the current primary, its receiver
+	// perhaps still connecting.
+	FollowsPrimary bool
+	// Acknowledging: the replica reports rpl_semi_sync_replica_enabled ON.
+	Acknowledging bool
+}
+
+// readiness ranks a replica as a participant, lower first: healthy; answering and already
+// replicating from the current primary; answering and acknowledging (it keeps the role it has
+// once its receiver follows the new primary); answering; not answering.
+func (r ReplicaHealth) readiness() int {
+	switch {
+	case r.Healthy:
+		return 0
+	case r.Answers && r.FollowsPrimary:
+		return 1
+	case r.Answers && r.Acknowledging:
+		return 2
+	case r.Answers:
+		return 3
+	default:
+		return 4
+	}
 }
 
 // HealthOf derives a replica's health from its server's status: it replicates, both threads run,
@@ -46,7 +77,8 @@ type Plan struct {
 	// (DecideFallback). mysqld's own timeout is always mysql.SourceTimeoutNever.
 	FallbackAfter time.Duration
 	// Participants are the replicas that acknowledge (rpl_semi_sync_replica_enabled), at most
-	// maxSyncReplicas of them, healthy ones first, each group in name order.
+	// maxSyncReplicas of them, healthy ones first, then those that will acknowledge soonest
+	// (participants).
 	Participants []string
 	// Lowered is true when preferred durability lowered the count below minSyncReplicas because
 	// too few replicas are healthy: acknowledged writes then reach fewer replicas than asked.
@@ -92,25 +124,23 @@ func PlanFor(spec *v1alpha1.ClusterSpec, replicas []ReplicaHealth) Plan {
 	return plan
 }
 
-// participants picks up to limit replicas: healthy ones first, then the others, so that a
-// recovering replica acknowledges as soon as it catches up. Each group is in name order, so the
-// choice does not depend on the order of the input.
+// participants picks up to limit replicas by readiness (healthy ones first, then those that
+// will acknowledge soonest; ReplicaHealth.readiness), the replicas already acknowledging first
+// within a rank so that a participant is not replaced by an equal one, then in name order, so
+// that the choice does not depend on the order of the input.
 func participants(replicas []ReplicaHealth, limit int) []string {
 	sorted := slices.Clone(replicas)
 	slices.SortFunc(sorted, func(a, b ReplicaHealth) int {
-		if a.Healthy != b.Healthy {
-			if a.Healthy {
+		if c := cmp.Compare(a.readiness(), b.readiness()); c != 0 {
+			return c
+		}
+		if a.Acknowledging != b.Acknowledging {
+			if a.Acknowledging {
 				return -1
 			}
 			return 1
 		}
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.Name, b.Name)
 	})
 	var out []string
 	for _, r := range sorted {

@@ -143,3 +143,47 @@ func TestMysqldNeverTimesOut(t *testing.T) {
 		}
 	}
 }
+
+// TestParticipantsByReadiness: one row per rule of the order in which maxSyncReplicas
+// participants are chosen (here one of three replicas).
+func TestParticipantsByReadiness(t *testing.T) {
+	const want = "c-3"
+	healthy := ReplicaHealth{Healthy: true, Answers: true, FollowsPrimary: true}
+	for _, tc := range []struct {
+		rule   string
+		chosen ReplicaHealth
+		others []ReplicaHealth
+	}{
+		{"a healthy replica goes before one that follows the primary but does not run yet",
+			healthy, []ReplicaHealth{{Answers: true, FollowsPrimary: true, Acknowledging: true}}},
+		{"among healthy replicas the acknowledging one is kept",
+			ReplicaHealth{Healthy: true, Answers: true, FollowsPrimary: true, Acknowledging: true}, []ReplicaHealth{healthy, healthy}},
+		{"a replica that follows the primary goes before one that acknowledges an old source",
+			ReplicaHealth{Answers: true, FollowsPrimary: true}, []ReplicaHealth{{Answers: true, Acknowledging: true}}},
+		{"the acknowledger is kept while no replica follows the new primary",
+			ReplicaHealth{Answers: true, Acknowledging: true}, []ReplicaHealth{{Answers: true}, {}}},
+		{"a replica that answers goes before one that does not (the old primary being recreated)",
+			ReplicaHealth{Answers: true}, []ReplicaHealth{{}, {Acknowledging: true}}},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			in := []ReplicaHealth{tc.chosen}
+			in[0].Name = want
+			for i, o := range tc.others {
+				o.Name = []string{"c-1", "c-2"}[i] // earlier names: name order alone would pick them
+				in = append(in, o)
+			}
+			for range 2 {
+				if got := participants(in, 1); !slices.Equal(got, []string{want}) {
+					t.Errorf("participants = %v, want [%s]", got, want)
+				}
+				slices.Reverse(in)
+			}
+		})
+	}
+	t.Run("equal replicas go by name", func(t *testing.T) {
+		in := []ReplicaHealth{{Name: "c-3", Answers: true}, {Name: "c-2", Answers: true}}
+		if got := participants(in, 1); !slices.Equal(got, []string{"c-2"}) {
+			t.Errorf("participants = %v, want [c-2]", got)
+		}
+	})
+}

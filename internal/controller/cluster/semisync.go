@@ -58,7 +58,8 @@ func (d *Decision) planSemiSync(o Observation) {
 
 // decideSemiSync plans semi-sync over the replicas' health (semisync.PlanFor: preferred follows
 // the healthy replicas, never below one; required pins minSyncReplicas; at most maxSyncReplicas
-// participants, healthy first) and returns the change to the primary's reported
+// participants, healthy first, then those that answer and follow the current primary or already
+// acknowledge, never one that does not answer while another does) and returns the change to the primary's reported
 // rpl_semi_sync_source_wait_for_replica_count (nil when none is needed) and the replicas whose
 // reported rpl_semi_sync_replica_enabled differs from their participation
 // (semisync.ParticipantChanges, those to start first). Nothing is decided while the primary has
@@ -87,10 +88,14 @@ func decideSemiSync(c *v1.Cluster, instances []string, reports map[string]*insta
 		if ok {
 			healthy++
 		}
-		replicas = append(replicas, semisync.ReplicaHealth{Name: name, Healthy: ok})
+		h := semisync.ReplicaHealth{Name: name, Healthy: ok}
 		if st != nil && st.Role == v1.RoleReplica && st.BootstrapDone() {
 			acknowledging[name] = st.SemiSyncReplica != nil && st.SemiSyncReplica.Enabled
+			h.Acknowledging = acknowledging[name]
+			h.Answers = !slices.Contains(c.Status.FencedInstances, name) && !slices.Contains(c.Status.DivergedInstances, name)
+			h.FollowsPrimary = st.Replication != nil && st.Replication.SourceInstance == primary
 		}
+		replicas = append(replicas, h)
 	}
 	plan := semisync.PlanFor(&c.Spec, replicas)
 	changes := semisync.ParticipantChanges(plan, acknowledging)

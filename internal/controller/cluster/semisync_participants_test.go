@@ -35,6 +35,15 @@ func TestDecideSemiSyncParticipants(t *testing.T) {
 	}
 	bootstrapping := replica(false, false)
 	bootstrapping.Bootstrapping = true
+	// from: a replica not healthy yet whose source is source (the failover stopped its receiver,
+	// or it is still connecting to the new primary).
+	from := func(source string, acking bool) *instanceclient.Status {
+		st := replica(false, acking)
+		st.Replication.SourceInstance = source
+		return st
+	}
+	diverged := cluster(1)
+	diverged.Status.DivergedInstances = []string{"db-2"}
 	on := func(n string) semisync.ParticipantChange {
 		return semisync.ParticipantChange{Instance: n, Participant: true}
 	}
@@ -63,6 +72,17 @@ func TestDecideSemiSyncParticipants(t *testing.T) {
 			map[string]*instanceclient.Status{"db-1": primary, "db-2": replica(true, true)}, nil},
 		{"a bootstrapping replica is not told", cluster(1),
 			map[string]*instanceclient.Status{"db-1": primary, "db-2": replica(true, true), "db-3": bootstrapping}, nil},
+		{"after a failover the acknowledger is kept while the old primary does not answer", cluster(1),
+			map[string]*instanceclient.Status{"db-1": primary, "db-3": from("db-2", true)}, nil},
+		{"after a failover a replica that answers is chosen over the old primary that does not", cluster(1),
+			map[string]*instanceclient.Status{"db-1": primary, "db-3": from("db-2", false)},
+			[]semisync.ParticipantChange{on("db-3")}},
+		{"a replica following the current primary is chosen over one that does not, whatever the names", cluster(1),
+			map[string]*instanceclient.Status{"db-1": primary, "db-2": from("db-9", false), "db-3": from("db-1", false)},
+			[]semisync.ParticipantChange{on("db-3")}},
+		{"a diverged replica is not chosen though it answers", diverged,
+			map[string]*instanceclient.Status{"db-1": primary, "db-2": from("db-1", false), "db-3": from("db-2", false)},
+			[]semisync.ParticipantChange{on("db-3")}},
 		{"a primary that did not report: nobody is told", cluster(1),
 			map[string]*instanceclient.Status{"db-2": replica(true, true), "db-3": replica(true, true)}, nil},
 	} {
