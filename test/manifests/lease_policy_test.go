@@ -39,6 +39,12 @@ func TestPrimaryLeasePolicy(t *testing.T) {
 	for _, name := range []string{"db", "other"} {
 		createInstanceRBAC(t, env, testCluster(t, env, ns, name))
 	}
+	// db-2 is the target of a promotion: the one instance that may create the Lease or take it
+	// from its holder (db-1).
+	var db v1.Cluster
+	check.Must(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db"}, &db))
+	db.Status.TargetPrimary = "db-2"
+	check.Must(t, env.Client.Status().Update(ctx, &db))
 	// Every ServiceAccount of the namespace may do anything with its Leases (a tenant's leader
 	// election, say, granted broadly), and so, by RBAC alone, with the primary Lease too.
 	check.Must(t, env.Client.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant"},
@@ -90,6 +96,11 @@ func TestPrimaryLeasePolicy(t *testing.T) {
 		err := send(t, "db-primary", heldBy, tenant, leaseOp{verb: "renew", holder: "tenant"})
 		return err != nil && strings.Contains(err.Error(), "may write the Lease db-primary"), nil
 	})
+	// ... and sees the target primary (the Cluster reaches the policy through a watch).
+	check.Eventually(t, 30*time.Second, "the primary Lease policy sees db-2 as the target primary", func(context.Context) (bool, error) {
+		err := send(t, "db-primary", "", leaseActor{sa("db"), "db-3", "uid-db-3"}, leaseOp{"create", "db-3/uid-db-3"})
+		return err != nil && strings.Contains(err.Error(), "only as the Cluster's target primary (db-2)"), nil
+	})
 
 	for _, tc := range []struct {
 		rule    string
@@ -112,18 +123,26 @@ func TestPrimaryLeasePolicy(t *testing.T) {
 			leaseActor{user: sa("db")}, leaseOp{"renew", "db-1"}, false},
 		{"a Pod of the instances' ServiceAccount not named like an instance never writes it", "db-primary", heldBy,
 			leaseActor{sa("db"), "db-debug", "uid-debug"}, leaseOp{"renew", "db-debug/uid-debug"}, false},
-		{"an instance creates it naming its own Pod", "db-primary", "", leaseActor{sa("db"), "db-2", "uid-db-2"},
+		{"the target primary creates it naming its own Pod", "db-primary", "", leaseActor{sa("db"), "db-2", "uid-db-2"},
 			leaseOp{"create", "db-2/uid-db-2"}, true},
+		{"an instance that is not the target primary never creates it", "db-primary", "", leaseActor{sa("db"), "db-3", "uid-db-3"},
+			leaseOp{"create", "db-3/uid-db-3"}, false},
 		{"an instance never creates it naming another Pod", "db-primary", "", leaseActor{sa("db"), "db-2", "uid-db-2"},
 			leaseOp{"create", heldBy}, false},
-		{"the holder renews it", "db-primary", heldBy, holderPod, leaseOp{"renew", heldBy}, true},
-		{"an instance takes it over naming its own Pod (MayTakeLease decides when)", "db-primary", heldBy,
+		{"the holder renews it though another instance is the target (a switchover demoting it)", "db-primary", heldBy,
+			holderPod, leaseOp{"renew", heldBy}, true},
+		{"the target primary takes it over naming its own Pod (MayTakeLease decides when)", "db-primary", heldBy,
 			leaseActor{sa("db"), "db-2", "uid-db-2"}, leaseOp{"renew", "db-2/uid-db-2"}, true},
+		{"an instance that is not the target primary never takes it from the holder", "db-primary", heldBy,
+			leaseActor{sa("db"), "db-3", "uid-db-3"}, leaseOp{"renew", "db-3/uid-db-3"}, false},
+		{"a Pod recreated under the holder's name takes it only as the target primary", "db-primary", heldBy,
+			leaseActor{sa("db"), "db-1", "uid-db-1-recreated"}, leaseOp{"renew", "db-1/uid-db-1-recreated"}, false},
 		{"an instance never names another Pod as the holder", "db-primary", heldBy,
 			leaseActor{sa("db"), "db-2", "uid-db-2"}, leaseOp{"renew", "db-3/uid-db-3"}, false},
 		{"an instance never names itself with another Pod's UID", "db-primary", heldBy,
 			leaseActor{sa("db"), "db-2", "uid-db-2"}, leaseOp{"renew", "db-2/uid-db-1"}, false},
 		{"an older instance manager renews it naming its instance alone", "db-primary", "db-1", holderPod, leaseOp{"renew", "db-1"}, true},
+		{"an older instance manager's Lease is renewed in the current format", "db-primary", "db-1", holderPod, leaseOp{"renew", heldBy}, true},
 		{"a non-holder Pod never deletes (releases) it", "db-primary", heldBy,
 			leaseActor{sa("db"), "db-2", "uid-db-2"}, leaseOp{verb: "delete"}, false},
 		{"a Pod recreated under the holder's name never releases the earlier Pod's Lease", "db-primary", heldBy,
