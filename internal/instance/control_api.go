@@ -42,6 +42,9 @@ type ControlAPI struct {
 	// Participation records what the operator told this replica about acknowledging (nil: POST
 	// /semisync/replica is refused).
 	Participation *SemiSyncParticipation
+	// Sweep, if set, goes on ending the client sessions of a demoted server while a write
+	// Service may still route to it (SessionSweep).
+	Sweep *SessionSweep
 	// ReleaseLease gives the primary Lease up after a demotion (nil: no Lease); not used when
 	// Demote is set.
 	ReleaseLease func(context.Context) error

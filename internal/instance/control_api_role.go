@@ -32,6 +32,7 @@ func (c *ControlAPI) demote(w http.ResponseWriter, r *http.Request) {
 			c.Log.Info("releasing the primary Lease after a demotion failed; it will expire", "error", err.Error())
 		}
 	}
+	c.Sweep.Trigger()
 	c.Log.Info("demoted on the operator's request")
 	writeJSON(w, struct{}{})
 }

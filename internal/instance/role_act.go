@@ -28,7 +28,10 @@ type RoleActor struct {
 	// not make the server writable after the operator aborted the switchover, which would leave
 	// its first writes on it alone.
 	StillTarget func(ctx context.Context) (bool, error)
-	Log         logr.Logger
+	// Sweep, if set, ends the client sessions of a server turned read-only while a write Service
+	// may still route to it (SessionSweep).
+	Sweep *SessionSweep
+	Log   logr.Logger
 }
 
 // WriteGuard lets the server accept writes only while this instance holds the primary Lease
@@ -69,6 +72,8 @@ func (a *RoleActor) Apply(ctx context.Context, d RoleDecision, st *mysql.Status)
 			if err := a.Op.SetReadOnly(ctx, true); err != nil {
 				return RoleOutcome{}, err
 			}
+			// Its client sessions end, and go on ending while a write Service routes here.
+			a.Sweep.Trigger()
 		}
 		// Demoted, fenced or never primary: a Lease naming this instance goes. A failure is
 		// not fatal (the Lease expires anyway) and must not keep a replica from following.

@@ -38,6 +38,9 @@ func TestInstances(t *testing.T) {
 	ok = ok && t.Run("the control API stops a replica's IO thread and demotes the primary", func(t *testing.T) {
 		testControlAPIRoleChanges(t, m, "c-2", "c-1")
 	})
+	ok = ok && t.Run("a demoted primary ends the sessions a pool reopens while a write Service routes to it", func(t *testing.T) {
+		testDemotedSessionSweep(t, m, "c-2", "c-1")
+	})
 	ok = ok && t.Run("an errant write makes a replica diverged", func(t *testing.T) {
 		testDiverged(t, m, status)
 	})

@@ -124,3 +124,15 @@ func managedServices(c *mysqlv1alpha1.Cluster) *mysqlv1alpha1.ManagedServices {
 func sharedTemplate(c *mysqlv1alpha1.Cluster) *mysqlv1alpha1.ServiceTemplateSpec {
 	return managedServices(c).Template
 }
+
+// WriteServiceNames are the names of the Cluster's Services that route writes: those that select
+// the primary (rw, the default one and the additional ones).
+func WriteServiceNames(c *mysqlv1alpha1.Cluster) []string {
+	var out []string
+	for _, svc := range append(BuildDefaultServices(c), BuildAdditionalServices(c)...) {
+		if svc.Spec.Selector[mysqlv1alpha1.RoleLabel] == mysqlv1alpha1.RolePrimary {
+			out = append(out, svc.Name)
+		}
+	}
+	return out
+}

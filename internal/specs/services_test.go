@@ -177,3 +177,16 @@ func TestBuildInstanceService(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteServiceNames: the Services that route writes are rw and the additional ones that
+// select the primary, never ro or r.
+func TestWriteServiceNames(t *testing.T) {
+	c := withServices(testCluster(), mysqlv1alpha1.ManagedServices{Additional: []mysqlv1alpha1.ManagedService{
+		{Name: "writer", SelectorType: mysqlv1alpha1.ServiceSelectorTypeRW},
+		{Name: "reader", SelectorType: mysqlv1alpha1.ServiceSelectorTypeRO},
+		{Name: "any", SelectorType: mysqlv1alpha1.ServiceSelectorTypeR},
+	}})
+	if got, want := WriteServiceNames(c), []string{"db-rw", "db-writer"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("write Services %v, want %v", got, want)
+	}
+}

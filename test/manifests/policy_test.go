@@ -215,7 +215,12 @@ func TestInstancePolicies(t *testing.T) {
 		}
 		keeper := func(name string) *instance.PrimaryLease { return keeperIn(name, "db-1", "uid-db-1") }
 		own := keeper("db-primary")
-		check.Must(t, own.Acquire(ctx)) // created
+		// An instance creates the Lease only as the target primary; the policy sees the Cluster
+		// through a watch, a moment after the operator writes it.
+		check.Must(t, patchStatus(ctx, clientAs(t, env, operatorAccount, ""), c, func(st *v1.ClusterStatus) { st.TargetPrimary = "db-1" }))
+		check.Eventually(t, 30*time.Second, "db-1 creates the Lease as the target primary", func(ctx context.Context) (bool, error) {
+			return own.Acquire(ctx) == nil, nil
+		})
 		check.Must(t, own.Acquire(ctx)) // renewed
 		check.Must(t, own.Release(ctx))
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db-primary"}, &coordinationv1.Lease{}); !apierrors.IsNotFound(err) {
