@@ -53,6 +53,8 @@ type RoleReconciler struct {
 	Peers    Peers
 	Clock    clock.PassiveClock
 	Log      logr.Logger
+	// Wake, if set, runs a pass at once between two periods (ClusterWatch: the Cluster changed).
+	Wake <-chan struct{}
 	// Isolation, if set, is told of every successful read of the Cluster.
 	Isolation *IsolationDetector
 	// OnPrimary, if set, runs on every pass that leaves this instance the primary and recorded as
@@ -415,6 +417,7 @@ func (r *RoleReconciler) Run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+		case <-r.Wake:
 		}
 	}
 }

@@ -20,7 +20,9 @@ import (
 
 // RunDeps are the instance manager's collaborators.
 type RunDeps struct {
-	Client    client.Client
+	Client client.Client
+	// Watch, if set, watches the Cluster (ClusterWatch): a client without a request timeout.
+	Watch     client.WithWatch
 	Factory   mysql.Factory
 	Passwords Passwords
 	// Peers overrides the addresses of listed instances (tests); others use their Service.

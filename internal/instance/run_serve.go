@@ -68,9 +68,20 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	if err != nil {
 		return err
 	}
+	// A server that stops taking writes keeps ending client sessions while a write Service may
+	// still route to it, so that no pool stays on it (SessionSweep).
+	sweep := &SessionSweep{Op: m.op, Routed: WriteRoutes{Client: m.deps.Client, Cluster: m.cluster, Pod: m.cfg.Instance}.Routed,
+		Clock: m.deps.Clock, Log: m.deps.Log.WithName("sweep")}
+	wg.Go(func() { sweep.Run(ctx) })
+	selfFence := func(ctx context.Context) error {
+		if err := StopWrites(ctx, m.op, m.deps.Log.WithName("lease")); err != nil {
+			return err
+		}
+		sweep.Trigger()
+		return nil
+	}
 	lease := NewPrimaryLease(m.deps.Client, types.NamespacedName{Namespace: m.cfg.Namespace, Name: specs.PrimaryLeaseName(m.cfg.Cluster)},
-		failover.LeaseHolder{Instance: m.cfg.Instance, PodUID: m.cfg.PodUID}, m.deps.Clock, func(ctx context.Context) error { return StopWrites(ctx, m.op, m.deps.Log.WithName("lease")) },
-		m.deps.Log.WithName("lease"))
+		failover.LeaseHolder{Instance: m.cfg.Instance, PodUID: m.cfg.PodUID}, m.deps.Clock, selfFence, m.deps.Log.WithName("lease"))
 	lease.Configure(LeaseEnabled(&cluster.Spec), ownerReference(cluster))
 	// The control API answers from the start, so that the operator sees a bootstrapping instance.
 	// The server certificate files, followed for the control API and mysqld.
@@ -80,7 +91,7 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	}
 	fallback := &SemiSyncFallback{Instance: m.cfg.Instance, Op: m.fallbackOp, Lease: lease, Clock: m.deps.Clock, Log: m.deps.Log.WithName("semisync")}
 	participation := &SemiSyncParticipation{}
-	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease, fallback, participation)
+	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease, fallback, participation, sweep)
 	if err != nil {
 		return err
 	}
@@ -96,12 +107,18 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	wg.Go(func() { m.mysqldTLS(serverFiles).Run(ctx) })
 	state.SetBootstrapDone()
 	isolation.Arm()
-	r, err := m.roleReconciler(ctx, client, isolation, lease, state)
+	r, err := m.roleReconciler(ctx, client, isolation, lease, state, sweep)
 	if err != nil {
 		return err
 	}
 	r.Fallback = fallback
 	r.Participation = participation
+	if m.deps.Watch != nil {
+		wake := make(chan struct{}, 1)
+		r.Wake = wake
+		cw := &ClusterWatch{Client: m.deps.Watch, Cluster: m.cluster, Wake: wake, Clock: m.deps.Clock, Log: m.deps.Log.WithName("watch")}
+		wg.Go(func() { cw.Run(ctx) })
+	}
 	// The fallback's session is opened before the role pass can write anything: a write that
 	// waits for an acknowledgement may be an account statement, which blocks new logins until
 	// the fallback releases it (mysql.Factory.NewKeptLocalAdmin).
@@ -202,10 +219,10 @@ func (m *manager) peerClient() (peerTLS, error) {
 // same client certificate as this one). Its TLS configuration follows the mounted files, and
 // mysqld's certificates are reloaded when they change.
 func (m *manager) controlAPI(files *tlsfiles.Loader, peerCN string, state *LocalState, lease *PrimaryLease,
-	fallback *SemiSyncFallback, participation *SemiSyncParticipation) (*http.Server, net.Listener, error) {
+	fallback *SemiSyncFallback, participation *SemiSyncParticipation, sweep *SessionSweep) (*http.Server, net.Listener, error) {
 	api := &ControlAPI{Instance: m.cfg.Instance, Op: m.op, AllowedClients: []string{certs.OperatorCommonName},
 		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held, Demote: lease.Demote,
-		Fallback: fallback, Participation: participation,
+		Fallback: fallback, Participation: participation, Sweep: sweep,
 		Log: m.deps.Log.WithName("control-api")}
 	ln, err := net.Listen("tcp", m.cfg.ManagerAddr)
 	if err != nil {
@@ -222,7 +239,7 @@ func (m *manager) mysqldTLS(serverFiles *tlsfiles.Loader) *MysqldTLS {
 // roleReconciler wires the role reconciler: replication from the others over TLS with the
 // replication account, their state over their control API, the accounts created by a primary.
 func (m *manager) roleReconciler(ctx context.Context, peers peerTLS, isolation *IsolationDetector, lease *PrimaryLease,
-	state *LocalState) (*RoleReconciler, error) {
+	state *LocalState, sweep *SessionSweep) (*RoleReconciler, error) {
 	users, err := ClusterUsers(ctx, m.deps.Passwords)
 	if err != nil {
 		return nil, err
@@ -238,7 +255,7 @@ func (m *manager) roleReconciler(ctx context.Context, peers peerTLS, isolation *
 	log := m.deps.Log.WithName("role")
 	r := &RoleReconciler{
 		Client: m.deps.Client, Cluster: m.cluster, Instance: m.cfg.Instance,
-		Actor: &RoleActor{Op: m.op, SourceFor: sourceFor, DrainTimeout: 30 * time.Second, Lease: lease, Log: log},
+		Actor: &RoleActor{Op: m.op, SourceFor: sourceFor, DrainTimeout: 30 * time.Second, Lease: lease, Sweep: sweep, Log: log},
 		Peers: ControlPeers{PeerDirectory: m.dir, Client: peers.client}, Clock: m.deps.Clock, Log: log,
 		Isolation: isolation, ManageSemiSync: true, Lease: lease, State: state,
 		OnPrimary: m.accountsOnPrimary(users, log),

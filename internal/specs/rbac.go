@@ -49,13 +49,15 @@ func BuildRole(c *mysqlv1alpha1.Cluster, recoverySecrets ...string) *rbacv1.Role
 	return &rbacv1.Role{
 		ObjectMeta: objectMeta(c, ServiceAccountName(c.Name)),
 		Rules: append([]rbacv1.PolicyRule{
-			{APIGroups: []string{group}, Resources: []string{"clusters"}, ResourceNames: []string{c.Name}, Verbs: []string{"get"}},
+			{APIGroups: []string{group}, Resources: []string{"clusters"}, ResourceNames: []string{c.Name}, Verbs: []string{"get", "watch"}},
 			{APIGroups: []string{group}, Resources: []string{"clusters/status"}, ResourceNames: []string{c.Name}, Verbs: []string{"patch"}},
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{PrimaryLeaseName(c.Name)},
 				Verbs: []string{"get", "update", "patch", "delete"}},
 			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: secrets, Verbs: []string{"get"}},
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
+			// Whether a write Service still routes to a demoted instance (instance.WriteRoutes).
+			{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"list"}},
 		}, recoveryRules(c, recoverySecrets)...),
 	}
 }

@@ -104,7 +104,7 @@ func (o *options) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	k8s, err := o.client()
+	k8s, watcher, err := o.clients()
 	if err != nil {
 		return err
 	}
@@ -112,11 +112,13 @@ func (o *options) run(ctx context.Context) error {
 	if o.secretsDir != "" {
 		passwords = instance.FilePasswords{Dir: o.secretsDir}
 	}
-	return instance.Run(ctx, c, instance.RunDeps{Client: k8s, Factory: mysql.NewFactory(), Passwords: passwords,
+	return instance.Run(ctx, c, instance.RunDeps{Client: k8s, Watch: watcher, Factory: mysql.NewFactory(), Passwords: passwords,
 		Peers: peers, Clock: clock.RealClock{}, Log: log.WithValues("instance", c.Instance)})
 }
 
-func (o *options) client() (client.Client, error) {
+// clients returns the API client, every request of which is bounded, and the client of the
+// Cluster's watch, whose requests last as long as the watch.
+func (o *options) clients() (client.Client, client.WithWatch, error) {
 	var cfg *rest.Config
 	var err error
 	if o.kubeconfig != "" {
@@ -125,14 +127,20 @@ func (o *options) client() (client.Client, error) {
 		cfg, err = rest.InClusterConfig()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("loading the API server configuration: %w", err)
+		return nil, nil, fmt.Errorf("loading the API server configuration: %w", err)
 	}
+	watchCfg := rest.CopyConfig(cfg)
 	// Every request is bounded, so that a hung connection to the API server delays nothing for
 	// long; the rate limit leaves room for the role passes and the Lease renewals.
 	cfg.Timeout, cfg.QPS, cfg.Burst = apiRequestTimeout, 20, 40
 	k8s, err := client.New(cfg, client.Options{Scheme: operator.NewScheme()})
 	if err != nil {
-		return nil, fmt.Errorf("creating the API client: %w", err)
+		return nil, nil, fmt.Errorf("creating the API client: %w", err)
 	}
-	return k8s, nil
+	watchCfg.QPS, watchCfg.Burst = 2, 4
+	watcher, err := client.NewWithWatch(watchCfg, client.Options{Scheme: operator.NewScheme()})
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating the API client of the Cluster's watch: %w", err)
+	}
+	return k8s, watcher, nil
 }

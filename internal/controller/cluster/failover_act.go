@@ -137,7 +137,11 @@ func (w FailoverWork) acts() bool {
 
 // stepRequeue is how soon the next reconcile follows a failover or switchover step that changed
 // something (a status field, a Pod, an instance's role): the next step is decided on what it did.
-const stepRequeue = 500 * time.Millisecond
+// A switchover's writes stop at the demotion and resume only after the promotion that the next
+// reconcile decides, so the wait is part of every client's write gap; a reconcile reads the
+// instances' status (one request each) and the cache, cheap enough for ten a second while a
+// failover acts.
+const stepRequeue = 100 * time.Millisecond
 
 // requeueAfter is when to look again: soon after a failover step (the next one follows it), when
 // the failover engine waits for a time, when the primary's Lease renewal is due
