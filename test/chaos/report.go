@@ -17,12 +17,14 @@ import (
 type FaultResult struct {
 	Fault
 	// Durability is the Cluster's dataDurability when the fault was injected.
-	Durability string           `json:"durability,omitempty"`
-	ReadyAt    time.Time        `json:"readyAt"`
-	NewPrimary string           `json:"newPrimary,omitempty"`
-	Writes     WriteTimes       `json:"writes"`
-	Reads      ReadAvailability `json:"reads"`
-	Checks     []InstanceCheck  `json:"checks,omitempty"`
+	Durability string     `json:"durability,omitempty"`
+	ReadyAt    time.Time  `json:"readyAt"`
+	NewPrimary string     `json:"newPrimary,omitempty"`
+	Writes     WriteTimes `json:"writes"`
+	// Clients are the application clients' measures (ClientKinds).
+	Clients []ClientResult   `json:"clients,omitempty"`
+	Reads   ReadAvailability `json:"reads"`
+	Checks  []InstanceCheck  `json:"checks,omitempty"`
 	// SlowAttempts are the writer's attempts that took SlowAttemptAfter or longer and overlap
 	// the time from the fault to the recovery's measurement (one still running then is not
 	// recorded yet): where a long write unavailability went.
@@ -146,7 +148,7 @@ func (f FaultResult) Problems() []string {
 	if f.Writes.LateOld > 0 {
 		out = append(out, fmt.Sprintf("the old primary acknowledged %d writes after the new one's first", f.Writes.LateOld))
 	}
-	return out
+	return append(out, f.clientProblems()...)
 }
 
 // Line is a one-line summary.
@@ -163,6 +165,7 @@ func (f FaultResult) Line() string {
 	if f.Writes.Handover != nil {
 		s += ", handover " + dur(f.Writes.Handover)
 	}
+	s += f.clientLine()
 	for _, a := range f.SlowAttempts {
 		s += ", slow attempt " + a.String()
 	}
@@ -200,6 +203,8 @@ type KindSummary struct {
 	ROMin        float64       `json:"roMin"`
 	ROLongestGap time.Duration `json:"roLongestGap"`
 	Lost         int           `json:"lost"`
+	// Clients: the application clients' handovers and pinning.
+	Clients []ClientSummary `json:"clients,omitempty"`
 }
 
 // Report is the outcome of a run.
@@ -227,13 +232,14 @@ type Report struct {
 	Servers map[string]string
 }
 
-func (r *Report) finish(ws WriterStats, obs []Observation, reads []Read) {
+// finish measures the run: ws is the checker's writer, all every writer's records merged.
+func (r *Report) finish(ws, all WriterStats, obs []Observation, reads []Read) {
 	r.Ended = time.Now()
 	host, _ := os.Hostname()
 	r.Machine = fmt.Sprintf("%s, %d CPUs, %s/%s", host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
-	r.Acked, r.Unknown, r.Failed = len(ws.Acks), len(ws.Unknown), ws.Failed
+	r.Acked, r.Unknown, r.Failed = len(all.Acks), len(all.Unknown), all.Failed
 	r.Servers = map[string]string{}
-	for _, a := range ws.Acks {
+	for _, a := range all.Acks {
 		r.Servers[a.Server] = a.Host
 	}
 	r.DoubleWritable = DoubleWritables(obs)
@@ -278,6 +284,7 @@ func (r *Report) finish(ws WriterStats, obs []Observation, reads []Read) {
 		}
 		if seen {
 			s.RTO, s.Handover, s.Ready = Quantile(rto), Quantile(hand), Quantile(ready)
+			s.Clients = summarizeClients(r.Faults, k)
 			r.Summary = append(r.Summary, s)
 		}
 	}
@@ -361,6 +368,7 @@ func (r *Report) Print(out io.Writer) {
 			qd(s.Handover, s.Handover.Max), r3(s.Ready.P50), r3(s.Ready.Max), 100*s.ROMin, r3(s.ROLongestGap), s.Lost)
 	}
 	tw.Flush()
+	r.printClients(out)
 	if r.OK() {
 		fmt.Fprintln(out, "\nRESULT: OK (0 lost acknowledged writes, 0 moments with two writable instances, every check passed)")
 	} else {

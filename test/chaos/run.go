@@ -106,16 +106,21 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 	addrs := &Addresses{Env: e, Target: t, Refresh: 500 * time.Millisecond}
 	w := &Writer{Env: e, Account: prep.Account, Addr: rw, Interval: cfg.WriteInterval, Timeout: 5 * time.Second,
 		FirstID: time.Now().UnixMilli() * 1000}
+	clients := newClients(e, prep.Account, rw, w.FirstID)
 	p := &Poller{Env: e, Account: prep.Account, Addrs: addrs, Instances: instances, Interval: cfg.PollInterval}
 	r := &Reader{Env: e, Account: prep.Account, Addr: ro, Interval: cfg.PollInterval}
-	for _, f := range []func(context.Context){addrs.Run, p.Run, r.Run, func(ctx context.Context) { _ = w.Run(ctx) }} {
+	loops := []func(context.Context){addrs.Run, p.Run, r.Run, func(ctx context.Context) { _ = w.Run(ctx) }}
+	for _, c := range clients {
+		loops = append(loops, func(ctx context.Context) { _ = c.Run(ctx) })
+	}
+	for _, f := range loops {
 		wg.Add(1)
 		go func() { defer wg.Done(); f(lctx) }()
 	}
 	finish := func(runErr error) (*Report, error) {
 		stop()
 		wg.Wait()
-		rep.finish(w.Stats(), p.Observations(), r.Reads())
+		rep.finish(w.Stats(), allStats(w, clients), p.Observations(), r.Reads())
 		return rep, runErr
 	}
 
@@ -125,7 +130,7 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 	accepted := map[int64]bool{} // lost by the preferred contract: out of later checks
 	for i := 0; i < cfg.Faults; i++ {
 		kind := cfg.Kinds[i%len(cfg.Kinds)]
-		res, err := runFault(ctx, e, cfg, w, r, p, prep.Account, kind, accepted)
+		res, err := runFault(ctx, e, cfg, w, clients, r, p, prep.Account, kind, accepted)
 		if !res.At.IsZero() { // injected
 			rep.Faults = append(rep.Faults, res)
 			e.logf("fault %d/%d %s", i+1, cfg.Faults, res.Line())
@@ -139,7 +144,8 @@ func Run(ctx context.Context, e *Env, cfg Config) (*Report, error) {
 
 // runFault waits for a Ready Cluster with writes flowing, injects one fault on the primary, waits
 // for Ready and the first acknowledged write again, and verifies.
-func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *Poller, a Account, kind Kind, accepted map[int64]bool) (FaultResult, error) {
+func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, clients []*Writer, r *Reader, p *Poller, a Account, kind Kind,
+	accepted map[int64]bool) (FaultResult, error) {
 	t := cfg.Target
 	res := FaultResult{Fault: Fault{Kind: kind}}
 	c, pods, err := e.WaitReady(ctx, t, cfg.ReadyTimeout)
@@ -186,7 +192,7 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *
 		// human. The checker checks that no acknowledged write is among what it alone holds, then
 		// recovers it as a human would, so that the run goes on.
 		for _, name := range diverged {
-			d := e.InspectDiverged(ctx, a, c.Status.CurrentPrimary, name, pods, w.Stats(), w.FirstID)
+			d := e.InspectDiverged(ctx, a, c.Status.CurrentPrimary, name, pods, allStats(w, clients), w.FirstID)
 			e.logf("%s diverged: errant %s, %d rows the primary lacks (%d acknowledged, %d neither acknowledged nor of unknown outcome)",
 				name, d.Errant, len(d.ExtraRows), len(d.Acknowledged), len(d.Unexplained))
 			rec, rerr := e.RecoverDiverged(ctx, t, name)
@@ -220,8 +226,15 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *
 	if err := waitWritesBy(ctx, w, shown, res.NewPrimary, cfg.WriteTimeout); err != nil {
 		res.Error = "no acknowledged write by " + res.NewPrimary + " after the fault: " + err.Error()
 	}
+	// So must each client's: a pool pinned to the old primary never gets there.
+	for _, cw := range clients {
+		if err := waitWritesBy(ctx, cw, shown, res.NewPrimary, cfg.WriteTimeout); err != nil && res.Error == "" {
+			res.Error = fmt.Sprintf("no acknowledged write of the %s client by %s after the fault: %v", cw.Kind, res.NewPrimary, err)
+		}
+	}
 	res.ReadyAt = time.Now()
-	ws := w.Stats()
+	ws := allStats(w, clients)
+	res.Clients = measureClients(clients, f, res.NewPrimary, firstAckBy(ws.Acks, res.NewPrimary, f.At), res.ReadyAt)
 	if res.LossAccepted() {
 		for _, d := range res.Diverged {
 			for _, id := range d.Acknowledged {
@@ -230,8 +243,9 @@ func runFault(ctx context.Context, e *Env, cfg Config, w *Writer, r *Reader, p *
 		}
 	}
 	acks := slices.DeleteFunc(slices.Clone(ws.Acks), func(a Ack) bool { return accepted[a.ID] })
-	res.SlowAttempts = SlowAttemptsBetween(ws.Slow, f.At, res.ReadyAt)
-	res.Writes = MeasureWrites(acks, f.At, res.ReadyAt.Add(time.Hour))
+	own := w.Stats()
+	res.SlowAttempts = SlowAttemptsBetween(own.Slow, f.At, res.ReadyAt)
+	res.Writes = MeasureWrites(slices.DeleteFunc(own.Acks, func(a Ack) bool { return accepted[a.ID] }), f.At, res.ReadyAt.Add(time.Hour))
 	res.Reads = MeasureReads(r.Reads(), f.At, res.ReadyAt)
 	res.Checks = e.Verify(ctx, a, res.NewPrimary, pods, acks, cfg.CatchUp)
 	res.Events, _ = e.ClusterEvents(ctx, t, f.At, false)
@@ -300,4 +314,13 @@ func switchoverTarget(primary string, pods []corev1.Pod) string {
 		}
 	}
 	return first
+}
+
+// allStats merges the records of the checker's writer and the clients.
+func allStats(w *Writer, clients []*Writer) WriterStats {
+	all := []WriterStats{w.Stats()}
+	for _, c := range clients {
+		all = append(all, c.Stats())
+	}
+	return mergeStats(all...)
 }

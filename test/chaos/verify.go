@@ -159,7 +159,12 @@ func ids(ctx context.Context, c *conn, acks []Ack) (map[int64]bool, error) {
 		c.drop()
 		return nil, err
 	}
-	rows, err := sc.QueryContext(ctx, "SELECT id FROM chaos.writes WHERE id BETWEEN ? AND ?", acks[0].ID, acks[len(acks)-1].ID)
+	// The acks of several writers, each with ids of its own: the range spans them all.
+	lo, hi := acks[0].ID, acks[0].ID
+	for _, a := range acks {
+		lo, hi = min(lo, a.ID), max(hi, a.ID)
+	}
+	rows, err := sc.QueryContext(ctx, "SELECT id FROM chaos.writes WHERE id BETWEEN ? AND ?", lo, hi)
 	if err != nil {
 		c.drop()
 		return nil, err

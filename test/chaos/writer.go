@@ -3,9 +3,12 @@ package chaos
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // Ack is one acknowledged insert: its id, when the client saw the COMMIT succeed, and the server
@@ -45,13 +48,38 @@ func (a SlowAttempt) String() string {
 	return s
 }
 
+// WriterKind is how a Writer treats its connection, as a kind of application does.
+type WriterKind string
+
+const (
+	// KeptConnection keeps its connection until an attempt fails, then dials afresh.
+	KeptConnection WriterKind = ""
+	// ConnectionPerInsert dials a new connection for every insert.
+	ConnectionPerInsert WriterKind = "per-insert"
+	// PooledSession keeps its connection until the connection itself is lost, and dials again at
+	// once: a statement the server refuses (read-only, say) leaves the session in use, as a
+	// connection pool does. A pool left on a demoted primary fails every write until the session
+	// is ended.
+	PooledSession WriterKind = "pool"
+)
+
+// Refusal is an attempt the server answered with an error (read-only, say): when, the server
+// that refused (@@hostname of the session) and the error.
+type Refusal struct {
+	At    time.Time `json:"at"`
+	Host  string    `json:"host"`
+	Error string    `json:"error"`
+}
+
 // Writer inserts one row per Interval through Addr (the -rw Service) and records every
-// acknowledged insert. A failed attempt drops the connection; the next attempt dials afresh. An
-// attempt whose COMMIT got no answer has an unknown outcome: it is counted, never as acknowledged.
+// acknowledged insert. How it keeps its connection is its Kind: by default a failed attempt drops
+// the connection and the next attempt dials afresh. An attempt whose COMMIT got no answer has an
+// unknown outcome: it is counted, never as acknowledged.
 type Writer struct {
 	Env      *Env
 	Account  Account
 	Addr     string
+	Kind     WriterKind
 	Interval time.Duration
 	// Timeout bounds one attempt (dial, insert, commit).
 	Timeout time.Duration
@@ -62,6 +90,7 @@ type Writer struct {
 	acks    []Ack
 	unknown []int64
 	slow    []SlowAttempt
+	refused []Refusal
 	failed  int
 	last    string // last error
 }
@@ -106,10 +135,28 @@ func (w *Writer) Run(ctx context.Context) error {
 			w.last = err.Error()
 		}
 		w.mu.Unlock()
-		if err != nil {
+		var refused *mysql.MySQLError
+		switch {
+		case w.Kind == PooledSession && errors.As(err, &refused):
+			// The server answered: the session stays in use, as a pool keeps it.
+			w.refusedBy(ctx, c, start, err)
+		case err != nil || w.Kind == ConnectionPerInsert:
 			c.drop()
 		}
 	}
+}
+
+// refusedBy records an attempt started at start that the server of c's session refused.
+func (w *Writer) refusedBy(ctx context.Context, c *conn, start time.Time, err error) {
+	r := Refusal{At: start, Error: err.Error()}
+	if sc, gerr := c.get(ctx); gerr == nil {
+		hctx, cancel := context.WithTimeout(ctx, w.Timeout)
+		_ = sc.QueryRowContext(hctx, "SELECT @@hostname").Scan(&r.Host)
+		cancel()
+	}
+	w.mu.Lock()
+	w.refused = append(w.refused, r)
+	w.mu.Unlock()
 }
 
 // insert runs one transaction; step is the step it ended at, committed says the COMMIT was sent
@@ -147,7 +194,9 @@ type WriterStats struct {
 	Acks    []Ack
 	Unknown []int64
 	// Slow are the attempts that took SlowAttemptAfter or longer.
-	Slow      []SlowAttempt
+	Slow []SlowAttempt
+	// Refused are the attempts of a PooledSession writer the server refused.
+	Refused   []Refusal
 	Failed    int
 	LastError string
 }
@@ -157,5 +206,5 @@ func (w *Writer) Stats() WriterStats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return WriterStats{Acks: append([]Ack(nil), w.acks...), Unknown: append([]int64(nil), w.unknown...),
-		Slow: append([]SlowAttempt(nil), w.slow...), Failed: w.failed, LastError: w.last}
+		Slow: append([]SlowAttempt(nil), w.slow...), Refused: append([]Refusal(nil), w.refused...), Failed: w.failed, LastError: w.last}
 }

@@ -40,11 +40,27 @@ func TestAutomaticFailoverByPodDeletion(t *testing.T) {
 	checkRouting(t, cl)
 }
 
-// A planned switchover (status.targetPrimary set to a replica, as the plugin's promote does)
-// under the same load: the target becomes the primary, the old primary follows it, nothing is
-// lost and there are never two writers.
+// Three planned switchovers (status.targetPrimary set to a replica, as the plugin's promote
+// does) under the same load: each target becomes the primary, the old primary follows it,
+// nothing is lost and there are never two writers. Among the clients writing through -rw, one
+// keeps a pooled session and reconnects at once when it is lost, so it reaches the old primary
+// again while -rw still routes there: it must write on the new primary, and the old primary may
+// refuse its writes for no longer than chaos.PinnedBudget after the new one took its first.
 func TestPlannedSwitchover(t *testing.T) {
-	_, cl := runFaults(t, chaos.Switchover)
+	rep, cl := runFaults(t, chaos.Switchover, chaos.Switchover, chaos.Switchover)
+	for _, f := range rep.Faults {
+		pooled := false
+		for _, c := range f.Clients {
+			pooled = pooled || c.Kind == chaos.PooledSession
+			if c.Writes.Handover == nil || c.PinnedFor > chaos.PinnedBudget {
+				t.Errorf("switchover %s -> %s: the %s client's handover %v, refused by the old primary until %s after the new one's first write",
+					f.Primary, f.NewPrimary, c.Kind, c.Writes.Handover, c.PinnedFor)
+			}
+		}
+		if !pooled {
+			t.Errorf("switchover %s -> %s: no pooled client measured", f.Primary, f.NewPrimary)
+		}
+	}
 	checkRouting(t, cl)
 }
 
