@@ -202,7 +202,7 @@ func (d *Decision) planFence(fo failover.Observation, fd failover.Decision, acti
 	}
 	old := fo.Status.CurrentPrimary
 	pod := podOf(active, old)
-	if pod == nil {
+	if pod == nil || mysqldGone(pod) {
 		return
 	}
 	d.Failover.Fence = pod
@@ -325,4 +325,20 @@ func mergeFailoverConditions(st *v1.ClusterStatus, gen int64, now time.Time, con
 		cond.ObservedGeneration, cond.LastTransitionTime = gen, metav1.NewTime(now)
 		meta.SetStatusCondition(&st.Conditions, cond)
 	}
+}
+
+// mysqldGone says the kubelet reported the mysql container of a Pod being deleted terminated:
+// every process of it, mysqld included, is gone, so there is nothing to fence. A fence of it
+// would wait for its dial timeout (the Pod's address no longer answers). A Pod whose kubelet
+// reports nothing (its node cut off) is not taken as gone.
+func mysqldGone(pod *corev1.Pod) bool {
+	if pod.DeletionTimestamp == nil {
+		return false
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name == specs.MySQLContainerName {
+			return cs.State.Terminated != nil && cs.State.Running == nil
+		}
+	}
+	return false
 }

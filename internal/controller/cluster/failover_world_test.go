@@ -3,6 +3,7 @@ package cluster
 import (
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -45,6 +46,18 @@ func (w *world) deleting(name string) *world {
 	for i := range w.o.Pods {
 		if w.o.Pods[i].Name == name {
 			w.o.Pods[i].DeletionTimestamp = &metav1.Time{Time: testNow.Add(-time.Second)}
+		}
+	}
+	return w
+}
+
+// terminated marks the mysql container of the instance's Pod as terminated, as its kubelet
+// reports it once the Pod's deletion stopped it.
+func (w *world) terminated(name string) *world {
+	for i := range w.o.Pods {
+		if w.o.Pods[i].Name == name {
+			w.o.Pods[i].Status.ContainerStatuses = []corev1.ContainerStatus{{Name: specs.MySQLContainerName,
+				State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137}}}}
 		}
 	}
 	return w
