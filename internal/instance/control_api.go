@@ -126,6 +126,7 @@ func (c *ControlAPI) status(w http.ResponseWriter, r *http.Request) {
 	}
 	report.Bootstrapping = c.State != nil && !c.State.BootstrapDone()
 	report.LeaseHeld = c.LeaseHeld != nil && c.LeaseHeld()
+	report.EndingSessions = c.Sweep.Active()
 	writeJSON(w, report)
 }
 

@@ -34,7 +34,9 @@ const (
 // sweep ends such sessions every SweepInterval, until the Pod has been out of every write
 // Service's EndpointSlices for SweepSettle (or SweepMax passed), or the server is writable again
 // (a switchover aborted: the old primary resumes). The dump threads of the replicas and the
-// instance manager's own sessions are kept (mysql.ClientSession). Safe for concurrent use.
+// instance manager's own sessions are kept (mysql.ClientSession). While it runs the instance
+// reports EndingSessions, and the operator keeps it out of every Service: a read session sent
+// to it through -ro would be ended too. Safe for concurrent use.
 type SessionSweep struct {
 	Op mysql.Operator
 	// Routed says whether an EndpointSlice of a write Service lists this instance's Pod.
@@ -44,6 +46,23 @@ type SessionSweep struct {
 
 	mu      sync.Mutex
 	trigger chan struct{}
+	active  bool
+}
+
+// Active says whether a sweep is under way (false for a nil SessionSweep).
+func (s *SessionSweep) Active() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active
+}
+
+func (s *SessionSweep) setActive(on bool) {
+	s.mu.Lock()
+	s.active = on
+	s.mu.Unlock()
 }
 
 // Trigger starts a sweep, or restarts the one under way: the server has just stopped taking
@@ -52,6 +71,9 @@ func (s *SessionSweep) Trigger() {
 	if s == nil {
 		return
 	}
+	// Reported at once, before the sweep's goroutine runs: the operator keeps the instance out
+	// of every Service meanwhile.
+	s.setActive(true)
 	select {
 	case s.triggers() <- struct{}{}:
 	default:
@@ -83,6 +105,8 @@ func (s *SessionSweep) Run(ctx context.Context) {
 // sweep ends the client sessions every SweepInterval until SweepDone says so. A new Trigger
 // starts it over.
 func (s *SessionSweep) sweep(ctx context.Context, trigger chan struct{}) {
+	s.setActive(true)
+	defer s.setActive(false)
 	start := s.Clock.Now()
 	var state SweepState
 	ended := 0

@@ -57,6 +57,9 @@ func testDemotedSessionSweep(t *testing.T, m map[string]*member, primary, replic
 	})
 
 	check.Must(t, p.operator.Demote(ctx, p.target))
+	if st, err := p.operator.Status(ctx, p.target); err != nil || !st.EndingSessions {
+		t.Errorf("the demoted %s's report during the sweep: ending sessions %v (%v); want true, so that no Service routes to it", primary, st, err)
+	}
 	var longest time.Duration
 	for range 10 {
 		l := life(3 * time.Second)
@@ -79,6 +82,9 @@ func testDemotedSessionSweep(t *testing.T, m map[string]*member, primary, replic
 	})
 	if l := life(2 * time.Second); l < 2*time.Second {
 		t.Errorf("a session of the demoted %s out of the write Services lasted %s after the sweep stopped; want it kept", primary, l)
+	}
+	if sweep.Active() {
+		t.Error("the sweep stopped but still reports itself active")
 	}
 
 	// Writable again (an aborted switchover): a sweep triggered now ends nothing.

@@ -34,6 +34,9 @@ type Status struct {
 	SemiSyncReplica *SemiSyncReplicaStatus `json:"semiSyncReplica,omitempty"`
 	// LeaseHeld: this instance holds the primary Lease <cluster>-primary and renewed it in time.
 	LeaseHeld bool `json:"leaseHeld,omitempty"`
+	// EndingSessions: the instance stopped taking writes and ends every client session while a
+	// write Service may still route to it (instance.SessionSweep); it serves no reads meanwhile.
+	EndingSessions bool `json:"endingSessions,omitempty"`
 	// AckWaiters is the number of sessions whose commit waits for a semi-sync acknowledgement:
 	// their transaction is in the binary log (and perhaps on a replica) but not yet in
 	// GTIDExecuted. LongestAckWaitMillis is how long the oldest of them has waited (whole

@@ -35,7 +35,7 @@ func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedIn
 			role = oldRole
 		}
 		routable := specs.InstanceRoutable(c, p.Name) && p.DeletionTimestamp == nil &&
-			!(suspected && p.Name == c.Status.CurrentPrimary) &&
+			!(suspected && p.Name == c.Status.CurrentPrimary) && !endingSessions(o.Reports[p.Name], role) &&
 			(role != v1.RoleReplica || replicaServesReads(o.Reports[p.Name], oldRoutable, o.MaxReadLag))
 		if role == oldRole && routable == oldRoutable {
 			continue
@@ -52,6 +52,13 @@ func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedIn
 		d.relabelEvents[p.Name] = evRoleChanged.With(p.Name, oldRole, role, oldRoutable, routable)
 	}
 	d.Relabel = append(demote, rest...)
+}
+
+// endingSessions says a demoted instance, now in a role other than primary, reports that it
+// still ends every client session (instance.SessionSweep): it must not serve reads meanwhile.
+// The primary is not held back by it: a primary that takes writes again stops the sweep.
+func endingSessions(report *instanceclient.Status, role string) bool {
+	return role != v1.RolePrimary && report != nil && report.EndingSessions
 }
 
 // replicaServesReads says whether a replica's reads are fresh enough to route: its applier runs

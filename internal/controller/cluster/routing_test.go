@@ -43,6 +43,16 @@ func TestDecideRouting(t *testing.T) {
 				reports(map[string]*instanceclient.Status{"db-2": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true),
 					"db-3": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true)}, map[string]string{"db-1": "timeout"}),
 			[]podRelabel{{"db-1", "primary", false}}},
+		{"a demoted primary that still ends client sessions becomes a replica out of every Service",
+			three().primary("db-2", "db-2").reports(map[string]*instanceclient.Status{
+				"db-1": endingSessionsReport(replicaReport("db-2", uuidA+":1-3", uuidA+":1-3", true))}, nil),
+			[]podRelabel{{"db-1", "replica", false}, {"db-2", "primary", true}}},
+		{"a replica that reports ending client sessions leaves -ro and -r", three().primary("db-1", "db-1").
+			reports(map[string]*instanceclient.Status{"db-2": endingSessionsReport(replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true))}, nil),
+			[]podRelabel{{"db-2", "replica", false}}},
+		{"a primary that ends sessions (writable again, its sweep ending) keeps -rw",
+			three().primary("db-1", "db-1").reports(map[string]*instanceclient.Status{"db-1": endingSessionsReport(primaryReport(uuidA + ":1-3"))}, nil),
+			nil},
 		{"a primary whose renewal is overdue but that answers stays routable",
 			three().primary("db-1", "db-1").lease("db-1", testNow.Add(-10*time.Second)).
 				reports(map[string]*instanceclient.Status{"db-1": primaryReport(uuidA + ":1-3"),
@@ -136,4 +146,10 @@ func TestRelabelAfterDeletions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// endingSessionsReport is st as an instance reports it while it ends every client session.
+func endingSessionsReport(st *instanceclient.Status) *instanceclient.Status {
+	st.EndingSessions = true
+	return st
 }
