@@ -80,6 +80,9 @@ type Decision struct {
 	// relabelEvents are the Events of Relabel's changes, by Pod: each is emitted once its Pod's
 	// labels are changed.
 	relabelEvents map[string]kit.Event
+	// endingSessions: an instance reports ending client sessions (kept out of routing until a
+	// reconcile sees its sweep over, so the next one follows soon).
+	endingSessions bool
 	// Services are the desired Services (applied when they differ); DeleteServices are owned
 	// Services no longer desired (stepServices).
 	Services       []*corev1.Service

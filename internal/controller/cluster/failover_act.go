@@ -159,6 +159,9 @@ func (d Decision) requeueAfter(now time.Time, report time.Duration) time.Duratio
 	if due, ok := failover.LeaseRenewalDue(d.failoverObservation); ok {
 		next = min(next, due.Sub(now))
 	}
+	if d.endingSessions {
+		next = min(next, endingSessionsRequeue)
+	}
 	if wait := fd.RequeueAfter(now); wait > 0 {
 		next = min(next, wait)
 	} else if fd.Kind == failover.Wait {

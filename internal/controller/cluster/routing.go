@@ -34,8 +34,10 @@ func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedIn
 			// Its role stays what it was: the Pod is going, and a new one is labelled afresh.
 			role = oldRole
 		}
+		ending := endingSessions(o.Reports[p.Name], role)
+		d.endingSessions = d.endingSessions || ending
 		routable := specs.InstanceRoutable(c, p.Name) && p.DeletionTimestamp == nil &&
-			!(suspected && p.Name == c.Status.CurrentPrimary) && !endingSessions(o.Reports[p.Name], role) &&
+			!(suspected && p.Name == c.Status.CurrentPrimary) && !ending &&
 			(role != v1.RoleReplica || replicaServesReads(o.Reports[p.Name], oldRoutable, o.MaxReadLag))
 		if role == oldRole && routable == oldRoutable {
 			continue
@@ -53,6 +55,11 @@ func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedIn
 	}
 	d.Relabel = append(demote, rest...)
 }
+
+// endingSessionsRequeue is how soon a Cluster is reconciled again while an instance reports
+// ending client sessions: its sweep lasts a few seconds, and it serves reads again only once a
+// reconcile sees it over.
+const endingSessionsRequeue = 500 * time.Millisecond
 
 // endingSessions says a demoted instance, now in a role other than primary, reports that it
 // still ends every client session (instance.SessionSweep): it must not serve reads meanwhile.

@@ -153,3 +153,22 @@ func endingSessionsReport(st *instanceclient.Status) *instanceclient.Status {
 	st.EndingSessions = true
 	return st
 }
+
+// TestEndingSessionsRequeue: while an instance reports ending client sessions the Cluster is
+// reconciled again within endingSessionsRequeue, so that it serves reads as soon as its sweep is
+// over; without one, the report interval stands.
+func TestEndingSessionsRequeue(t *testing.T) {
+	world := func(ending bool) *world {
+		r := replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true)
+		r.EndingSessions = ending
+		return newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().
+			reports(map[string]*instanceclient.Status{"db-1": primaryReport(uuidA + ":1-3"), "db-2": r,
+				"db-3": replicaReport("db-1", uuidA+":1-3", uuidA+":1-3", true)}, nil)
+	}
+	if got := world(true).decide().requeueAfter(testNow, time.Minute); got != endingSessionsRequeue {
+		t.Errorf("requeue after %s while db-2 ends sessions, want %s", got, endingSessionsRequeue)
+	}
+	if got := world(false).decide().requeueAfter(testNow, time.Minute); got <= endingSessionsRequeue {
+		t.Errorf("requeue after %s with no sweep under way, want the longer period", got)
+	}
+}
