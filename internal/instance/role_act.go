@@ -159,6 +159,9 @@ func (a *RoleActor) promote(ctx context.Context, d RoleDecision, st *mysql.Statu
 		if err := a.semiSyncBeforeWrites(ctx, d.SemiSync); err != nil {
 			return err
 		}
+		// A sweep of a former primary's sessions (an aborted switchover resumes it) ends before
+		// the server takes writes, so that it ends no session of the writable server.
+		a.Sweep.Stop()
 		return a.Op.SetReadOnly(ctx, false)
 	}
 	if a.Lease == nil {

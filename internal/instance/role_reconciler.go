@@ -418,6 +418,17 @@ func (r *RoleReconciler) Run(ctx context.Context, interval time.Duration) {
 			return
 		case <-ticker.C:
 		case <-r.Wake:
+			// Woken by a change of the Cluster: at most one pass per wakeGap, however often the
+			// operator patches its status.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wakeGap):
+			}
 		}
 	}
 }
+
+// wakeGap is how long a pass woken by a change of the Cluster waits first: the changes that
+// come together (a promotion recorded, the labels, the conditions) are read in one pass.
+const wakeGap = 100 * time.Millisecond

@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // Session sweep timing (SessionSweep).
@@ -23,7 +24,14 @@ const (
 	// SweepMax bounds a sweep whose routing cannot be read (the API server unreachable): past
 	// it the sweep stops, so that a replica's read sessions are not ended for ever.
 	SweepMax = 60 * time.Second
+	// SweepRoutingEvery is how often a sweep reads the write Services' EndpointSlices (two
+	// requests): the API client is shared with the Lease renewals.
+	SweepRoutingEvery = 500 * time.Millisecond
 )
+
+// SweepKeptUsers are the operator's accounts whose sessions a sweep keeps: replicas connecting
+// (before their dump thread starts), clones and backups from this server, the operator's fence.
+var SweepKeptUsers = []string{specs.UserReplication, specs.UserBackup, specs.UserFence}
 
 // SessionSweep ends the client sessions of a server that stopped being the primary (demoted in
 // a switchover, fenced, self-fenced) for as long as a write Service may still send it new ones:
@@ -47,6 +55,28 @@ type SessionSweep struct {
 	mu      sync.Mutex
 	trigger chan struct{}
 	active  bool
+	// round is held for each round of a sweep; stopped, set under it by Stop, ends the sweep.
+	round   sync.Mutex
+	stopped bool
+}
+
+// Stop ends the sweep under way, if any, and returns once no round of it runs: called before
+// the server is made writable (a promotion), so that no session of the writable server is ended.
+// A later Trigger starts a new sweep.
+func (s *SessionSweep) Stop() {
+	if s == nil {
+		return
+	}
+	s.round.Lock()
+	s.stopped = true
+	s.round.Unlock()
+	s.mu.Lock()
+	select {
+	case <-s.trigger:
+	default:
+	}
+	s.active = false
+	s.mu.Unlock()
 }
 
 // Active says whether a sweep is under way (false for a nil SessionSweep).
@@ -59,10 +89,13 @@ func (s *SessionSweep) Active() bool {
 	return s.active
 }
 
-func (s *SessionSweep) setActive(on bool) {
+// finished clears active unless a Trigger is pending (its sweep starts next).
+func (s *SessionSweep) finished() {
 	s.mu.Lock()
-	s.active = on
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if len(s.trigger) == 0 {
+		s.active = false
+	}
 }
 
 // Trigger starts a sweep, or restarts the one under way: the server has just stopped taking
@@ -73,11 +106,17 @@ func (s *SessionSweep) Trigger() {
 	}
 	// Reported at once, before the sweep's goroutine runs: the operator keeps the instance out
 	// of every Service meanwhile.
-	s.setActive(true)
+	trigger := s.triggers()
+	s.round.Lock()
+	s.stopped = false
+	s.round.Unlock()
+	s.mu.Lock()
+	s.active = true
 	select {
-	case s.triggers() <- struct{}{}:
+	case trigger <- struct{}{}:
 	default:
 	}
+	s.mu.Unlock()
 }
 
 func (s *SessionSweep) triggers() chan struct{} {
@@ -102,32 +141,37 @@ func (s *SessionSweep) Run(ctx context.Context) {
 	}
 }
 
-// sweep ends the client sessions every SweepInterval until SweepDone says so. A new Trigger
-// starts it over.
+// sweep ends the client sessions every SweepInterval, and reads the routing every
+// SweepRoutingEvery, until SweepDone says so or Stop is called. A new Trigger starts it over.
 func (s *SessionSweep) sweep(ctx context.Context, trigger chan struct{}) {
-	s.setActive(true)
-	defer s.setActive(false)
+	defer s.finished()
 	start := s.Clock.Now()
 	var state SweepState
+	var lastRouting time.Time
+	routed, routingErr := true, error(nil)
 	ended := 0
 	for {
-		st, err := s.Op.Status(ctx)
-		writable := err == nil && st.Writable()
-		if err == nil && !writable {
-			n, kerr := s.Op.KillClientSessions(ctx)
-			ended += n
-			if kerr != nil && ctx.Err() == nil {
-				s.Log.Info("ending the client sessions of the demoted server failed", "error", kerr.Error())
-			}
+		s.round.Lock()
+		if s.stopped {
+			s.round.Unlock()
+			s.Log.Info("stopped ending client sessions", "reason", "the server is made writable", "ended", ended)
+			return
 		}
-		routed, rerr := false, err
-		if !writable && rerr == nil {
-			routed, rerr = s.Routed(ctx)
+		n, writable, err := s.Op.EndSessionsWhileReadOnly(ctx, SweepKeptUsers)
+		s.round.Unlock()
+		ended += n
+		if err != nil && ctx.Err() == nil {
+			s.Log.Info("ending the client sessions of the demoted server failed", "error", err.Error())
+		}
+		now := s.Clock.Now()
+		if !writable && err == nil && (lastRouting.IsZero() || now.Sub(lastRouting) >= SweepRoutingEvery) {
+			routed, routingErr = s.Routed(ctx)
+			lastRouting = now
 		}
 		var done bool
 		var why string
-		state, done, why = SweepDone(state, SweepObservation{Now: s.Clock.Now(), Start: start, Writable: writable,
-			Routed: routed, Unknown: rerr != nil})
+		state, done, why = SweepDone(state, SweepObservation{Now: now, Start: start, Writable: writable,
+			Routed: routed, Unknown: err != nil || routingErr != nil})
 		if done {
 			s.Log.Info("stopped ending client sessions", "reason", why, "ended", ended, "after", s.Clock.Since(start).String())
 			return
@@ -136,7 +180,7 @@ func (s *SessionSweep) sweep(ctx context.Context, trigger chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-trigger:
-			start, state = s.Clock.Now(), SweepState{}
+			start, state, lastRouting = s.Clock.Now(), SweepState{}, time.Time{}
 		case <-s.Clock.After(SweepInterval):
 		}
 	}

@@ -87,6 +87,19 @@ func testDemotedSessionSweep(t *testing.T, m map[string]*member, primary, replic
 		t.Error("the sweep stopped but still reports itself active")
 	}
 
+	// A promotion stops a sweep under way before the server turns writable.
+	sweep.Trigger()
+	check.Eventually(t, 5*time.Second, "a new sweep ends sessions", func(context.Context) (bool, error) {
+		return life(time.Second) < time.Second, nil
+	})
+	sweep.Stop()
+	if sweep.Active() {
+		t.Error("a stopped sweep still reports itself active")
+	}
+	if l := life(time.Second); l < time.Second {
+		t.Errorf("a session of %s lasted %s after the sweep was stopped; want it kept", primary, l)
+	}
+
 	// Writable again (an aborted switchover): a sweep triggered now ends nothing.
 	routed.Store(true)
 	check.Must(t, m[primary].op.SetReadOnly(ctx, false))

@@ -31,6 +31,10 @@ type Operator interface {
 	// threads, the replication dump threads and the instance manager's root@localhost sessions;
 	// it returns how many it ended.
 	KillClientSessions(ctx context.Context) (int, error)
+	// EndSessionsWhileReadOnly ends the client sessions KillClientSessions ends, except those of
+	// the accounts keep names, provided the server is super_read_only when it looks; writable
+	// says it was not (nothing ended).
+	EndSessionsWhileReadOnly(ctx context.Context, keep []string) (ended int, writable bool, err error)
 	// CreateUsers creates or updates the operator's accounts; the server must be writable.
 	CreateUsers(ctx context.Context, users Users) error
 	// CreateApplication creates the application database and its owner if missing; the server

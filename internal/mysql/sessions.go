@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -25,6 +26,30 @@ func (o *operator) KillClientSessions(ctx context.Context) (int, error) {
 		return killed, fmt.Errorf("ending the client sessions of %s: %w", o.addr, err)
 	}
 	return killed, nil
+}
+
+// EndSessionsWhileReadOnly: see Operator. The read-only check and the KILLs share one session.
+func (o *operator) EndSessionsWhileReadOnly(ctx context.Context, keep []string) (int, bool, error) {
+	conn, err := o.db.Conn(ctx)
+	if err != nil {
+		return 0, false, fmt.Errorf("connecting to %s: %w", o.addr, err)
+	}
+	defer conn.Close()
+	var self int64
+	var superReadOnly bool
+	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID(), @@global.super_read_only").Scan(&self, &superReadOnly); err != nil {
+		return 0, false, fmt.Errorf("reading the connection id and super_read_only on %s: %w", o.addr, err)
+	}
+	if !superReadOnly {
+		return 0, true, nil
+	}
+	ended, err := endSessions(ctx, conn, self, func(user, host, command string) bool {
+		return ClientSession(user, host, command) && !slices.Contains(keep, user)
+	})
+	if err != nil {
+		return ended, false, fmt.Errorf("ending the client sessions of %s: %w", o.addr, err)
+	}
+	return ended, false, nil
 }
 
 // endSessions ends the sessions selects selects, except self, and returns how many it ended.

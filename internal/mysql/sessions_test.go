@@ -70,3 +70,49 @@ func TestKillClientSessions(t *testing.T) {
 		t.Errorf("rows = %d, %v; want the uncommitted row gone", rows, err)
 	}
 }
+
+// TestEndSessionsWhileReadOnly: on a read-only server the client sessions end except those of
+// the accounts kept; on a writable one nothing ends and the call says it is writable.
+func TestEndSessionsWhileReadOnly(t *testing.T) {
+	n := startNodes(t, 1)[0]
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	n.exec(t, "CREATE USER 'app'@'%' IDENTIFIED BY 'app-pw'", "CREATE USER 'kept'@'%' IDENTIFIED BY 'kept-pw'")
+	session := func(user, password string) *sql.Conn {
+		t.Helper()
+		db, err := sql.Open("mysql", n.srv.MySQLConfig(user, password, "").FormatDSN())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	alive := func(c *sql.Conn) bool { _, err := c.ExecContext(ctx, "SELECT 1"); return err == nil }
+	app, kept := session("app", "app-pw"), session("kept", "kept-pw")
+	if ended, writable, err := n.op.EndSessionsWhileReadOnly(ctx, []string{"kept"}); err != nil || !writable || ended != 0 {
+		t.Fatalf("on a writable server: ended %d, writable %v, %v; want nothing ended, writable", ended, writable, err)
+	}
+	if !alive(app) {
+		t.Fatal("a session of a writable server was ended")
+	}
+	if err := n.op.SetReadOnly(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	ended, writable, err := n.op.EndSessionsWhileReadOnly(ctx, []string{"kept"})
+	if err != nil || writable || ended < 1 {
+		t.Fatalf("on a read-only server: ended %d, writable %v, %v; want the application's session ended", ended, writable, err)
+	}
+	if alive(app) {
+		t.Error("the application's session survived")
+	}
+	if !alive(kept) {
+		t.Error("the session of a kept account was ended")
+	}
+	if err := n.op.SetReadOnly(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+}

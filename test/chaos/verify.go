@@ -116,13 +116,13 @@ const commitWindow = 5 * time.Second
 // it is in a later read of it, once past the commit window. A set still missing from the primary
 // after the window is errant.
 func errantAfterCommit(ctx context.Context, rc *conn, primarySet func() (gtid.Set, error)) (gtid.Set, error) {
-	deadline := time.Now().Add(commitWindow)
 	// A demoted primary ends client sessions for a few seconds (its session sweep): a session
 	// ended there is opened again.
-	have, err := retry(ctx, deadline, func() (gtid.Set, error) { return executed(ctx, rc) })
+	have, err := retry(ctx, time.Now().Add(commitWindow), func() (gtid.Set, error) { return executed(ctx, rc) })
 	if err != nil {
 		return gtid.Set{}, err
 	}
+	deadline := time.Now().Add(commitWindow)
 	for {
 		now, err := primarySet()
 		if err != nil {

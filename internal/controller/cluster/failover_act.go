@@ -138,10 +138,13 @@ func (w FailoverWork) acts() bool {
 // stepRequeue is how soon the next reconcile follows a failover or switchover step that changed
 // something (a status field, a Pod, an instance's role): the next step is decided on what it did.
 // A switchover's writes stop at the demotion and resume only after the promotion that the next
-// reconcile decides, so the wait is part of every client's write gap; a reconcile reads the
-// instances' status (one request each) and the cache, cheap enough for ten a second while a
-// failover acts.
-const stepRequeue = 100 * time.Millisecond
+// reconcile decides, so that wait is part of every client's write gap: its steps are followed
+// sooner. A failover's steps (a fence that may wait for its dial timeout, Pod deletions) repeat
+// while it waits for a Lease to expire, and are not worth ten a second.
+const (
+	stepRequeue           = 500 * time.Millisecond
+	switchoverStepRequeue = 100 * time.Millisecond
+)
 
 // requeueAfter is when to look again: soon after a failover step (the next one follows it), when
 // the failover engine waits for a time, when the primary's Lease renewal is due
@@ -152,7 +155,10 @@ func (d Decision) requeueAfter(now time.Time, report time.Duration) time.Duratio
 	next := report
 	if fd.Kind == failover.Failover || fd.Kind == failover.Switchover {
 		next = min(next, failover.PollInterval)
-		if d.Failover.acts() {
+		switch {
+		case d.Failover.acts() && fd.Kind == failover.Switchover:
+			next = min(next, switchoverStepRequeue)
+		case d.Failover.acts():
 			next = min(next, stepRequeue)
 		}
 	}

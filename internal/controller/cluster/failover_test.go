@@ -452,6 +452,10 @@ func TestDecideSwitchoverWiring(t *testing.T) {
 				if c := condition(d, v1.ConditionProgressing); c.Reason != failover.ReasonSwitchoverInProgress {
 					t.Errorf("Progressing = %+v", c)
 				}
+				// The promotion that ends the write gap is decided on the next reconcile.
+				if got := d.requeueAfter(testNow, time.Minute); got != switchoverStepRequeue {
+					t.Errorf("requeue after %s, want %s", got, switchoverStepRequeue)
+				}
 			}},
 		{"an unreachable old primary holding its Lease: the switchover waits for the Lease",
 			three().primary("db-1", "db-1").labelled().primary("db-1", "db-2").lease("db-1", testNow.Add(-3*time.Second)).
