@@ -260,7 +260,12 @@ func (r *Report) finish(ws, all WriterStats, obs []Observation, reads []Read) {
 	if n := len(r.Faults); n > 0 {
 		r.Lost = r.Faults[n-1].Lost()
 	}
+	summarized := map[Kind]bool{}
 	for _, k := range r.Kinds {
+		if summarized[k] { // a kind listed twice in -kinds (to weigh it) is summarized once
+			continue
+		}
+		summarized[k] = true
 		s := KindSummary{Kind: k, ROMin: 1}
 		var rto, hand, ready []time.Duration
 		seen := false
