@@ -134,18 +134,20 @@ func (aw *appWriter) count() int {
 	return len(aw.acked)
 }
 
-// missingRows returns the ids of acked that n does not hold.
+// missingRows returns the ids of acked that n does not hold. The read is tried again, on a new
+// connection, when the one it got breaks (once in a full CI run a pooled root connection broke
+// right after the switchovers, "invalid connection"); a read that keeps failing fails the test.
 func missingRows(t *testing.T, n *node, acked []int) []int {
-	rows, err := n.db.QueryContext(t.Context(), "SELECT id FROM app.t")
-	must(t, err)
-	defer rows.Close()
-	have := map[int]bool{}
-	for rows.Next() {
-		var id int
-		must(t, rows.Scan(&id))
-		have[id] = true
+	var have map[int]bool
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if have, err = rowIDs(t, n); err == nil {
+			break
+		}
+		t.Logf("reading %s's rows: %v; reading again", n.name, err)
+		time.Sleep(500 * time.Millisecond)
 	}
-	must(t, rows.Err())
+	must(t, err)
 	var missing []int
 	for _, id := range acked {
 		if !have[id] {
@@ -153,6 +155,24 @@ func missingRows(t *testing.T, n *node, acked []int) []int {
 		}
 	}
 	return missing
+}
+
+// rowIDs reads the ids of app.t on n.
+func rowIDs(t *testing.T, n *node) (map[int]bool, error) {
+	rows, err := n.db.QueryContext(t.Context(), "SELECT id FROM app.t")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	have := map[int]bool{}
+	for rows.Next() {
+		var id int
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		have[id] = true
+	}
+	return have, rows.Err()
 }
 
 // testSwitchoversUnderLoad: an application writes without pause through whichever instance is the
