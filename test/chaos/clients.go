@@ -141,19 +141,15 @@ func summarizeClients(faults []FaultResult, k Kind) []ClientSummary {
 	return out
 }
 
-// mergeStats joins the records of several writers: their acknowledged writes in time order, the
-// unknown outcomes, the failures. Each writer's ids are its own.
+// mergeStats joins what the verification and the totals use of several writers' records: their
+// acknowledged writes in time order, the unknown outcomes, the failures. Each writer's ids are
+// its own; the slow attempts and refusals stay each writer's.
 func mergeStats(all ...WriterStats) WriterStats {
 	var m WriterStats
 	for _, ws := range all {
 		m.Acks = append(m.Acks, ws.Acks...)
 		m.Unknown = append(m.Unknown, ws.Unknown...)
-		m.Slow = append(m.Slow, ws.Slow...)
-		m.Refused = append(m.Refused, ws.Refused...)
 		m.Failed += ws.Failed
-		if ws.LastError != "" {
-			m.LastError = ws.LastError
-		}
 	}
 	slices.SortStableFunc(m.Acks, func(a, b Ack) int { return a.At.Compare(b.At) })
 	return m

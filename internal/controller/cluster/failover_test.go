@@ -183,29 +183,17 @@ func TestDecideFailover(t *testing.T) {
 				}
 			}},
 		{"fence: a failover naming its target while the old primary's Pod terminates, its manager silent, fences that mysqld first and shortens the Pod's grace",
-			newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().deleting("db-1").
-				failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
-				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", false),
-				"db-3": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", false),
-			}, map[string]string{"db-1": "timeout"}),
+			namingTargetWhileDeleting(),
 			func(t *testing.T, d Decision) {
-				if d.Failover.Decision.Step != failover.StepSetTargetPrimary || d.Status.TargetPrimary != "db-3" {
-					t.Fatalf("decision %+v, target %q", d.Failover.Decision, d.Status.TargetPrimary)
-				}
+				wantTargetNamed(t, d, "db-3")
 				if d.Failover.Fence == nil || d.Failover.Fence.Name != "db-1" || d.Failover.DeletePod != "db-1" || !d.Failover.QuickDelete {
 					t.Errorf("failover work %+v: want db-1 fenced and its Pod deleted quickly before the target is named", d.Failover)
 				}
 			}},
 		{"fence: an old primary's Pod whose kubelet reports its mysql container terminated is not fenced (nothing runs to answer)",
-			newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().deleting("db-1").
-				terminated("db-1").failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
-				"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", false),
-				"db-3": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", false),
-			}, map[string]string{"db-1": "timeout"}),
+			namingTargetWhileDeleting().terminated("db-1"),
 			func(t *testing.T, d Decision) {
-				if d.Failover.Decision.Step != failover.StepSetTargetPrimary || d.Status.TargetPrimary != "db-3" {
-					t.Fatalf("decision %+v, target %q", d.Failover.Decision, d.Status.TargetPrimary)
-				}
+				wantTargetNamed(t, d, "db-3")
 				if d.Failover.Fence != nil {
 					t.Errorf("failover work %+v: want no fence of a mysqld whose container terminated", d.Failover)
 				}

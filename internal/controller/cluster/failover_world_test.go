@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -109,4 +110,23 @@ func threeFailing() *world {
 func (w *world) spec(f func(*v1.ClusterSpec)) *world {
 	f(&w.o.Cluster.Spec)
 	return w
+}
+
+// namingTargetWhileDeleting: db-1, the primary, has been failing for a minute, its manager does
+// not answer and its Pod is being deleted; db-3 is the most advanced replica, so the failover
+// names it.
+func namingTargetWhileDeleting() *world {
+	return newWorld(3).instance(1, true).instance(2, true).instance(3, true).primary("db-1", "db-1").labelled().deleting("db-1").
+		failingSince(testNow.Add(-time.Minute)).reports(map[string]*instanceclient.Status{
+		"db-2": replicaReport("db-1", uuidA+":1-8", uuidA+":1-8", false),
+		"db-3": replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", false),
+	}, map[string]string{"db-1": "timeout"})
+}
+
+// wantTargetNamed fails t unless d names target as the failover's new primary.
+func wantTargetNamed(t *testing.T, d Decision, target string) {
+	t.Helper()
+	if d.Failover.Decision.Step != failover.StepSetTargetPrimary || d.Status.TargetPrimary != target {
+		t.Fatalf("decision %+v, target %q; want %s named", d.Failover.Decision, d.Status.TargetPrimary, target)
+	}
 }
