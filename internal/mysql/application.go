@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 // Application is the application database and the account that owns it.
@@ -16,7 +17,9 @@ type Application struct {
 var identifier = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // CreateApplication creates the database and its owner, with every privilege on the database and
-// none elsewhere, if they are missing; an existing owner keeps its password and grants. The
+// none elsewhere, if they are missing; an existing owner keeps its password. The grant names the
+// database literally (grantDatabase); a wildcard grant an older build gave the owner on the same
+// name is revoked. The
 // statements are binary-logged; a first primary at bootstrap runs them through
 // BootstrapAccounts instead.
 func (o *operator) CreateApplication(ctx context.Context, app Application) error {
@@ -37,6 +40,37 @@ func (o *operator) createApplication(ctx context.Context, e execer, app Applicat
 		app.Owner.Name, app.Owner.host(), app.Owner.Password); err != nil {
 		return err
 	}
-	return o.execOn(ctx, e, "granting "+app.Database+" to "+app.Owner.Name,
-		"GRANT ALL PRIVILEGES ON `"+app.Database+"`.* TO ?@?", app.Owner.Name, app.Owner.host())
+	if err := o.execOn(ctx, e, "granting "+app.Database+" to "+app.Owner.Name,
+		"GRANT ALL PRIVILEGES ON `"+grantDatabase(app.Database)+"`.* TO ?@?", app.Owner.Name, app.Owner.host()); err != nil {
+		return err
+	}
+	return o.revokeWildcardGrant(ctx, e, app)
+}
+
+// grantDatabase is name as a database grant reads it literally. In the database part of a grant,
+// `_` and `%` are wildcards: `m_sql`.* would also grant the `mysql` schema, and `s_s`.* the `sys`
+// schema. Escaped, the grant covers the named database only. identifier admits no `%`, which is
+// escaped all the same.
+func grantDatabase(name string) string {
+	return strings.NewReplacer(`_`, `\_`, `%`, `\%`).Replace(name)
+}
+
+// revokeWildcardGrant revokes the owner's grant on the unescaped database name, a pattern that an
+// older build granted, when the name has a wildcard and the grant exists (mysql.db keeps the
+// pattern as written; a REVOKE of a grant that does not exist fails).
+func (o *operator) revokeWildcardGrant(ctx context.Context, e execer, app Application) error {
+	if grantDatabase(app.Database) == app.Database {
+		return nil
+	}
+	var n int
+	err := e.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = ? AND Db = ?",
+		app.Owner.Name, app.Owner.host(), app.Database).Scan(&n)
+	if err != nil {
+		return fmt.Errorf("reading the grants of %s on %s: %w", app.Owner.Name, app.Database, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	return o.execOn(ctx, e, "revoking the wildcard grant of "+app.Database+" from "+app.Owner.Name,
+		"REVOKE ALL PRIVILEGES ON `"+app.Database+"`.* FROM ?@?", app.Owner.Name, app.Owner.host())
 }

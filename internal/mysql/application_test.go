@@ -72,3 +72,52 @@ func TestApplicationAndLocalAdmin(t *testing.T) {
 		}
 	})
 }
+
+// TestApplicationGrantIsLiteral: `_` is a wildcard in a database grant, so a grant on `m_sql`
+// would reach `mysql`, one on `s_s` would reach `sys`, and one on `my_app` any `myXapp`. The
+// owner reaches its own database and none of those; a wildcard grant left by an older build is
+// revoked.
+func TestApplicationGrantIsLiteral(t *testing.T) {
+	n := startNodes(t, 1)[0]
+	n.exec(t, "SET GLOBAL super_read_only = OFF", "SET GLOBAL read_only = OFF",
+		"CREATE DATABASE myxapp", "CREATE TABLE myxapp.t (id INT PRIMARY KEY)")
+	for _, row := range []struct {
+		name, database, owner string
+		// wildcardGrantBefore: the owner already holds the unescaped grant, as an older build gave it.
+		wildcardGrantBefore bool
+		// outside are statements the wildcard would have allowed.
+		outside []string
+	}{
+		{name: "m_sql does not reach mysql", database: "m_sql", owner: "o_msql",
+			outside: []string{"SELECT COUNT(*) FROM mysql.user", "UPDATE mysql.user SET authentication_string = '' WHERE user = 'root'"}},
+		{name: "s_s does not reach sys", database: "s_s", owner: "o_ss",
+			outside: []string{"SELECT * FROM sys.version", "CREATE TABLE sys.t (id INT PRIMARY KEY)"}},
+		{name: "my_app does not reach myxapp", database: "my_app", owner: "o_myapp",
+			outside: []string{"SELECT * FROM myxapp.t", "DROP TABLE myxapp.t"}},
+		{name: "a wildcard grant of an older build is revoked", database: "m_sql", owner: "o_old", wildcardGrantBefore: true,
+			outside: []string{"SELECT COUNT(*) FROM mysql.user"}},
+	} {
+		t.Run(row.name, func(t *testing.T) {
+			if row.wildcardGrantBefore {
+				n.exec(t, "CREATE USER "+row.owner+"@'%' IDENTIFIED BY 'pw'", "GRANT ALL ON `"+row.database+"`.* TO "+row.owner+"@'%'")
+			}
+			app := mysql.Application{Database: row.database, Owner: mysql.Account{Name: row.owner, Password: "pw"}}
+			check.Must(t, n.op.CreateApplication(t.Context(), app))
+			check.Must(t, n.op.CreateApplication(t.Context(), app)) // idempotent
+			db, err := n.srv.OpenDB(t.Context(), row.owner, "pw", row.database)
+			check.Must(t, err)
+			defer db.Close()
+			for _, stmt := range []string{"CREATE TABLE IF NOT EXISTS own (id INT PRIMARY KEY)", "INSERT INTO own VALUES (1)", "SELECT COUNT(*) FROM own", "DROP TABLE own"} {
+				if _, err := db.ExecContext(t.Context(), stmt); err != nil {
+					t.Errorf("in its own database %s: %s: %v", row.database, stmt, err)
+				}
+			}
+			for _, stmt := range row.outside {
+				var me *driver.MySQLError
+				if _, err := db.ExecContext(t.Context(), stmt); !errors.As(err, &me) || (me.Number != 1142 && me.Number != 1044) {
+					t.Errorf("%s: want an access-denied error, got %v", stmt, err)
+				}
+			}
+		})
+	}
+}
