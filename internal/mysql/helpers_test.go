@@ -26,9 +26,10 @@ type node struct {
 	db  *sql.DB
 }
 
-func startNodes(t *testing.T, n int) []*node {
+// startNodes starts n servers, with extraArgs on their command lines.
+func startNodes(t *testing.T, n int, extraArgs ...string) []*node {
 	t.Helper()
-	servers := mysqldtest.Start(t, mysqldtest.Options{Count: n})
+	servers := mysqldtest.Start(t, mysqldtest.Options{Count: n, ExtraArgs: extraArgs})
 	nodes := make([]*node, n)
 	for i, s := range servers {
 		op, err := mysql.NewFactory().New(s.MySQLConfig("root", "", ""))

@@ -49,6 +49,8 @@ type Operator interface {
 	// StartReplication starts the replication threads.
 	StartReplication(ctx context.Context) error
 	// StopReplication stops the replication threads; a server that does not replicate is fine.
+	// An applier left inside a transaction the stopped receiver got only in part is ended at
+	// once, not after the server's own 60 s wait (needs performance_schema, on by default).
 	StopReplication(ctx context.Context) error
 	// StartApplier starts the applier (SQL) thread only.
 	StartApplier(ctx context.Context) error
@@ -151,6 +153,7 @@ func (o *operator) Close() error { return o.db.Close() }
 // execer is a pool (*sql.DB) or one session (*sql.Conn).
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // exec runs one statement; what describes it in errors, since the statement may hold a secret.

@@ -2,9 +2,12 @@ package mysql
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
+
+	driver "github.com/go-sql-driver/mysql"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 )
@@ -49,10 +52,93 @@ func (o *operator) StartReplication(ctx context.Context) error {
 	return o.exec(ctx, "starting replication", "START REPLICA")
 }
 
+// StopReplication stops the receiver, ends an applier stuck in a transaction it will never
+// receive the end of (endUnfinishedApply), then stops both threads.
 func (o *operator) StopReplication(ctx context.Context) error {
 	// STOP REPLICA on a server without a channel is a warning, not an error.
+	if err := o.StopReceiver(ctx); err != nil {
+		return err
+	}
+	if err := o.endUnfinishedApply(ctx); err != nil {
+		return err
+	}
 	return o.exec(ctx, "stopping replication", "STOP REPLICA")
 }
+
+// endUnfinishedApply ends the multi-threaded applier with KILL when, the receiver being stopped,
+// it is inside a transaction that was not received whole (a receiver stopped in its middle, as a
+// failover stops the replicas' receivers): its end never comes, and STOP REPLICA would wait for
+// it 60 s (the server's own limit) before stopping the applier just the same. KILL stops it at
+// once; the unfinished transaction is rolled back, and the next source sends it whole (GTID
+// auto-position). An applier inside a transaction received whole is left to finish it. The
+// applier's thread is found through performance_schema.threads: with performance_schema off it
+// is not ended, and STOP REPLICA waits as before.
+func (o *operator) endUnfinishedApply(ctx context.Context) error {
+	var processing, received string
+	var id sql.NullInt64
+	err := o.db.QueryRowContext(ctx, "SELECT c.PROCESSING_TRANSACTION, s.RECEIVED_TRANSACTION_SET, t.PROCESSLIST_ID "+
+		"FROM performance_schema.replication_applier_status_by_coordinator c "+
+		"JOIN performance_schema.replication_connection_status s ON s.CHANNEL_NAME = c.CHANNEL_NAME "+
+		"JOIN performance_schema.threads t ON t.THREAD_ID = c.THREAD_ID "+
+		"WHERE c.CHANNEL_NAME = '' AND c.SERVICE_STATE = 'ON' AND s.SERVICE_STATE = 'OFF'").Scan(&processing, &received, &id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // no channel, no multi-threaded applier running, or a receiver still running
+	}
+	if err != nil {
+		return fmt.Errorf("reading the applier's transaction: %w", err)
+	}
+	if processing == "" || !id.Valid {
+		return nil
+	}
+	tx, err := gtid.Parse(processing)
+	if err != nil {
+		return fmt.Errorf("reading the applier's transaction %q: %w", processing, err)
+	}
+	set, err := gtid.Parse(received)
+	if err != nil {
+		return fmt.Errorf("reading the received transactions: %w", err)
+	}
+	if set.Contains(tx) {
+		return nil
+	}
+	_, err = o.db.ExecContext(ctx, fmt.Sprintf("KILL %d", id.Int64))
+	var me *driver.MySQLError
+	if errors.As(err, &me) && me.Number == erNoSuchThread {
+		return nil // it ended meanwhile
+	}
+	if err != nil {
+		return fmt.Errorf("ending the applier inside %s, a transaction received in part: %w", processing, err)
+	}
+	// A STOP REPLICA that reaches the applier before it has taken the KILL in would still wait.
+	return o.waitApplierStopped(ctx)
+}
+
+// waitApplierStopped polls until the applier thread no longer runs, for at most applierStopWait.
+func (o *operator) waitApplierStopped(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, applierStopWait)
+	defer cancel()
+	for {
+		var state string
+		err := o.db.QueryRowContext(ctx, "SELECT SERVICE_STATE FROM performance_schema.replication_applier_status_by_coordinator WHERE CHANNEL_NAME = ''").Scan(&state)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && state != "ON") {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("waiting for the applier to stop: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the applier to stop: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// applierStopWait bounds the wait for an applier ended with KILL to stop.
+const applierStopWait = 10 * time.Second
+
+// erNoSuchThread: KILL of a thread that is gone.
+const erNoSuchThread = 1094
 
 func (o *operator) StartApplier(ctx context.Context) error {
 	return o.exec(ctx, "starting the applier thread", "START REPLICA SQL_THREAD")

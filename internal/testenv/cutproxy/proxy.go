@@ -21,6 +21,10 @@ type Proxy struct {
 	wg     sync.WaitGroup
 	// flow is closed while bytes may pass; Stall replaces it with an open channel.
 	flow chan struct{}
+	// budget, while limited, is how many more bytes may pass from the target before the proxy
+	// stalls (StallAfter).
+	budget  int
+	limited bool
 }
 
 // Start listens on listenAddr (host:0 picks a port) and forwards to target; the proxy closes at
@@ -64,12 +68,41 @@ func (p *Proxy) Stall() {
 	}
 }
 
+// StallAfter lets n more bytes pass from the target to the clients, then stalls as Stall does:
+// an answer cut off in the middle, as when a network starts dropping packets during a transfer.
+func (p *Proxy) StallAfter(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.budget, p.limited = n, true
+}
+
+// take returns how many of n bytes from the target may pass now, and stalls the proxy once the
+// budget of StallAfter is spent.
+func (p *Proxy) take(n int) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.limited {
+		return n
+	}
+	k := min(n, p.budget)
+	p.budget -= k
+	if p.budget == 0 {
+		p.limited, p.cut = false, true
+		select {
+		case <-p.flow:
+			p.flow = make(chan struct{})
+		default:
+		}
+	}
+	return k
+}
+
 // Restore gives the path back: held and stalled connections are closed (their clients
 // reconnect), new ones are forwarded.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cut = false
+	p.cut, p.limited = false, false
 	p.closeAllLocked()
 }
 
@@ -104,14 +137,19 @@ func (p *Proxy) waitFlow() {
 	<-flow
 }
 
-// pipe copies src to dst, holding every byte while the proxy is stalled, until either fails.
-func (p *Proxy) pipe(dst, src net.Conn) {
+// pipe copies src to dst, holding every byte while the proxy is stalled, until either fails;
+// fromTarget counts the bytes against the budget of StallAfter (those not let through are
+// dropped: the connection is closed before anything passes again).
+func (p *Proxy) pipe(dst, src net.Conn, fromTarget bool) {
 	buf := make([]byte, 32<<10)
 	for {
 		p.waitFlow()
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.waitFlow()
+			if fromTarget {
+				n = p.take(n)
+			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
 			}
@@ -161,8 +199,8 @@ func (p *Proxy) forward(c net.Conn) {
 	p.conns[up] = struct{}{}
 	p.mu.Unlock()
 	done := make(chan struct{}, 2)
-	go func() { p.pipe(up, c); done <- struct{}{} }()
-	go func() { p.pipe(c, up); done <- struct{}{} }()
+	go func() { p.pipe(up, c, false); done <- struct{}{} }()
+	go func() { p.pipe(c, up, true); done <- struct{}{} }()
 	<-done
 	p.drop(c)
 	p.drop(up)

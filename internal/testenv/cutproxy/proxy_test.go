@@ -118,3 +118,41 @@ func TestProxyStall(t *testing.T) {
 		t.Errorf("after the restore: %v", err)
 	}
 }
+
+// TestProxyStallAfter: an answer is cut off after the budget, byte-exact, and the connection
+// then stays open and quiet until Restore.
+func TestProxyStallAfter(t *testing.T) {
+	p := Start(t, "127.0.0.1:0", echo(t))
+	open, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	p.StallAfter(4)
+	if _, err := open.Write([]byte("abcdefgh\n")); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 0, 16)
+	buf := make([]byte, 16)
+	_ = open.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	for {
+		n, err := open.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+				t.Errorf("the cut-off connection failed with %v, want a read timeout (open, quiet)", err)
+			}
+			break
+		}
+	}
+	if string(got) != "abcd" {
+		t.Errorf("received %q, want the first 4 bytes of the answer", got)
+	}
+	if err := roundTrip(p.Addr(), 300*time.Millisecond); err == nil {
+		t.Error("a new connection was answered after the budget was spent")
+	}
+	p.Restore()
+	if err := roundTrip(p.Addr(), 2*time.Second); err != nil {
+		t.Errorf("after the restore: %v", err)
+	}
+}
