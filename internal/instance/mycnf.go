@@ -169,6 +169,8 @@ func (in MyCnfInput) owned() [][2]string {
 		{"ssl_key", in.TLS.KeyFile},
 		{"plugin_load_add", "mysql_clone.so"},
 		{"skip_name_resolve", "ON"},
+		{"persisted_globals_load", "OFF"},
+		{"mysqlx", "OFF"},
 	}...)
 }
 

@@ -61,7 +61,27 @@ var ownedKeys = map[string]string{
 	"rpl_semi_sync_source_wait_for_replica_count": "semi-sync is applied at runtime from the spec",
 	"rpl_semi_sync_source_wait_point":             "semi-sync durability: AFTER_SYNC, applied at runtime",
 	"rpl_semi_sync_source_wait_no_replica":        "semi-sync durability: commits wait without replicas, applied at runtime",
+	"replicate_do_db":                             replicationFilter,
+	"replicate_ignore_db":                         replicationFilter,
+	"replicate_do_table":                          replicationFilter,
+	"replicate_ignore_table":                      replicationFilter,
+	"replicate_wild_do_table":                     replicationFilter,
+	"replicate_wild_ignore_table":                 replicationFilter,
+	"replicate_rewrite_db":                        replicationFilter,
+	"replicate_same_server_id":                    replicationFilter,
+	"binlog_do_db":                                replicationFilter,
+	"binlog_ignore_db":                            replicationFilter,
+	"replica_skip_errors":                         "replication: a skipped error leaves a replica silently different from its primary",
+	"slave_skip_errors":                           "replication: a skipped error leaves a replica silently different from its primary",
+	"replica_exec_mode":                           "replication: IDEMPOTENT ignores the errors that reveal a replica different from its primary",
+	"slave_exec_mode":                             "replication: IDEMPOTENT ignores the errors that reveal a replica different from its primary",
+	"persisted_globals_load":                      "OFF: a SET PERSIST (mysqld-auto.cnf) must not override the operator's settings at the next start",
+	"mysqlx":                                      "OFF: the X Protocol port is not managed (no Service, no TLS policy of the operator's)",
 }
+
+// replicationFilter is why replication filters are the operator's: a filtered replica lacks
+// writes its primary acknowledged, and a promotion of it loses them.
+const replicationFilter = "replication: a filter makes a replica lack writes its primary acknowledged, which a promotion would lose"
 
 // optionPrefixes change how mysqld reads an option; they are stripped before the ownership check
 // so that "loose-sync-binlog" or "skip-log-bin" cannot get around it.

@@ -86,7 +86,7 @@ func TestMyCnfReadByMysqld(t *testing.T) {
 		"innodb-flush-log-at-trx-commit": "1", "ssl-ca": "/tls/ca.crt", "report-host": in.ReportHost,
 		"max-connections": "77", "init-connect": `SET @a = '#x; \ y'`, "secure-file-priv": "",
 		"relay-log-recovery": "FALSE", "skip-name-resolve": "TRUE", "log-replica-updates": "TRUE",
-		"require-secure-transport": "TRUE",
+		"require-secure-transport": "TRUE", "persisted-globals-load": "FALSE", "mysqlx": "OFF",
 	} {
 		if got[key] != want {
 			t.Errorf("mysqld reads %s = %q, want %q", key, got[key], want)

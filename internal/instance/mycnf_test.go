@@ -24,7 +24,8 @@ func TestRenderMyCnfOwnedSettings(t *testing.T) {
 		"super_read_only = ON", "read_only = ON", "skip_replica_start = ON", "sync_binlog = 1", "relay_log_recovery = OFF",
 		"innodb_flush_log_at_trx_commit = 1", "ssl_ca = /tls/ca.crt", "ssl_cert = /tls/tls.crt",
 		"ssl_key = /tls/tls.key", "report_host = c-3.c-headless.ns.svc", "bind_address = *",
-		"datadir = /var/lib/mysql/data", "socket = /run/mysqld/mysqld.sock",
+		"datadir = /var/lib/mysql/data", "socket = /run/mysqld/mysqld.sock", "persisted_globals_load = OFF",
+		"mysqlx = OFF",
 	} {
 		if !strings.Contains(cnf.Text, "\n"+line+"\n") {
 			t.Errorf("my.cnf lacks %q:\n%s", line, cnf.Text)
@@ -109,6 +110,16 @@ func TestRenderMyCnfParameters(t *testing.T) {
 		{"its TLS too", "admin_ssl_ca", "/tmp/ca", "", "administrative interface"},
 		{"authentication cannot be turned off", "skip-grant-tables", "", "", "security"},
 		{"name resolution stays off", "skip_name_resolve", "OFF", "", "security"},
+		{"a replication filter is owned", "replicate-ignore-table", "app.t", "", "filter"},
+		{"a wild filter too", "replicate_wild_do_table", "app.%", "", "filter"},
+		{"a source-side filter too", "binlog_ignore_db", "app", "", "filter"},
+		{"skipped replication errors are owned", "replica_skip_errors", "1062", "", "silently different"},
+		{"their old name too", "slave-skip-errors", "all", "", "silently different"},
+		{"the idempotent applier is owned", "replica_exec_mode", "IDEMPOTENT", "", "IDEMPOTENT"},
+		{"SET PERSIST cannot be let in at start", "persisted_globals_load", "ON", "", "SET PERSIST"},
+		{"the X Protocol stays off", "mysqlx", "ON", "", "X Protocol"},
+		{"skip- cannot hide it", "skip-mysqlx", "", "", "X Protocol"},
+		{"the X Protocol's own settings are the user's (it is off)", "mysqlx_port", "33061", "mysqlx_port = 33061", ""},
 		{"a line break cannot inject options", "init_connect", "x\nserver_id=1", "", "line break"},
 		{"a double quote is refused", "init_connect", `say "hi"`, "", "double quote"},
 		{"a key that is not an option name", "a b", "1", "", "not an option name"},
