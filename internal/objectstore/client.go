@@ -7,6 +7,8 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
+	"net"
+	"syscall"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -55,6 +57,12 @@ var _ Store = (*Client)(nil)
 // context was cancelled.
 const cleanupTimeout = 30 * time.Second
 
+// The dialer settings of minio.DefaultTransport, kept by NewGuarded.
+const (
+	dialTimeout   = 30 * time.Second
+	dialKeepAlive = 30 * time.Second
+)
+
 // Client is a Store on an S3-compatible bucket, through minio-go. It is safe for concurrent use.
 type Client struct {
 	cfg  Config
@@ -62,13 +70,28 @@ type Client struct {
 }
 
 // New returns a Client for cfg. It does no request.
-func New(cfg Config) (*Client, error) {
+func New(cfg Config) (*Client, error) { return NewGuarded(cfg, nil) }
+
+// Control is a net.Dialer Control function: it is called with the IP address and port every
+// connection is about to be made to (after DNS resolution, before the connection, for the first
+// request and for any later one), and an error refuses the connection.
+type Control func(network, address string, c syscall.RawConn) error
+
+// NewGuarded returns a Client for cfg whose connections control may refuse (nil refuses none).
+// The operator opens the object stores users name with the control of internal/egress. A
+// connection through a proxy (HTTPS_PROXY and the like) is made to the proxy, so control sees the
+// proxy's address. It does no request.
+func NewGuarded(cfg Config, control Control) (*Client, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	transport, err := minio.DefaultTransport(cfg.Secure)
 	if err != nil {
 		return nil, fmt.Errorf("building the object store transport: %w", err)
+	}
+	if control != nil {
+		// minio.DefaultTransport's dialer, with control.
+		transport.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: dialKeepAlive, Control: control}).DialContext
 	}
 	if len(cfg.CABundle) > 0 {
 		pool := x509.NewCertPool()

@@ -28,6 +28,10 @@
 // of that and the Secret values ReadSecrets fetched. Credentials never appear in errors or logs:
 // Credentials formats as "[redacted]" whatever the verb.
 //
+// NewGuarded builds a Client whose every connection a Control may refuse, at dial time, by the
+// address being connected to: the operator opens the object stores users name that way
+// (internal/egress). minio-go follows no redirect; a redirect answer is an error.
+//
 // Callers depend on the Store interface; Client implements it with minio-go. Its tests run
 // against a real S3 server (versitygw), through a fault-injecting proxy where they test failures.
 package objectstore
