@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net/netip"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -49,6 +50,10 @@ type Options struct {
 	// Namespaces are the namespaces the operator watches and acts in; empty means every namespace.
 	// Each needs the operator's permissions there (config/namespaced).
 	Namespaces []string
+	// ObjectStoreAllowedCIDRs are the networks the operator may reach object stores in although
+	// they are loopback, link-local or unspecified addresses (ObjectStoreGuard); empty refuses
+	// every such address. For a test or an S3 server beside the operator, never by default.
+	ObjectStoreAllowedCIDRs []netip.Prefix
 	// Clock is the time source of every reconciler; nil means the real clock.
 	Clock clock.PassiveClock
 }
@@ -130,10 +135,25 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	if err := cluster.NewReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := retention.NewReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
+	if err := newRetentionReconciler(mgr, opts).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return nil
+}
+
+// newRetentionReconciler is the retention reconciler, opening object stores behind the guard.
+func newRetentionReconciler(mgr ctrl.Manager, opts Options) *retention.Reconciler {
+	r := retention.NewReconciler(mgr, opts.Clock)
+	r.OpenStore = OpenObjectStore(opts.ObjectStoreAllowedCIDRs)
+	return r
+}
+
+// newBackupReconciler is the Backup reconciler, opening object stores behind the guard.
+func newBackupReconciler(mgr ctrl.Manager, opts Options) *backup.Reconciler {
+	b := backup.NewReconciler(mgr, opts.Clock)
+	b.MaxConcurrentReconciles = opts.BackupWorkers
+	b.OpenStore = openStore(opts.ObjectStoreAllowedCIDRs)
+	return b
 }
 
 // RegisterBackupControllers wires the ScheduledBackup and Backup reconcilers into mgr.
@@ -146,9 +166,7 @@ func RegisterBackupControllers(mgr ctrl.Manager, opts Options) error {
 		MaxConcurrentReconciles: opts.ScheduledBackupWorkers}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	b := backup.NewReconciler(mgr, opts.Clock)
-	b.MaxConcurrentReconciles = opts.BackupWorkers
-	return b.SetupWithManager(mgr)
+	return newBackupReconciler(mgr, opts).SetupWithManager(mgr)
 }
 
 // Run builds the manager and runs it until ctx is cancelled.

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/egress"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
 )
 
@@ -18,12 +20,22 @@ import (
 func NewCommand() *cobra.Command {
 	opts := operator.Options{}
 	zapOpts := zap.Options{}
+	var allowStores []string
 	cmd := &cobra.Command{
 		Use:   "controller",
 		Short: "Run the operator",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+			allowed, err := egress.ParseAllow(allowStores)
+			if err != nil {
+				return fmt.Errorf("--%s: %w", operator.ObjectStoreAllowFlag, err)
+			}
+			opts.ObjectStoreAllowedCIDRs = allowed
+			if len(allowed) > 0 {
+				ctrl.Log.WithName("setup").Info("object stores may be reached at these loopback or link-local networks",
+					"allowed", allowed)
+			}
 			cfg, err := ctrl.GetConfig()
 			if err != nil {
 				return err
@@ -47,6 +59,9 @@ func NewCommand() *cobra.Command {
 		"ScheduledBackups reconciled in parallel; raise it when many schedules share a slot")
 	f.IntVar(&opts.BackupWorkers, "backup-workers", backup.DefaultWorkers,
 		"Backups reconciled in parallel; raise it when many schedules share a slot")
+	f.StringSliceVar(&allowStores, operator.ObjectStoreAllowFlag, nil,
+		"networks (CIDRs or addresses, comma-separated) where the operator may reach object stores although they are "+
+			"loopback, link-local or unspecified addresses, which it refuses otherwise; for a test or an S3 server beside the operator")
 	goFlags := flag.NewFlagSet("", flag.ContinueOnError)
 	zapOpts.BindFlags(goFlags)
 	f.AddGoFlagSet(goFlags)

@@ -38,7 +38,8 @@ type Reconciler struct {
 	// Instances asks instance managers for their status, to choose the target.
 	Instances instances.StatusSource
 	// OpenStore opens the object store to read metadata.json and to delete a deleted Backup's
-	// directory; objectstore.New when nil.
+	// directory; objectstore.New when nil. The operator sets operator.OpenObjectStore, whose
+	// clients refuse loopback and link-local addresses.
 	OpenStore func(objectstore.Config) (objectstore.Store, error)
 	// OperatorImage is the image of the init container that copies the manager binary;
 	// specs.DefaultOperatorImage when empty.

@@ -37,7 +37,8 @@ type Reconciler struct {
 	APIReader client.Reader
 	Recorder  record.EventRecorder
 	Clock     clock.PassiveClock
-	// OpenStore opens a Cluster's object store; objectstore.New when nil.
+	// OpenStore opens a Cluster's object store; objectstore.New when nil. The operator sets
+	// operator.OpenObjectStore, whose clients refuse loopback and link-local addresses.
 	OpenStore func(objectstore.Config) (*objectstore.Client, error)
 	// MaxConcurrentReconciles defaults to defaultWorkers.
 	MaxConcurrentReconciles int
