@@ -41,7 +41,8 @@ func allows(rule networkingv1.NetworkPolicyIngressRule) []int {
 // TestNetworkPolicySample: config/samples/networkpolicy.yaml is accepted by the API server and
 // still matches what the operator builds: it selects the instance Pods of cluster-sample, lets
 // their peers and backup Jobs reach the mysql and control API ports, the operator's Pods (as
-// config/manager deploys them) the control API, and clients the mysql port only.
+// config/manager deploys them) the control API and mysqld's administrative port (the fence),
+// and clients the mysql port only.
 func TestNetworkPolicySample(t *testing.T) {
 	env := kubetest.StartT(t, kubetest.Options{})
 	var policies []networkingv1.NetworkPolicy
@@ -89,7 +90,8 @@ func TestNetworkPolicySample(t *testing.T) {
 	}{
 		{"a peer instance reaches mysql and the control API", pod.Labels, nil, control},
 		{"a backup Job reaches mysql", backup.Spec.Template.Labels, nil, control},
-		{"the operator reaches the control API", operatorPod, operatorNS, []int{specs.ManagerPort}},
+		{"the operator reaches the control API and the administrative port", operatorPod, operatorNS,
+			[]int{specs.ManagerPort, specs.AdminPort}},
 		{"a client reaches mysql only", client, nil, mysql},
 		{"another Pod of the namespace reaches nothing", map[string]string{"app": "other"}, nil, nil},
 	} {
