@@ -20,6 +20,9 @@ const (
 	AppDBNameKey  = "dbname"
 	AppURIKey     = "uri"
 	AppJDBCURIKey = "jdbc-uri"
+	// AppCAKey is the cluster CA's certificate (the trust bundle during a CA roll), for clients
+	// that verify the server; never the CA's key.
+	AppCAKey = "ca.crt"
 )
 
 // AppAccount returns the application database and its owner: bootstrap.initdb's, app by default.
@@ -44,17 +47,17 @@ func AppHost(c *mysqlv1alpha1.Cluster) string {
 
 // BuildAppSecret returns the application Secret <cluster>-app: the owner's name and password, and
 // how to reach the application database through the -rw Service, as separate fields and as
-// connection URIs. The URIs require TLS (the server refuses plain connections unless
-// require_secure_transport is turned off); the server certificate is signed by the cluster CA
-// (ca.crt of <cluster>-ca) for clients that verify it.
+// connection URIs. The URIs ask the client to verify the server (VERIFY_IDENTITY: signed by the
+// cluster CA and naming the -rw Service); ca.crt, the CA's certificate, is added by the Cluster
+// controller once the CA exists (AppTrustData).
 func BuildAppSecret(c *mysqlv1alpha1.Cluster, password string) *corev1.Secret {
 	database, owner := AppAccount(c)
 	host, port := AppHost(c), strconv.Itoa(MySQLPort)
 	hostPort := net.JoinHostPort(host, port)
 	uri := url.URL{Scheme: "mysql", User: url.UserPassword(owner, password), Host: hostPort, Path: "/" + database,
-		RawQuery: "ssl-mode=REQUIRED"}
+		RawQuery: "ssl-mode=VERIFY_IDENTITY"}
 	jdbc := "jdbc:mysql://" + hostPort + "/" + database + "?" + url.Values{
-		"user": {owner}, "password": {password}, "sslMode": {"REQUIRED"}}.Encode()
+		"user": {owner}, "password": {password}, "sslMode": {"VERIFY_IDENTITY"}}.Encode()
 	return &corev1.Secret{
 		ObjectMeta: objectMeta(c, UserSecretName(c.Name, UserApp)),
 		Type:       corev1.SecretTypeBasicAuth,
@@ -68,4 +71,18 @@ func BuildAppSecret(c *mysqlv1alpha1.Cluster, password string) *corev1.Secret {
 			AppJDBCURIKey:               []byte(jdbc),
 		},
 	}
+}
+
+// AppTrustData returns data, the application Secret's, with ca.crt set to bundle, or nil when it
+// already holds it. A Secret the Cluster did not create is never passed here.
+func AppTrustData(data map[string][]byte, bundle []byte) map[string][]byte {
+	if len(bundle) == 0 || string(data[AppCAKey]) == string(bundle) {
+		return nil
+	}
+	out := make(map[string][]byte, len(data)+1)
+	for k, v := range data {
+		out[k] = v
+	}
+	out[AppCAKey] = bundle
+	return out
 }

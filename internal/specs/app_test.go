@@ -32,8 +32,8 @@ func TestBuildAppSecret(t *testing.T) {
 	s := BuildUserSecret(c, UserApp, "pw0")
 	want := map[string]string{
 		"username": "shopper", "password": "pw0", "host": "db-rw." + c.Namespace + ".svc", "port": "3306", "dbname": "shop",
-		"uri":      "mysql://shopper:pw0@db-rw." + c.Namespace + ".svc:3306/shop?ssl-mode=REQUIRED",
-		"jdbc-uri": "jdbc:mysql://db-rw." + c.Namespace + ".svc:3306/shop?password=pw0&sslMode=REQUIRED&user=shopper",
+		"uri":      "mysql://shopper:pw0@db-rw." + c.Namespace + ".svc:3306/shop?ssl-mode=VERIFY_IDENTITY",
+		"jdbc-uri": "jdbc:mysql://db-rw." + c.Namespace + ".svc:3306/shop?password=pw0&sslMode=VERIFY_IDENTITY&user=shopper",
 	}
 	if s.Name != "db-app" || !ownedByCluster(s.ObjectMeta) || len(s.Data) != len(want) {
 		t.Errorf("the app Secret is db-app, owned, with %d keys: %+v", len(want), s)
@@ -46,5 +46,30 @@ func TestBuildAppSecret(t *testing.T) {
 	u, err := url.Parse(string(s.Data["uri"]))
 	if pw, _ := u.User.Password(); err != nil || u.User.Username() != "shopper" || pw != "pw0" || u.Path != "/shop" {
 		t.Errorf("the URI parses back to the same account and database: %v, %v", u, err)
+	}
+}
+
+func TestAppTrustData(t *testing.T) {
+	base := map[string][]byte{"username": []byte("app"), "password": []byte("pw")}
+	for _, tc := range []struct {
+		rule   string
+		data   map[string][]byte
+		bundle string
+		want   bool
+	}{
+		{"a Secret without ca.crt gets the bundle", base, "CA1", true},
+		{"a Secret with another ca.crt gets the new bundle (a CA roll)", map[string][]byte{"ca.crt": []byte("CA0")}, "CA1", true},
+		{"a Secret with the bundle is left alone", map[string][]byte{"ca.crt": []byte("CA1")}, "CA1", false},
+		{"no bundle yet (the CA is still to be made): nothing", base, "", false},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			got := AppTrustData(tc.data, []byte(tc.bundle))
+			if (got != nil) != tc.want {
+				t.Fatalf("AppTrustData = %v, want a change: %v", got, tc.want)
+			}
+			if got != nil && (string(got["ca.crt"]) != tc.bundle || got["ca.key"] != nil || len(got) != len(tc.data)+map[bool]int{true: 0, false: 1}[tc.data["ca.crt"] != nil]) {
+				t.Errorf("AppTrustData = %v, want the Secret's keys and ca.crt %q", got, tc.bundle)
+			}
+		})
 	}
 }

@@ -53,8 +53,14 @@ func (e *Env) Prepare(ctx context.Context, t Target, primary string) (Prepared, 
 	var user string
 	if appExists {
 		user = appUser
-		p.Account = Account{User: appUser, Password: string(secret.Data[corev1.BasicAuthPasswordKey])}
-		p.Note = secretNote + "; mysqld has the account: the checker writes as " + appUser
+		ca := secret.Data[specs.AppCAKey]
+		if len(ca) == 0 {
+			return Prepared{}, fmt.Errorf("the Secret %s has no %s to verify the server with", key.Name, specs.AppCAKey)
+		}
+		p.Account = Account{User: appUser, Password: string(secret.Data[corev1.BasicAuthPasswordKey]), CA: ca,
+			ServerName: string(secret.Data[specs.AppHostKey])}
+		p.Note = secretNote + "; mysqld has the account: the checker writes as " + appUser +
+			", verifying the server with the Secret's " + specs.AppCAKey + " and host " + p.Account.ServerName
 	} else {
 		user = CheckerUser
 		p.Account = Account{User: CheckerUser, Password: rand.Text()}

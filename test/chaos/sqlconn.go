@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"database/sql"
 	"database/sql/driver"
 	"time"
@@ -11,18 +12,31 @@ import (
 )
 
 // Account is the MySQL account the checker connects with.
-type Account struct{ User, Password string }
+type Account struct {
+	User, Password string
+	// CA, when set, is the certificate the server's must chain to, and ServerName the name it
+	// must carry: the application Secret's ca.crt and host (every instance's certificate names
+	// every role Service, so the -rw name verifies on any instance dialed by its IP).
+	CA         []byte
+	ServerName string
+}
 
 // dialConfig is how every connection of the checker is opened: through the node's network
-// namespace, over TLS (the account uses caching_sha2_password; the server certificate names the
-// Services, not the IPs dialed, and the checker tests failover, not TLS, so it is not verified),
-// with short network timeouts so a cut server never stalls a loop for long.
+// namespace, over TLS (the account uses caching_sha2_password), verifying the server as an
+// application does with the app Secret (Account.CA; the checker's own account, used only when
+// the Cluster has no app account, does not verify), with short network timeouts so a cut server
+// never stalls a loop for long.
 func (e *Env) dialConfig(a Account, addr string, read time.Duration) *mysql.Config {
 	cfg := mysql.NewConfig()
 	cfg.User, cfg.Passwd = a.User, a.Password
 	cfg.Net, cfg.Addr = "tcp", addr
 	cfg.DialFunc = e.Dialer.DialContext
 	cfg.TLS = &tls.Config{InsecureSkipVerify: true}
+	if len(a.CA) > 0 {
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(a.CA)
+		cfg.TLS = &tls.Config{RootCAs: pool, ServerName: a.ServerName, MinVersion: tls.VersionTLS12}
+	}
 	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = time.Second, read, read
 	cfg.InterpolateParams = true
 	cfg.ParseTime = true

@@ -75,9 +75,24 @@ func TestCertificatesAndRenewal(t *testing.T) {
 			t.Errorf("the app Secret's %s is %q, want %q", k, app[k], want)
 		}
 	}
-	if !strings.HasPrefix(string(app["uri"]), "mysql://app:"+string(app["password"])+"@db-rw."+ns+".svc:3306/app?") ||
-		!strings.HasPrefix(string(app["jdbc-uri"]), "jdbc:mysql://db-rw."+ns+".svc:3306/app?") {
-		t.Errorf("the app Secret's URIs name the account, the -rw Service and the database: %q, %q", app["uri"], app["jdbc-uri"])
+	if !strings.HasPrefix(string(app["uri"]), "mysql://app:"+string(app["password"])+"@db-rw."+ns+".svc:3306/app?ssl-mode=VERIFY_IDENTITY") ||
+		!strings.HasPrefix(string(app["jdbc-uri"]), "jdbc:mysql://db-rw."+ns+".svc:3306/app?") ||
+		!strings.Contains(string(app["jdbc-uri"]), "sslMode=VERIFY_IDENTITY") {
+		t.Errorf("the app Secret's URIs name the account, the -rw Service and the database, and verify the server: %q, %q", app["uri"], app["jdbc-uri"])
+	}
+	// Clients verify the server with the app Secret alone: it carries the CA's certificate, never
+	// its key, and the -rw name verifies on every instance's certificate.
+	check.Eventually(t, waitTimeout, "the app Secret carries the CA's certificate", func(context.Context) (bool, error) {
+		return string(secretData(t, ns, "db-app")["ca.crt"]) == string(secretData(t, ns, "db-ca")["ca.crt"]), nil
+	})
+	if secretData(t, ns, "db-app")["ca.key"] != nil {
+		t.Error("the app Secret carries the CA's key")
+	}
+	appRoots := x509.NewCertPool()
+	appRoots.AppendCertsFromPEM(secretData(t, ns, "db-app")["ca.crt"])
+	if _, err := leaf(t, ns, "db-2-server-tls").Verify(x509.VerifyOptions{Roots: appRoots, DNSName: "db-rw." + ns + ".svc",
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, CurrentTime: clk.Now()}); err != nil {
+		t.Errorf("an instance's certificate does not verify as db-rw.%s.svc with the app Secret's ca.crt: %v", ns, err)
 	}
 	passwords := map[string]string{}
 	for _, u := range []string{"root", "replication", "backup", "app"} {

@@ -153,8 +153,8 @@ func testAppAccount(t *testing.T, w *accountsWorld) {
 	// The URI, parsed as a client library would.
 	u := must1(url.Parse(s["uri"]))(t)
 	uriPassword, _ := u.User.Password()
-	if u.Scheme != "mysql" || u.Host != hostPort || u.Query().Get("ssl-mode") != "REQUIRED" {
-		t.Fatalf("the URI %s is not mysql://...@%s/...?ssl-mode=REQUIRED", u.Redacted(), hostPort)
+	if u.Scheme != "mysql" || u.Host != hostPort || u.Query().Get("ssl-mode") != "VERIFY_IDENTITY" {
+		t.Fatalf("the URI %s is not mysql://...@%s/...?ssl-mode=VERIFY_IDENTITY", u.Redacted(), hostPort)
 	}
 	fromURI := driver.NewConfig()
 	fromURI.User, fromURI.Passwd, fromURI.Net, fromURI.Addr, fromURI.DBName = u.User.Username(), uriPassword, network, u.Host,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
@@ -41,6 +42,15 @@ type SecretWork struct {
 	CASecret *corev1.Secret
 	// Certificates are the leaf certificates to issue, in a stable order.
 	Certificates []CertWork
+	// AppTrust, when set, writes the CA's certificate (the trust bundle) into the application
+	// Secret, which the Cluster created: clients verify the server with it.
+	AppTrust *AppTrustWork
+}
+
+// AppTrustWork is the application Secret and the data it gets (specs.AppTrustData).
+type AppTrustWork struct {
+	Live *corev1.Secret
+	Data map[string][]byte
 }
 
 // CertWork is one certificate Secret to issue, and why.
@@ -132,6 +142,15 @@ func planSecrets(c *v1.Cluster, instances []string, live map[string]*corev1.Secr
 	}
 	for i := range w.Certificates {
 		w.Certificates[i].Live = live[w.Certificates[i].Secret]
+	}
+	appTrust := trust
+	if w.EndRoll {
+		appTrust = Trust{Current: trust.Current}
+	}
+	if app := live[specs.UserSecretName(c.Name, specs.UserApp)]; app != nil && metav1.IsControlledBy(app, c) {
+		if data := specs.AppTrustData(app.Data, appTrust.bundle()); data != nil {
+			w.AppTrust = &AppTrustWork{Live: app, Data: data}
+		}
 	}
 	return w
 }

@@ -65,6 +65,14 @@ func (r *Reconciler) writeSecrets(ctx context.Context, c *v1.Cluster, w SecretWo
 		log.FromContext(ctx).Info("issued certificate", "secret", cw.Secret, "reason", cw.Reason, "trustOnly", cw.TrustOnly)
 		events = append(events, evCertificateIssued.With(cw.Secret, cw.Reason))
 	}
+	if t := w.AppTrust; t != nil {
+		next := t.Live.DeepCopy()
+		next.Data = t.Data
+		if err := kit.PatchSpec(ctx, r.Client, next, t.Live); err != nil {
+			return events, fmt.Errorf("writing the CA certificate into Secret %s: %w", t.Live.Name, err)
+		}
+		log.FromContext(ctx).Info("wrote the CA certificate into the application Secret", "secret", t.Live.Name)
+	}
 	return events, nil
 }
 
