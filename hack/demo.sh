@@ -61,9 +61,12 @@ up() {
 	k create namespace "$DEMO_NS" >/dev/null
 
 	log "starting the operator (manager controller)"
+	# The operator runs on this host, and config/samples names an object store on its loopback
+	# (127.0.0.1:9000): allowed here only, the operator refuses loopback endpoints by default.
 	setsid "$DEMO_DIR/manager" controller --kubeconfig "$KUBECONFIG_FILE" \
 		--leader-election-namespace cloudnative-mysql-system \
 		--metrics-bind-address 127.0.0.1:18080 --health-probe-bind-address "$PROBES" \
+		--object-store-allowed-cidrs 127.0.0.1/32 \
 		>"$DEMO_DIR/operator.log" 2>&1 &
 	echo $! >"$DEMO_DIR/operator.pid"
 	wait_for 60 "the operator to be ready" operator curl -fsS "http://$PROBES/readyz"
