@@ -22,6 +22,7 @@ manifests: ## CRDs and RBAC under config/
 	$(CONTROLLER_GEN) crd:maxDescLen=512 rbac:roleName=cloudnative-mysql-manager \
 		paths=./api/... paths=./internal/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	go run ./hack/crdconditions config/crd/bases
 
 verify-generated: generate manifests ## fail when generated files differ from the checked-in ones
 	@git diff --exit-code -- api config || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }

@@ -109,6 +109,7 @@ type BackupStatus struct {
 
 	// Size of the archive in bytes.
 	// +optional
+	// +kubebuilder:validation:Maximum=9007199254740991
 	Size int64 `json:"size,omitempty"`
 
 	// GTIDExecuted is the GTID set the backup contains.
@@ -119,6 +120,7 @@ type BackupStatus struct {
 	// +optional
 	BinlogFile string `json:"binlogFile,omitempty"`
 	// +optional
+	// +kubebuilder:validation:Maximum=9007199254740991
 	BinlogPosition int64 `json:"binlogPosition,omitempty"`
 
 	// ServerVersion of the instance backed up.
@@ -127,8 +129,12 @@ type BackupStatus struct {
 
 	// StartedAt and CompletedAt bound the backup.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 
 	// Error says why a failed backup failed.

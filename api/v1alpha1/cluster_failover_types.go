@@ -12,6 +12,8 @@ type PrimaryCatchUp struct {
 	// TargetPrimaryTimestamp is status.targetPrimaryTimestamp of the primary change it was
 	// recorded for: a record left by an earlier change to the same instance does not count.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	TargetPrimaryTimestamp *metav1.Time `json:"targetPrimaryTimestamp,omitempty"`
 	// GTIDSet is the set, in MySQL's text form ("" for none).
 	// +optional
@@ -28,10 +30,14 @@ type DataLossAcceptance struct {
 	// FormerPrimary is the failing primary whose acknowledged-alone commits are given up.
 	FormerPrimary string `json:"formerPrimary"`
 	// FailingSince is status.primaryFailingSince when it was given: the failure it is for.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	FailingSince metav1.Time `json:"failingSince"`
 	// Instance is the replica to promote.
 	Instance string `json:"instance"`
 	// AcceptedAt is when it was requested.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	AcceptedAt metav1.Time `json:"acceptedAt"`
 	// Lost is what the operator could tell of the loss when it named Instance the target: the GTID
 	// set FormerPrimary fell back at (its commits after it may be lost) and what Instance holds.
@@ -39,6 +45,8 @@ type DataLossAcceptance struct {
 	Lost string `json:"lost,omitempty"`
 	// PromotedAt is when the failover named Instance the target primary.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	PromotedAt *metav1.Time `json:"promotedAt,omitempty"`
 }
 
@@ -47,9 +55,13 @@ type DataLossAcceptance struct {
 // all in GTIDSet, its gtid_executed as it reported it while read-only. A failover whose candidate
 // holds GTIDSet loses none of them, even once the old primary no longer answers.
 type FallbackCaughtUp struct {
-	FormerPrimary string      `json:"formerPrimary"`
-	FailingSince  metav1.Time `json:"failingSince"`
-	FellBackAt    metav1.Time `json:"fellBackAt"`
+	FormerPrimary string `json:"formerPrimary"`
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	FailingSince metav1.Time `json:"failingSince"`
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	FellBackAt metav1.Time `json:"fellBackAt"`
 	// +optional
 	GTIDSet string `json:"gtidSet,omitempty"`
 }

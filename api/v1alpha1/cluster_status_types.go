@@ -8,6 +8,7 @@ import (
 type ClusterStatus struct {
 	// ObservedGeneration is the spec generation the status describes.
 	// +optional
+	// +kubebuilder:validation:Maximum=9007199254740991
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Instances is the number of instance Pods that exist.
@@ -31,6 +32,8 @@ type ClusterStatus struct {
 
 	// CurrentPrimaryTimestamp is when CurrentPrimary became primary.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	CurrentPrimaryTimestamp *metav1.Time `json:"currentPrimaryTimestamp,omitempty"`
 
 	// TargetPrimary is the desired primary; instances converge to it. Setting it to a replica's
@@ -40,6 +43,8 @@ type ClusterStatus struct {
 
 	// TargetPrimaryTimestamp is when TargetPrimary was last changed.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	TargetPrimaryTimestamp *metav1.Time `json:"targetPrimaryTimestamp,omitempty"`
 
 	// TargetPrimaryCatchUp is what the target of a primary change must have executed before it
@@ -51,6 +56,8 @@ type ClusterStatus struct {
 
 	// PrimaryFailingSince is when the current primary was first seen unhealthy; empty while healthy.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	PrimaryFailingSince *metav1.Time `json:"primaryFailingSince,omitempty"`
 
 	// FailingPrimary is the instance that was the primary when PrimaryFailingSince was recorded;
@@ -88,6 +95,8 @@ type ClusterStatus struct {
 
 	// LastRetentionRunTime is when the last retention pass ran; passes run at most hourly.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	LastRetentionRunTime *metav1.Time `json:"lastRetentionRunTime,omitempty"`
 
 	// Recovery is the base backup the Cluster was restored from (bootstrap.recovery), set once the
@@ -120,24 +129,33 @@ type BinlogArchiveStatus struct {
 	LastSegment string `json:"lastSegment,omitempty"`
 	// LastArchivedTime is the commit time of the newest archived transaction.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	LastArchivedTime *metav1.MicroTime `json:"lastArchivedTime,omitempty"`
 	// LagSeconds is how far the archive trailed the primary when reported: the age of the oldest
 	// transaction not archived yet, 0 when everything was archived.
 	// +optional
+	// +kubebuilder:validation:Maximum=9007199254740991
 	LagSeconds int64 `json:"lagSeconds"`
 	// RecoverableFrom and RecoverableTo bound the instants a recovery with targetTime can reach:
 	// from the end of the oldest base backup the archive carries without a gap (a clone backup
 	// is consistent as of its end) to the newest transaction that chain reaches. Empty when no
 	// base backup can be carried to the newest archived transaction.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	RecoverableFrom *metav1.MicroTime `json:"recoverableFrom,omitempty"`
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	RecoverableTo *metav1.MicroTime `json:"recoverableTo,omitempty"`
 	// FirstRecoverableBackup is the backup RecoverableFrom is the end of, <backup-name>/<backup-id>.
 	// +optional
 	FirstRecoverableBackup string `json:"firstRecoverableBackup,omitempty"`
 	// ReportedAt is when the archiver last changed this status.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	ReportedAt *metav1.Time `json:"reportedAt,omitempty"`
 }
 
@@ -157,6 +175,8 @@ type SemiSyncStatus struct {
 	Clients int32 `json:"clients,omitempty"`
 	// LastTransitionTime is when Active last changed.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
 }
 
@@ -174,14 +194,20 @@ type RecoveryStatus struct {
 	GTIDExecuted string `json:"gtidExecuted,omitempty"`
 	// BackupStartedAt and BackupStoppedAt bound the backup.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	BackupStartedAt *metav1.Time `json:"backupStartedAt,omitempty"`
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	BackupStoppedAt *metav1.Time `json:"backupStoppedAt,omitempty"`
 	// Instance is the instance restored from the backup (the first primary).
 	// +optional
 	Instance string `json:"instance,omitempty"`
 	// RecoveredAt is when the restore was verified.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	RecoveredAt *metav1.Time `json:"recoveredAt,omitempty"`
 	// PointInTime records the replay of archived binlogs when bootstrap.recovery has a
 	// recoveryTarget.
@@ -194,8 +220,10 @@ type PointInTimeStatus struct {
 	// Target is the recovery target as reached, e.g. "time 2026-11-25T04:00:00Z".
 	Target string `json:"target"`
 	// Segments is how many archived binlog segments were downloaded, checked and replayed.
+	// +kubebuilder:validation:Maximum=2147483647
 	Segments int32 `json:"segments"`
 	// Transactions is how many transactions were replayed on top of the base backup.
+	// +kubebuilder:validation:Maximum=9007199254740991
 	Transactions int64 `json:"transactions"`
 	// GTIDExecuted is the restored server's gtid_executed after the replay, checked equal to
 	// the base backup's plus the transactions up to the target.

@@ -230,6 +230,7 @@ type RecoveryTarget struct {
 	// fractional digits) would let one Cluster stop the operator's cache of every Cluster.
 	// +kubebuilder:validation:Format=date-time
 	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	TargetTime string `json:"targetTime,omitempty"`
 
 	// TargetGTID: the restored gtid_executed is exactly this GTID set (as MySQL prints

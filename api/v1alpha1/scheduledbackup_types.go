@@ -88,24 +88,33 @@ type ScheduledBackupSpec struct {
 type ScheduledBackupStatus struct {
 	// LastCheckTime is the last time the schedule was evaluated.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	LastCheckTime *metav1.Time `json:"lastCheckTime,omitempty"`
 
 	// LastScheduleTime is the last slot that produced or adopted a Backup.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
 
 	// NextScheduleTime is the next expected slot.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	NextScheduleTime *metav1.Time `json:"nextScheduleTime,omitempty"`
 
 	// LastSkipped is the last slot or moment deliberately not run (consumed skipImmediately, or a
 	// slot whose name a foreign Backup holds); the later of it and LastScheduleTime is the cron
 	// reference.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	LastSkipped *metav1.Time `json:"lastSkipped,omitempty"`
 
 	// ObservedGeneration is the spec generation the status describes.
 	// +optional
+	// +kubebuilder:validation:Maximum=9007199254740991
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions: Ready (the schedule parses and runs), Degraded (recent Backups failed).
