@@ -70,16 +70,15 @@ type ClusterSpec struct {
 	// Storage is the persistent volume of each instance.
 	Storage StorageConfiguration `json:"storage"`
 
-	// The rules below name their keys: a rule over every key of the maps exceeds the API server's
-	// CEL cost budget.
-
-	// Resources of the MySQL container of each instance. Negative cpu, memory and ephemeral-storage
-	// quantities, and requests of those above their limits, are refused.
+	// Resources of the MySQL container of each instance. Every value must be a quantity;
+	// negative cpu, memory and ephemeral-storage quantities, and requests of those above their
+	// limits, are refused. The rules below name those keys; other resources (extended ones) are
+	// checked when the API server validates the instance Pods.
 	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || ['cpu', 'memory', 'ephemeral-storage'].all(k, !(k in self.requests) || !quantity(string(self.requests[k])).isLessThan(quantity('0')))",message="resources.requests cpu, memory and ephemeral-storage must not be negative"
 	// +kubebuilder:validation:XValidation:rule="!has(self.limits) || ['cpu', 'memory', 'ephemeral-storage'].all(k, !(k in self.limits) || !quantity(string(self.limits[k])).isLessThan(quantity('0')))",message="resources.limits cpu, memory and ephemeral-storage must not be negative"
 	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || !has(self.limits) || ['cpu', 'memory', 'ephemeral-storage'].all(k, !(k in self.requests) || !(k in self.limits) || !quantity(string(self.requests[k])).isGreaterThan(quantity(string(self.limits[k]))))",message="resources.requests cpu, memory and ephemeral-storage must not exceed their limits"
 	// +optional
-	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+	Resources ResourceRequirements `json:"resources,omitempty"`
 
 	// Managed configures objects the operator manages beside the instances, such as Services.
 	// +optional
@@ -94,10 +93,50 @@ type ClusterSpec struct {
 	Backup *BackupConfiguration `json:"backup,omitempty"`
 }
 
+// ResourceRequirements are the requests and limits of a container, as corev1.ResourceRequirements
+// with bounds of its own: every value of requests and limits is checked with isQuantity (the
+// quantity pattern admits strings such as 1e1.5 that do not decode, and one such value would stop
+// the operator's cache of every Cluster). Each map holds at most 16 resources: the API server
+// estimates a rule over every value of a map from its largest size, and the rule fits its CEL
+// cost budget up to 31 values (a value's length is unbounded, so each costs the most a string can).
+type ResourceRequirements struct {
+	// Limits are the most of each resource the container may use.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:validation:MaxProperties=16
+	// +kubebuilder:validation:XValidation:rule="self.all(k, type(self[k]) == int || isQuantity(self[k]))",message="resources.limits values must be quantities such as 500m, 1Gi or 2"
+	// +optional
+	Limits corev1.ResourceList `json:"limits,omitempty"`
+
+	// Requests are the least of each resource the container is scheduled with; those left out
+	// default to the limits.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:validation:MaxProperties=16
+	// +kubebuilder:validation:XValidation:rule="self.all(k, type(self[k]) == int || isQuantity(self[k]))",message="resources.requests values must be quantities such as 500m, 1Gi or 2"
+	// +optional
+	Requests corev1.ResourceList `json:"requests,omitempty"`
+
+	// Claims names entries of the Pod's resourceClaims the container uses (dynamic resource
+	// allocation).
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Claims []corev1.ResourceClaim `json:"claims,omitempty"`
+}
+
+// Container returns the requirements as a container takes them, sharing nothing with r.
+func (r *ResourceRequirements) Container() corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{
+		Limits:   r.Limits.DeepCopy(),
+		Requests: r.Requests.DeepCopy(),
+		Claims:   append([]corev1.ResourceClaim(nil), r.Claims...),
+	}
+}
+
 // StorageConfiguration describes the PersistentVolumeClaim of each instance.
 type StorageConfiguration struct {
 	// Size of each instance's volume.
-	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self > 0 : quantity(self).isGreaterThan(quantity('0'))",message="storage.size must be greater than zero"
+	// +kubebuilder:validation:XValidation:rule="type(self) == int || isQuantity(self)",message="storage.size must be a quantity such as 10Gi"
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self > 0 : (!isQuantity(self) || quantity(self).isGreaterThan(quantity('0')))",message="storage.size must be greater than zero"
 	Size resource.Quantity `json:"size"`
 	// StorageClass of the claims; the cluster default when empty.
 	// +kubebuilder:validation:MaxLength=253
@@ -280,7 +319,8 @@ type BackupConfiguration struct {
 	RetentionCount *int32 `json:"retentionCount,omitempty"`
 
 	// RetentionSize keeps the newest base backups whose total size fits this budget.
-	// +kubebuilder:validation:XValidation:rule="quantity(self).isGreaterThan(quantity('0'))",message="retentionSize must be greater than zero"
+	// +kubebuilder:validation:XValidation:rule="type(self) == int || isQuantity(self)",message="retentionSize must be a quantity such as 500Gi"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(self) || quantity(self).isGreaterThan(quantity('0'))",message="retentionSize must be greater than zero"
 	// +optional
 	RetentionSize *resource.Quantity `json:"retentionSize,omitempty"`
 

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -113,4 +115,25 @@ func FuzzParseRetentionWindow(f *testing.F) {
 			t.Fatalf("%q parsed to %v, not a positive whole number of days", s, d)
 		}
 	})
+}
+
+func TestResourceRequirementsContainerSharesNothing(t *testing.T) {
+	r := ResourceRequirements{
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")},
+		Claims:   []corev1.ResourceClaim{{Name: "gpu"}},
+	}
+	c := r.Container()
+	if !c.Limits.Memory().Equal(resource.MustParse("1Gi")) || !c.Requests.Cpu().Equal(resource.MustParse("500m")) ||
+		len(c.Claims) != 1 || c.Claims[0].Name != "gpu" {
+		t.Fatalf("Container() = %+v", c)
+	}
+	c.Limits[corev1.ResourceMemory] = resource.MustParse("2Gi")
+	c.Claims[0].Name = "other"
+	if !r.Limits.Memory().Equal(resource.MustParse("1Gi")) || r.Claims[0].Name != "gpu" {
+		t.Errorf("changing the container's copy changed the spec: %+v", r)
+	}
+	if empty := (&ResourceRequirements{}).Container(); empty.Limits != nil || empty.Requests != nil || empty.Claims != nil {
+		t.Errorf("an empty spec gives %+v, want nothing set", empty)
+	}
 }

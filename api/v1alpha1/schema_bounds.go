@@ -3,7 +3,7 @@ package v1alpha1
 // What the schema admits, the operator's informers must decode: a single stored object that does
 // not decode into these types makes every list of its kind fail, and the operator then reconciles
 // no object of that kind in any namespace. The API server's own checks are looser than the Go
-// decoders in these places, so every field of these kinds carries a bound of its own (the test
+// decoders in three places, so every field of these kinds carries a bound of its own (the test
 // TestGeneratedCRDsAdmitOnlyWhatTheOperatorDecodes in test/admission walks the generated CRDs for
 // them):
 //
@@ -16,6 +16,10 @@ package v1alpha1
 //     while metav1.Time decodes only RFC 3339 with an upper-case T and Z, and metav1.MicroTime
 //     only with exactly six fractional digits. Every time carries TimePattern or
 //     MicroTimePattern (the markers repeat them literally; a test checks they are these).
+//   - Quantities: the quantity pattern admits strings such as 1e1.5 that resource.ParseQuantity
+//     refuses. Every quantity, and every value of a map of quantities, is checked with CEL
+//     isQuantity; a map has a MaxProperties so that the rule over its values fits the API
+//     server's CEL cost budget.
 
 // TimePattern is the schema pattern of a metav1.Time: RFC 3339 as time.Parse(time.RFC3339)
 // decodes it, upper-case T and Z, optional fractional seconds, Z or a ±hh:mm offset. Day-of-month

@@ -16,7 +16,7 @@ func testCluster() *mysqlv1alpha1.Cluster {
 			Instances: 3,
 			ImageName: "percona/percona-server:8.4",
 			Storage:   mysqlv1alpha1.StorageConfiguration{Size: resource.MustParse("1Gi")},
-			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
+			Resources: mysqlv1alpha1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
 		},
 	}
 }

@@ -139,7 +139,7 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 			{Name: ProbePortName, ContainerPort: ProbePort, Protocol: corev1.ProtocolTCP},
 			{Name: AdminPortName, ContainerPort: AdminPort, Protocol: corev1.ProtocolTCP},
 		},
-		Resources:      *c.Spec.Resources.DeepCopy(),
+		Resources:      c.Spec.Resources.Container(),
 		StartupProbe:   managerProbe(StartupPath, 10, 360),
 		ReadinessProbe: managerProbe(ReadinessPath, 5, 3),
 		LivenessProbe:  managerProbe(LivenessPath, 10, 3),
