@@ -42,7 +42,7 @@ func allows(rule networkingv1.NetworkPolicyIngressRule) []int {
 // still matches what the operator builds: it selects the instance Pods of cluster-sample, lets
 // their peers and backup Jobs reach the mysql and control API ports, the operator's Pods (as
 // config/manager deploys them) the control API and mysqld's administrative port (the fence),
-// and clients the mysql port only.
+// and clients the mysql port only. The API server accepts the operator's egress policy too.
 func TestNetworkPolicySample(t *testing.T) {
 	env := kubetest.StartT(t, kubetest.Options{})
 	var policies []networkingv1.NetworkPolicy
@@ -60,10 +60,10 @@ func TestNetworkPolicySample(t *testing.T) {
 		}
 		check.Must(t, env.Client.Create(t.Context(), p))
 	}
-	if len(policies) != 2 {
-		t.Fatalf("want the instances' and the operator's policies, got %d", len(policies))
+	if len(policies) != 3 {
+		t.Fatalf("want the instances' policy and the operator's ingress and egress policies, got %d", len(policies))
 	}
-	instances, op := policies[0], policies[1]
+	instances, op := policies[0], policies[1] // the egress policy: TestOperatorEgressPolicy
 
 	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-sample", Namespace: ns},
 		Spec: v1.ClusterSpec{Backup: &v1.BackupConfiguration{ObjectStore: &v1.ObjectStoreConfiguration{}}}}
