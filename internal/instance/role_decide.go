@@ -92,6 +92,10 @@ type RoleDecision struct {
 	// read-only, so that no commit is acknowledged without its replicas' acknowledgements; nil
 	// when semi-sync is not managed or nothing needs to change (the caller fills it in).
 	SemiSync *mysql.SemiSyncSettings
+	// Soon asks for the next pass after SoonInterval rather than the period: the decision waits
+	// for a step of a switchover that takes a fraction of a second (the old primary turning
+	// read-only).
+	Soon bool
 	// Reason explains the decision in a few words, for logs and events.
 	Reason string
 }
@@ -163,9 +167,9 @@ func decideTarget(in RoleInput) RoleDecision {
 	case old == "" || old == in.Instance:
 		return RoleDecision{Action: ActPrimary, Reason: "target primary"}
 	case in.PrimaryExecuted != nil && in.PrimaryWritable:
-		return RoleDecision{Action: ActHold, Reason: "waiting for " + old + " to turn read-only"}
+		return RoleDecision{Action: ActHold, Soon: true, Reason: "waiting for " + old + " to turn read-only"}
 	case in.PrimaryExecuted != nil && in.PrimaryAckWaiters > 0:
-		return RoleDecision{Action: ActHold, Reason: "waiting for the commits of " + old + " that wait for semi-sync acknowledgements: its final GTID set is not known yet"}
+		return RoleDecision{Action: ActHold, Soon: true, Reason: "waiting for the commits of " + old + " that wait for semi-sync acknowledgements: its final GTID set is not known yet"}
 	case in.PrimaryExecuted != nil:
 		catchUp := *in.PrimaryExecuted
 		if recorded != nil {

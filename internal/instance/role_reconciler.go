@@ -158,30 +158,40 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	if r.State != nil {
 		r.State.SetDiverged(d.Action == ActDiverged)
 	}
-	followSemiSync := r.ManageSemiSync && d.Action == ActFollow
-	if followSemiSync && !local.Writable() {
-		// A replica that is read-only when the pass begins gets its semi-sync settings before it
-		// connects to its source: a server that was primary has the replica side off, and its
-		// first connection to the new primary would receive, without acknowledging, the commit
-		// that primary waits on; the restart of the receiver that turns the replica side on then
-		// starts after it, so that commit would wait until a later one is acknowledged (seconds
-		// of write unavailability after a switchover). A failure here must not keep the replica
-		// from following: the settings are then tried again after Apply, as for a replica that
-		// was writable when the pass began.
-		if err := r.convergeSemiSync(ctx, cluster, false, local); err != nil {
-			r.Log.Info("semi-sync settings not applied before following; trying again after", "error", err.Error())
-		} else {
-			followSemiSync = false
+	var out RoleOutcome
+	// Every change of replication on this server, here and through the control API (what the
+	// operator tells about acknowledging, which restarts the receiver; the failover's stop of the
+	// receiver), runs under the participation's lock: mysqld's replication statements from two
+	// sessions at once (START REPLICA here, STOP and START REPLICA IO_THREAD there) left the
+	// relay log index naming "." and the channel unable to start again (error 1872), for good.
+	err = r.Participation.Converge(func(told semisync.Participation) error {
+		followSemiSync := r.ManageSemiSync && d.Action == ActFollow
+		if followSemiSync && !local.Writable() {
+			// A replica that is read-only when the pass begins gets its semi-sync settings before
+			// it connects to its source: a server that was primary has the replica side off, and
+			// its first connection to the new primary would receive, without acknowledging, the
+			// commit that primary waits on; the restart of the receiver that turns the replica
+			// side on then starts after it, so that commit would wait until a later one is
+			// acknowledged (seconds of write unavailability after a switchover). A failure here
+			// must not keep the replica from following: the settings are then tried again after
+			// Apply, as for a replica that was writable when the pass began.
+			if err := r.convergeSemiSyncTold(ctx, cluster, false, local, told); err != nil {
+				r.Log.Info("semi-sync settings not applied before following; trying again after", "error", err.Error())
+			} else {
+				followSemiSync = false
+			}
 		}
-	}
-	out, err := r.Actor.Apply(ctx, d, local)
+		var err error
+		if out, err = r.Actor.Apply(ctx, d, local); err != nil {
+			return err
+		}
+		if followSemiSync {
+			return r.convergeSemiSyncTold(ctx, cluster, false, local, told)
+		}
+		return nil
+	})
 	if err != nil {
 		return d, err
-	}
-	if followSemiSync {
-		if err := r.convergeSemiSync(ctx, cluster, false, local); err != nil {
-			return d, err
-		}
 	}
 	return d, r.report(ctx, cluster, d, out, local)
 }
@@ -201,14 +211,18 @@ func (r *RoleReconciler) primarySemiSync(spec *v1alpha1.ClusterSpec, local *mysq
 // primary that was writable when the pass began keeps a fallback: one that was read-only has
 // just been promoted with the source side on.
 func (r *RoleReconciler) convergeSemiSync(ctx context.Context, cluster *v1alpha1.Cluster, primary bool, local *mysql.Status) error {
+	return r.Participation.Converge(func(told semisync.Participation) error {
+		return r.convergeSemiSyncTold(ctx, cluster, primary, local, told)
+	})
+}
+
+// convergeSemiSyncTold is convergeSemiSync for a caller that holds the participation's lock and
+// read what the operator told.
+func (r *RoleReconciler) convergeSemiSyncTold(ctx context.Context, cluster *v1alpha1.Cluster, primary bool, local *mysql.Status,
+	told semisync.Participation) error {
 	fallenBack, _ := r.Fallback.FallenBack()
 	fallenBack = fallenBack && primary && local.Writable()
-	var changed bool
-	err := r.Participation.Converge(func(told semisync.Participation) error {
-		var err error
-		changed, err = ConvergeSemiSync(ctx, r.Actor.Op, &cluster.Spec, primary, local.SemiSync, fallenBack, told)
-		return err
-	})
+	changed, err := ConvergeSemiSync(ctx, r.Actor.Op, &cluster.Spec, primary, local.SemiSync, fallenBack, told)
 	if err != nil {
 		return fmt.Errorf("converging semi-sync: %w", err)
 	}
@@ -413,10 +427,15 @@ func (r *RoleReconciler) Run(ctx context.Context, interval time.Duration) {
 			r.Log.Info("role decision", "action", d.Action.String(), "source", d.Source, "reason", d.Reason)
 			last = d.Action
 		}
+		var soon <-chan time.Time
+		if err == nil && d.Soon {
+			soon = time.After(SoonInterval)
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+		case <-soon:
 		case <-r.Wake:
 			// Woken by a change of the Cluster: at most one pass per wakeGap, however often the
 			// operator patches its status.
@@ -428,6 +447,10 @@ func (r *RoleReconciler) Run(ctx context.Context, interval time.Duration) {
 		}
 	}
 }
+
+// SoonInterval is the time to the next pass after a decision that waits for a step of a
+// switchover that takes a fraction of a second (RoleDecision.Soon).
+const SoonInterval = 100 * time.Millisecond
 
 // wakeGap is how long a pass woken by a change of the Cluster waits first: the changes that
 // come together (a promotion recorded, the labels, the conditions) are read in one pass.
