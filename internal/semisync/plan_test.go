@@ -60,6 +60,8 @@ func TestPlanSemiSync(t *testing.T) {
 			true, 2, []string{"c-2", "c-3"}, false, true},
 		{"required with every replica down", semiSyncSpec(true, req, 1, 1), replicas(false, false),
 			true, 1, []string{"c-2"}, false, true},
+		{"minSyncReplicas and maxSyncReplicas at their default 0: one acknowledgement, one participant", semiSyncSpec(true, pref, 0, 0), replicas(true, true, true),
+			true, 1, []string{"c-2"}, false, false},
 		{"maxSyncReplicas bounds the participants, healthy first", semiSyncSpec(true, pref, 1, 1), replicas(false, true, true),
 			true, 1, []string{"c-3"}, false, false},
 		{"a healthy replica replaces a failed participant", semiSyncSpec(true, req, 1, 2), replicas(false, true, true),
