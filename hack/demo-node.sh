@@ -168,13 +168,22 @@ EOF
 	find "$DEMO_DIR/s3/backups" -type f 2>/dev/null | sed "s|$DEMO_DIR/s3/||" | head -n 10
 	failover
 
+	# root@localhost matches the local socket only, and its password is in the Secret demo-root: the
+	# SQL commands run in the current primary's mysql container and keep the password off every
+	# command line (it reaches mysql on stdin, then as MYSQL_PWD inside the container).
 	cat <<EOF
 
 Look around:
-  export KUBECONFIG=$(bash "$LC" kubeconfig)
-  $CNM_K8S_BIN/kubectl -n $DEMO_NS get cluster demo -o yaml
-  $CNM_K8S_BIN/kubectl -n $DEMO_NS exec -it ${primary:-demo-1} -c mysql -- mysql -uroot -S /controller/run/mysqld.sock
-  $CNM_K8S_BIN/kubectl -n cloudnative-mysql-system logs deploy/cloudnative-mysql-manager
+  export KUBECONFIG=$(bash "$LC" kubeconfig) PATH=$CNM_K8S_BIN:\$PATH
+  kubectl -n $DEMO_NS get cluster demo -o yaml
+  kubectl -n cloudnative-mysql-system logs deploy/cloudnative-mysql-manager
+SQL as root on the current primary, over its local socket, with the password of the Secret demo-root:
+  primary=\$(kubectl -n $DEMO_NS get cluster demo -o jsonpath='{.status.currentPrimary}')
+  { kubectl -n $DEMO_NS get secret demo-root -o jsonpath='{.data.password}' | base64 -d; echo; echo 'SELECT @@hostname, @@read_only'; } |
+    kubectl -n $DEMO_NS exec -i "\$primary" -c mysql -- sh -c 'IFS= read -r MYSQL_PWD && export MYSQL_PWD && exec mysql -uroot -S /controller/run/mysqld.sock -t'
+An interactive session asks for the password: print it with the first command, paste it at the prompt.
+  kubectl -n $DEMO_NS get secret demo-root -o jsonpath='{.data.password}' | base64 -d; echo
+  kubectl -n $DEMO_NS exec -it "\$primary" -c mysql -- mysql -uroot -p -S /controller/run/mysqld.sock
 Tear down:
   bash hack/demo-node.sh down
 EOF
