@@ -4,7 +4,7 @@
 # node, creates a three-instance Cluster with an object store and a ScheduledBackup, waits, and
 # prints the objects, the primary, the replicas and the first backup, then deletes the primary's Pod
 # and shows a replica promoted. What does not happen within
-# its wait is printed as not available yet, never faked.
+# its wait is printed as not done, with where to look, never faked.
 #   bash hack/demo-node.sh        up and run the demo (the cluster stays up to look around)
 #   bash hack/demo-node.sh failover  delete the primary's Pod again and show the failover
 #   bash hack/demo-node.sh down   stop the S3 server and the local cluster
@@ -147,10 +147,10 @@ EOF
 	if wait_until 300 cluster_ready; then
 		log "Cluster demo Ready ($((SECONDS - t0)) s)"
 	else
-		log "Cluster demo: not Ready within 5 minutes (not available yet in this build)"
+		log "Cluster demo: not Ready within 5 minutes (its conditions and Events: kubectl -n $DEMO_NS describe cluster demo)"
 	fi
 	if ! wait_until 180 backup_done; then
-		log "first backup: not finished within 3 minutes (not available yet in this build)"
+		log "first backup: not finished within 3 minutes (kubectl -n $DEMO_NS describe backups)"
 	fi
 
 	echo

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# demo.sh is `make demo`: a local control plane (etcd, kube-apiserver, kube-controller-manager),
-# the operator running against it, and the samples of config/samples applied; then it prints what
-# the operator did. `bash hack/demo.sh down` stops a demo left running with DEMO_KEEP=1.
+# demo.sh is `make demo-controlplane`, the lighter demo (`make demo` is hack/demo-node.sh, on a
+# real node): a local control plane (etcd, kube-apiserver, kube-controller-manager), the operator
+# running against it, and the samples of config/samples applied; then it prints what the operator
+# did. `bash hack/demo.sh down` stops a demo left running with DEMO_KEEP=1.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DEMO_DIR=$CNM_CACHE/demo
@@ -91,17 +92,17 @@ show() {
 	backups=$(k get backups -n "$DEMO_NS" -l mysql.cloudnative-mysql.io/scheduled-backup -o name)
 	pods=$(k get pods -n "$DEMO_NS" -l mysql.cloudnative-mysql.io/cluster -o name)
 	if [ -n "$backups" ]; then echo "Backups created by ScheduledBackups:"; echo "$backups"
-	else echo "Scheduled Backups: none yet (the ScheduledBackup controller is not available in this build)"; fi
+	else echo "Scheduled Backups: none yet (see the Events below and the operator log)"; fi
 	if [ -n "$pods" ]; then
 		echo "Instance Pods, PVCs, Services and Secrets:"
 		k get pods,pvc,services,secrets -n "$DEMO_NS" -l mysql.cloudnative-mysql.io/cluster -o wide 2>/dev/null || true
 		if [ -z "$(k get nodes -o name)" ]; then
 			echo "(This demo's control plane has no node, so instance Pods stay Pending and the Cluster controller"
-			echo " adds the next instance only when the previous one is ready: a local kubelet is not available yet.)"
+			echo " adds the next instance only when the previous one is ready: \`make demo\` runs them on a real node.)"
 		fi
-	else echo "Instances: none (the Cluster controller is not available in this build)"; fi
+	else echo "Instances: none yet (see the Events below and the operator log)"; fi
 	if [ -z "$(k get backups -n "$DEMO_NS" -o jsonpath='{.items[*].status.phase}')" ]; then
-		echo "Backup phases: none (the Backup controller is not available yet)"
+		echo "Backup phases: none yet (see the Events below and the operator log)"
 	fi
 	echo
 	echo "== Events in $DEMO_NS"
