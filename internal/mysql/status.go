@@ -3,10 +3,13 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	driver "github.com/go-sql-driver/mysql"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 )
@@ -125,6 +128,17 @@ func (o *operator) ackWaits(ctx context.Context) (processlistCounts, error) {
 }
 
 func (o *operator) Status(ctx context.Context) (*Status, error) {
+	st, err := o.status(ctx)
+	if errors.Is(err, driver.ErrInvalidConn) {
+		// A pooled session the server closed under the query (it was ended, or the server
+		// restarted): the reads change nothing, so they are made once more on another session
+		// rather than reported as an instance that does not answer, which can abort a switchover.
+		st, err = o.status(ctx)
+	}
+	return st, err
+}
+
+func (o *operator) status(ctx context.Context) (*Status, error) {
 	st := &Status{}
 	var owned string
 	if err := o.db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_owned").Scan(&owned); err != nil {
