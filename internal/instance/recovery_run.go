@@ -112,17 +112,25 @@ func (m *manager) recoverOnce(ctx context.Context, c *v1alpha1.Cluster) (recover
 	if err != nil {
 		return recoverySource{}, fmt.Errorf("reading root's password: %w", err)
 	}
+	// So does the application owner's: applications connect with this Cluster's <cluster>-app.
+	appPassword, err := m.readPassword(ctx, specs.UserApp)
+	if err != nil {
+		return recoverySource{}, fmt.Errorf("reading the application owner's password: %w", err)
+	}
+	_, owner := specs.AppAccount(c)
+	accounts := []restore.Credential{{User: owner, Host: "%", Password: appPassword}}
 	runDir := filepath.Join(m.cfg.RunDir, "restore")
 	keep := []string{clonePendingMarker}
-	restorePassword := rootPassword
+	restorePassword, restoreAccounts := rootPassword, accounts
 	if src.target != nil {
-		restorePassword = "" // set after the replay, which could otherwise undo it
+		restorePassword, restoreAccounts = "", nil // set after the replay, which could otherwise undo them
 	}
 	_, err = restore.Restore(ctx, restore.Config{Store: src.store, Ref: src.md.Ref(), DataDir: m.cfg.DataDir,
-		RunDir: runDir, Mysqld: cmd, MysqldArgs: m.restoreArgs(c), Keep: keep, RootPassword: restorePassword})
+		RunDir: runDir, Mysqld: cmd, MysqldArgs: m.restoreArgs(c), Keep: keep, RootPassword: restorePassword,
+		Accounts: restoreAccounts})
 	_ = os.RemoveAll(runDir)
 	if err == nil && src.target != nil {
-		src.replayed, err = m.replay(ctx, c, src, cmd, rootPassword)
+		src.replayed, err = m.replay(ctx, c, src, cmd, rootPassword, accounts)
 		if err != nil {
 			if cerr := restore.Empty(m.cfg.DataDir, keep); cerr != nil {
 				err = fmt.Errorf("%w; and emptying %s failed: %w", err, m.cfg.DataDir, cerr)
@@ -142,12 +150,12 @@ func (m *manager) recoverOnce(ctx context.Context, c *v1alpha1.Cluster) (recover
 // (pitr.Replay). The segments are downloaded next to the data directory, on the instance's
 // volume, and removed afterwards.
 func (m *manager) replay(ctx context.Context, c *v1alpha1.Cluster, src recoverySource, cmd localmysqld.Command,
-	rootPassword string) (*pitr.Result, error) {
+	rootPassword string, accounts []restore.Credential) (*pitr.Result, error) {
 	runDir := filepath.Join(m.cfg.RunDir, "replay")
 	defer os.RemoveAll(runDir)
 	res, err := pitr.Replay(ctx, pitr.Config{Store: src.store, Cluster: src.archive, Base: src.md, Target: *src.target,
 		DataDir: m.cfg.DataDir, ScratchDir: filepath.Join(filepath.Dir(m.cfg.DataDir), pitrSegmentsDir), RunDir: runDir,
-		Mysqld: cmd, MysqldArgs: m.restoreArgs(c), RootPassword: rootPassword})
+		Mysqld: cmd, MysqldArgs: m.restoreArgs(c), RootPassword: rootPassword, Accounts: accounts})
 	if err != nil {
 		return nil, fmt.Errorf("replaying the binlogs of cluster %s onto %s: %w", src.archive, src.backup, err)
 	}

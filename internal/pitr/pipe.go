@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"strings"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
@@ -24,7 +26,8 @@ const (
 
 // pipeBinlogs runs `mysqlbinlog --include-gtids=<set> files... | mysql` against the server's
 // socket. Both read no option file; mysql stops at the first error; either one failing fails the
-// replay, with the tail of its standard error.
+// replay, with the tail of mysqlbinlog's standard error, or the error codes of mysql's
+// (loadErrorCodes: its messages may quote row data).
 func pipeBinlogs(ctx context.Context, c localmysqld.Command, socket string, files []string, set gtid.Set) error {
 	decodeArgs := []string{"--no-defaults", "--include-gtids=" + set.String()}
 	for _, f := range files {
@@ -62,9 +65,32 @@ func pipeBinlogs(ctx context.Context, c localmysqld.Command, socket string, file
 	if loader.Err() != nil {
 		decoder.Kill()
 	}
+	loadErrs := bytes.NewBufferString(loadErrorCodes(loadErr.Bytes()))
 	return errors.Join(
 		exitError("mysqlbinlog", decoder.Wait(), &decodeErr),
-		exitError("mysql", loader.Wait(), &loadErr))
+		exitError("mysql", loader.Wait(), loadErrs))
+}
+
+// mysqlError matches the line the mysql client prints for a failed statement, up to the message.
+var mysqlError = regexp.MustCompile(`(?m)^(ERROR \d+ \([0-9A-Z]{5}\)(?: at line \d+)?)`)
+
+// loadErrorCodes keeps, of what the mysql client printed, the code, SQLSTATE and line of each
+// error, never its message: a replayed statement's error quotes the row it failed on (a duplicate
+// key's value, say), and the replay's error ends up in the Cluster's conditions and Events, which
+// anyone who can read the Cluster sees. The code is enough to look the error up.
+func loadErrorCodes(stderr []byte) string {
+	found := mysqlError.FindAllSubmatch(stderr, -1)
+	if len(found) == 0 {
+		if len(bytes.TrimSpace(stderr)) == 0 {
+			return ""
+		}
+		return "(no MySQL error code in its output, which is not reported: it may quote row data)"
+	}
+	codes := make([]string, 0, len(found))
+	for _, m := range found {
+		codes = append(codes, string(m[1])+" (message withheld: it may quote row data)")
+	}
+	return strings.Join(codes, "\n")
 }
 
 func command(argv []string) *exec.Cmd {

@@ -35,6 +35,9 @@ type Config struct {
 	// RootPassword, when set, becomes root@localhost's password once the replay is done, as in
 	// restore.Config (after the replay, so that a password change in the archive cannot undo it).
 	RootPassword string
+	// Accounts, with RootPassword, are the other accounts whose passwords are this Cluster's
+	// (restore.Config.Accounts).
+	Accounts []restore.Credential
 }
 
 // Result says what a replay did.
@@ -177,7 +180,7 @@ func applyOn(ctx context.Context, cfg Config, srv *localmysqld.Server, files []s
 		}
 	}
 	if cfg.RootPassword != "" {
-		if err := restore.SetRootPassword(ctx, srv.DB(), cfg.RootPassword); err != nil {
+		if err := restore.SetPasswords(ctx, srv.DB(), cfg.RootPassword, cfg.Accounts); err != nil {
 			return gtid.Set{}, err
 		}
 	}

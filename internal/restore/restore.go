@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,6 +50,15 @@ type Config struct {
 	// new Cluster's instance manager logs in with its own. The change is not binary-logged
 	// (the verification server runs with --skip-log-bin), so gtid_executed stays the backup's.
 	RootPassword string
+	// Accounts are the other accounts the Cluster manages whose passwords the restored data must
+	// take from this Cluster, not from the backup's (the application owner): each is changed
+	// when it exists, with the root password, and unlogged likewise.
+	Accounts []Credential
+}
+
+// Credential is an account and the password it must have.
+type Credential struct {
+	User, Host, Password string
 }
 
 // Restore downloads, verifies and unpacks the backup into cfg.DataDir, then checks it starts with
@@ -58,6 +68,9 @@ func Restore(ctx context.Context, cfg Config) (*objectstore.Metadata, error) {
 		return nil, err
 	}
 	md, err := unpackVerified(ctx, cfg)
+	if err == nil {
+		err = dropPersistedSettings(cfg.DataDir)
+	}
 	if err == nil {
 		err = verifyGTID(ctx, cfg, md)
 	}
@@ -94,6 +107,20 @@ func unpackVerified(ctx context.Context, cfg Config) (*objectstore.Metadata, err
 	return md, nil
 }
 
+// persistedSettings is where mysqld keeps what SET PERSIST wrote: the source's, in an archive.
+const persistedSettings = "mysqld-auto.cnf"
+
+// dropPersistedSettings removes the source's SET PERSIST settings from a restored data
+// directory: they are the source Cluster's choices (and could carry owned settings of an older
+// build), not this Cluster's. persisted_globals_load is off anyway; the file goes so that no
+// later setting brings them back.
+func dropPersistedSettings(dir string) error {
+	if err := os.Remove(filepath.Join(dir, persistedSettings)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing the backup's %s: %w", persistedSettings, err)
+	}
+	return nil
+}
+
 // readErrors remembers the first error, other than the end, its reader returned: an unpack that
 // fails without one failed on the archive's content.
 type readErrors struct {
@@ -123,7 +150,7 @@ func verifyGTID(ctx context.Context, cfg Config, md *objectstore.Metadata) error
 	var text string
 	qerr := srv.DB().QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&text)
 	if qerr == nil && cfg.RootPassword != "" {
-		qerr = SetRootPassword(ctx, srv.DB(), cfg.RootPassword)
+		qerr = SetPasswords(ctx, srv.DB(), cfg.RootPassword, cfg.Accounts)
 	}
 	if err := srv.Shutdown(); err != nil {
 		return fmt.Errorf("stopping mysqld on the restored data: %w", err)
@@ -179,9 +206,10 @@ func Empty(dir string, keep []string) error {
 	return errors.Join(errs...)
 }
 
-// SetRootPassword gives root@localhost password on a server started with --skip-grant-tables:
-// the grant tables are loaded first (FLUSH PRIVILEGES), as MySQL's password reset does.
-func SetRootPassword(ctx context.Context, db *sql.DB, password string) error {
+// SetPasswords gives root@localhost password, and each of accounts that exists its password, on
+// a server started with --skip-grant-tables: the grant tables are loaded first (FLUSH
+// PRIVILEGES), as MySQL's password reset does.
+func SetPasswords(ctx context.Context, db *sql.DB, password string, accounts []Credential) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -190,9 +218,19 @@ func SetRootPassword(ctx context.Context, db *sql.DB, password string) error {
 	if _, err := conn.ExecContext(ctx, "FLUSH PRIVILEGES"); err != nil {
 		return fmt.Errorf("loading the grant tables: %w", err)
 	}
-	quoted := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(password)
-	if _, err := conn.ExecContext(ctx, "ALTER USER 'root'@'localhost' IDENTIFIED BY '"+quoted+"'"); err != nil {
+	if _, err := conn.ExecContext(ctx, "ALTER USER 'root'@'localhost' IDENTIFIED BY "+quote(password)); err != nil {
 		return fmt.Errorf("setting root's password: %w", err)
 	}
+	for _, a := range accounts {
+		if _, err := conn.ExecContext(ctx, "ALTER USER IF EXISTS "+quote(a.User)+"@"+quote(a.Host)+" IDENTIFIED BY "+quote(a.Password)); err != nil {
+			return fmt.Errorf("setting the password of %s: %w", a.User, err)
+		}
+	}
 	return nil
+}
+
+// quote writes s as a single-quoted SQL string literal (the statements above take no
+// placeholders).
+func quote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }

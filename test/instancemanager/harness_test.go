@@ -319,6 +319,13 @@ func withRootPassword(t *testing.T, pw string) func(*node) {
 	}
 }
 
+// withAppPassword gives the node's Cluster its own application owner's password.
+func withAppPassword(t *testing.T, pw string) func(*node) {
+	return func(n *node) {
+		must(t, os.WriteFile(filepath.Join(n.dir, "secrets", "app", "password"), []byte(pw+"\n"), 0o600))
+	}
+}
+
 // step is one stage of a test on world W whose later stages depend on the earlier ones.
 type step[W any] struct {
 	name string

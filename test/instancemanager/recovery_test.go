@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	driver "github.com/go-sql-driver/mysql"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -372,8 +373,9 @@ func (w *recoveryWorld) waitEvent(t *testing.T, ns, cluster, reason, typ string)
 func testRecoverFromBackup(t *testing.T, w *recoveryWorld, ns string, b sourceBackup) {
 	w.createCluster(t, ns, "rec", 2, &v1alpha1.BootstrapRecovery{Backup: &v1alpha1.LocalObjectReference{Name: b.name}})
 	begin := time.Now()
-	// The backup holds src's root password; rec has its own, which its manager logs in with.
-	nodes := w.startNodes(t, ns, "rec", 2, withRootPassword(t, "rec-root-pw"))
+	// The backup holds src's root and application owner's passwords; rec has its own, which its
+	// manager logs in with and its applications connect with.
+	nodes := w.startNodes(t, ns, "rec", 2, withRootPassword(t, "rec-root-pw"), withAppPassword(t, "rec-app-pw"))
 	watch := w.watchWrites(t, ns, "rec", nodes[0])
 	w.waitPrimary(t, ns, "rec", nodes[0], nodes[1])
 	t.Logf("rec-1 restored from %s and primary, rec-2 cloned, %s after the managers started", b.name,
@@ -383,6 +385,15 @@ func testRecoverFromBackup(t *testing.T, w *recoveryWorld, ns string, b sourceBa
 		t.Errorf("rec-1 writable %v; the Recovered condition True when it first was: %v (want both)", writable, recoveredFirst)
 	}
 	w.checkRestored(t, ns, "rec", b, nodes)
+	for pw, want := range map[string]bool{"rec-app-pw": true, passwords["app"]: false} {
+		cfg := driver.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "app", pw, "unix", nodes[0].socket()
+		err := openDB(t, cfg).PingContext(t.Context())
+		if (err == nil) != want {
+			t.Errorf("the application owner with the password of %s: %v; want it to log in: %v",
+				map[bool]string{true: "rec's Secret", false: "src's Secret (the backup's)"}[want], err, want)
+		}
+	}
 	// The recovered primary takes writes, with its own accounts, and its replica follows.
 	nodes[0].exec(t, "INSERT INTO app.t VALUES (10000, 'after recovery')")
 	eventually(t, 30*time.Second, "the write after recovery on rec-2", func() bool {
