@@ -54,7 +54,7 @@ func (o *operator) StartReplication(ctx context.Context) error {
 
 // StopReplication ends an applier stuck in a transaction it will never receive the end of, its
 // receiver being stopped already (endUnfinishedApply: a failover stopped it), then stops both
-// threads. Nothing else is issued before it: with a STOP REPLICA IO_THREAD first, 2 of 36
+// threads. Nothing else is issued before it: with a STOP REPLICA IO_THREAD first, 2 of 41
 // switchovers on the local node left an old primary (its channel removed by RESET REPLICA ALL)
 // with a relay log its receiver could not write and an applier that failed for good. That the
 // extra statement caused it is not proven; it is not needed outside the failover's case.
