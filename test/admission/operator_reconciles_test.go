@@ -15,6 +15,7 @@ import (
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
 // hostileButAdmitted are objects the sweep shows the API server accepts although they can never
@@ -30,20 +31,75 @@ var hostileButAdmitted = []string{
 	`{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Cluster, metadata: {name: ` + strings.Repeat("d", 50) + `}, spec: {instances: 2, storage: {size: 1Gi}, managed: {services: {additional: [{name: x, selectorType: r, serviceTemplate: {spec: {type: LoadBalancer, externalTrafficPolicy: Local, loadBalancerSourceRanges: ["::/0"], healthCheckNodePort: 65535}}}]}}}}`,
 }
 
-// TestOperatorKeepsReconcilingBesideHostileObjects runs every controller of the operator, watching
-// all namespaces as in production, with the hostile-but-admitted objects in one namespace: a
-// healthy Cluster in another still gets its Secrets, Services and status.
-func TestOperatorKeepsReconcilingBesideHostileObjects(t *testing.T) {
-	env := shared.Get(t)
+// hostileRefused are writes the API server once admitted although the operator's informers cannot
+// decode them: one such object made every list of its kind fail, and the operator reconciled no
+// object of that kind in any namespace (measured on a real node with the first). A write with a
+// status creates the object, then sends the status through the status subresource.
+var hostileRefused = []struct {
+	manifest string
+	status   map[string]any
+	wantErr  string
+}{
+	{manifest: `{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Cluster, metadata: {name: hostile-quantity}, spec: {instances: 1, storage: {size: 1Gi}, resources: {limits: {example.com/x: "1e1.5"}}}}`,
+		wantErr: "resources.limits values must be quantities"},
+	{manifest: `{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Cluster, metadata: {name: hostile-microtime}, spec: {instances: 1, storage: {size: 1Gi}}}`,
+		status:  map[string]any{"binlogArchive": map[string]any{"lastArchivedTime": "2026-11-25T04:00:00Z", "lagSeconds": int64(0)}},
+		wantErr: "binlogArchive.lastArchivedTime in body should match"},
+	{manifest: `{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Cluster, metadata: {name: hostile-time}, spec: {instances: 1, storage: {size: 1Gi}}}`,
+		status:  map[string]any{"currentPrimaryTimestamp": "2026-11-25t04:00:00z"},
+		wantErr: "currentPrimaryTimestamp in body should match"},
+	{manifest: `{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Cluster, metadata: {name: hostile-segments}, spec: {instances: 1, storage: {size: 1Gi}}}`,
+		status: map[string]any{"recovery": map[string]any{"pointInTime": map[string]any{
+			"target": "latest", "segments": int64(2147483648), "transactions": int64(1), "gtidExecuted": ""}}},
+		wantErr: "status.recovery.pointInTime.segments: Invalid value: 2147483648"},
+	{manifest: `{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Backup, metadata: {name: hostile-started}, spec: {cluster: {name: hostile-time}}}`,
+		status:  map[string]any{"startedAt": "2026-11-25T04:00:00z"},
+		wantErr: "startedAt in body should match"},
+	{manifest: `{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: ScheduledBackup, metadata: {name: hostile-slot}, spec: {schedule: "0 0 2 * * *", cluster: {name: hostile-time}}}`,
+		status:  map[string]any{"lastScheduleTime": "2026-11-25t02:00:00Z"},
+		wantErr: "lastScheduleTime in body should match"},
+}
+
+// createHostile creates the hostile-but-admitted objects in ns and tries every hostile write,
+// which the API server must refuse. A write it admits is reported, and the test goes on: the
+// healthy Cluster's reconcile then shows what that write does to the operator.
+func createHostile(t *testing.T, env *kubetest.Env, ns string) {
+	t.Helper()
 	ctx := context.Background()
-	hostileNS, healthyNS := env.NewNamespace(t), env.NewNamespace(t)
 	for _, manifest := range hostileButAdmitted {
 		u := decode(t, manifest)
-		u.SetNamespace(hostileNS)
+		u.SetNamespace(ns)
 		if err := env.Client.Create(ctx, u); err != nil {
 			t.Fatalf("creating hostile %s %s: %v", u.GetKind(), u.GetName(), err)
 		}
 	}
+	for _, w := range hostileRefused {
+		u := decode(t, w.manifest)
+		u.SetNamespace(ns)
+		err := env.Client.Create(ctx, u)
+		verb := "creating"
+		if w.status != nil && err == nil {
+			u.Object["status"] = w.status
+			err, verb = env.Client.Status().Update(ctx, u), "writing the status of"
+		}
+		switch {
+		case err == nil:
+			t.Errorf("%s hostile %s %s was admitted; the operator cannot decode it", verb, u.GetKind(), u.GetName())
+		case !strings.Contains(err.Error(), w.wantErr):
+			t.Errorf("%s hostile %s %s was refused with\n  %v\nwant a message containing %q", verb, u.GetKind(), u.GetName(), err, w.wantErr)
+		}
+	}
+}
+
+// TestOperatorKeepsReconcilingBesideHostileObjects runs every controller of the operator, watching
+// all namespaces as in production, with the hostile-but-admitted objects in one namespace, after
+// the hostile writes it cannot decode were refused: a healthy Cluster in another still gets its
+// Secrets, Services and status.
+func TestOperatorKeepsReconcilingBesideHostileObjects(t *testing.T) {
+	env := shared.Get(t)
+	ctx := context.Background()
+	hostileNS, healthyNS := env.NewNamespace(t), env.NewNamespace(t)
+	createHostile(t, env, hostileNS)
 
 	ctrl.SetLogger(zap.New(zap.WriteTo(testWriter{t})))
 	mgr, err := operator.NewManager(env.Config, operator.Options{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
@@ -55,8 +111,15 @@ func TestOperatorKeepsReconcilingBesideHostileObjects(t *testing.T) {
 	go func() { done <- mgr.Start(runCtx) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager stopped with %v", err)
+		// A manager whose caches never sync (an object its informers cannot decode) does not
+		// return once cancelled: the test fails instead of waiting for the package timeout.
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("manager stopped with %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("the manager did not stop within 30s of its cancellation")
 		}
 	})
 
@@ -82,7 +145,8 @@ func TestOperatorKeepsReconcilingBesideHostileObjects(t *testing.T) {
 	})
 
 	// The hostile objects were reconciled too, not skipped: the Backup of a Cluster that does not
-	// exist failed, and the Clusters whose Pods the API server accepts got their rw Services.
+	// exist failed, and the Clusters whose Pods the API server accepts got their rw Services (those
+	// whose hostile status was refused among them).
 	// (hostile-cpu's Pods are refused for their negative extended-resource request: its reconcile
 	// stops there and is retried, without holding up the others.)
 	check.Eventually(t, time.Minute, "the hostile Backup of a missing Cluster is failed", func(ctx context.Context) (bool, error) {
@@ -90,7 +154,7 @@ func TestOperatorKeepsReconcilingBesideHostileObjects(t *testing.T) {
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: hostileNS, Name: "a.b"}, &b)
 		return err == nil && b.Status.Phase == v1.BackupPhaseFailed, err
 	})
-	for _, name := range []string{"hostile-recovery", strings.Repeat("d", 50)} {
+	for _, name := range []string{"hostile-recovery", strings.Repeat("d", 50), "hostile-microtime", "hostile-time", "hostile-segments"} {
 		check.Eventually(t, time.Minute, "hostile Cluster "+name+" has its rw Service", func(ctx context.Context) (bool, error) {
 			var svc corev1.Service
 			err := env.Client.Get(ctx, client.ObjectKey{Namespace: hostileNS, Name: name + "-rw"}, &svc)
