@@ -108,6 +108,9 @@ func (m *manager) accountsOnPrimary(users mysql.Users, log logr.Logger) func(con
 				}
 			}
 			log.Info("accounts created or updated", "users", names, "binaryLogged", false)
+			if err := m.literalApplicationGrant(ctx, log); err != nil {
+				return err
+			}
 			done = true
 			return nil
 		}
@@ -146,9 +149,30 @@ func (m *manager) accountsOnPrimary(users mysql.Users, log logr.Logger) func(con
 			return err
 		}
 		log.Info("accounts created or updated", "users", names, "binaryLogged", true)
+		if err := m.literalApplicationGrant(ctx, log); err != nil {
+			return err
+		}
 		done = true
 		return nil
 	}
+}
+
+// literalApplicationGrant replaces the application owner's wildcard grant, which an older build
+// gave it, with the literal one (mysql.LiteralApplicationGrant), binary-logged.
+func (m *manager) literalApplicationGrant(ctx context.Context, log logr.Logger) error {
+	c, err := m.readCluster(ctx)
+	if err != nil {
+		return err
+	}
+	database, owner := specs.AppAccount(c)
+	changed, err := m.op.LiteralApplicationGrant(ctx, mysql.Application{Database: database, Owner: mysql.Account{Name: owner}})
+	if err != nil {
+		return fmt.Errorf("replacing the application owner's wildcard grant: %w", err)
+	}
+	if changed {
+		log.Info("the application owner's wildcard grant replaced by the literal one", "database", database, "owner", owner)
+	}
+	return nil
 }
 
 // application reads the application database and owner from the Cluster, and the owner's

@@ -74,3 +74,31 @@ func (o *operator) revokeWildcardGrant(ctx context.Context, e execer, app Applic
 	return o.execOn(ctx, e, "revoking the wildcard grant of "+app.Database+" from "+app.Owner.Name,
 		"REVOKE ALL PRIVILEGES ON `"+app.Database+"`.* FROM ?@?", app.Owner.Name, app.Owner.host())
 }
+
+// LiteralApplicationGrant gives an existing owner the literal grant on its database in place of
+// the wildcard grant an older build gave it (`m_sql`.* also reaches mysql), when it still holds
+// that one; it returns whether it changed anything. Unlike CreateApplication it creates nothing:
+// a primary runs it at every start, binary-logged, so that a Cluster made by an older build, or
+// recovered from its backup, loses the wildcard on its next primary.
+func (o *operator) LiteralApplicationGrant(ctx context.Context, app Application) (bool, error) {
+	if !identifier.MatchString(app.Database) || !identifier.MatchString(app.Owner.Name) {
+		return false, fmt.Errorf("%w: database %q and owner %q must be lower-case identifiers", errAccount, app.Database, app.Owner.Name)
+	}
+	if grantDatabase(app.Database) == app.Database {
+		return false, nil
+	}
+	var n int
+	err := o.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = ? AND Db = ?",
+		app.Owner.Name, app.Owner.host(), app.Database).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("reading the grants of %s on %s: %w", app.Owner.Name, app.Database, err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	if err := o.exec(ctx, "granting "+app.Database+" to "+app.Owner.Name,
+		"GRANT ALL PRIVILEGES ON `"+grantDatabase(app.Database)+"`.* TO ?@?", app.Owner.Name, app.Owner.host()); err != nil {
+		return false, err
+	}
+	return true, o.revokeWildcardGrant(ctx, o.db, app)
+}

@@ -121,3 +121,39 @@ func TestApplicationGrantIsLiteral(t *testing.T) {
 		})
 	}
 }
+
+// TestLiteralApplicationGrant: a primary of a Cluster an older build made replaces its owner's
+// wildcard grant with the literal one, and changes nothing otherwise (it creates no database).
+func TestLiteralApplicationGrant(t *testing.T) {
+	n := startNodes(t, 1)[0]
+	n.exec(t, "SET GLOBAL super_read_only = OFF", "SET GLOBAL read_only = OFF",
+		"CREATE DATABASE m_sql", "CREATE USER old_owner@'%' IDENTIFIED BY 'pw'", "GRANT ALL ON `m_sql`.* TO old_owner@'%'")
+	old := mysql.Application{Database: "m_sql", Owner: mysql.Account{Name: "old_owner"}}
+	changed, err := n.op.LiteralApplicationGrant(t.Context(), old)
+	check.Must(t, err)
+	if !changed {
+		t.Fatal("the wildcard grant was not replaced")
+	}
+	db, err := n.srv.OpenDB(t.Context(), "old_owner", "pw", "m_sql")
+	check.Must(t, err)
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), "CREATE TABLE own (id INT PRIMARY KEY)"); err != nil {
+		t.Errorf("the owner lost its own database: %v", err)
+	}
+	var me *driver.MySQLError
+	if _, err := db.ExecContext(t.Context(), "SELECT COUNT(*) FROM mysql.user"); !errors.As(err, &me) || me.Number != 1142 {
+		t.Errorf("the owner still reads mysql.user: %v", err)
+	}
+	if changed, err := n.op.LiteralApplicationGrant(t.Context(), old); err != nil || changed {
+		t.Errorf("a second call changed %v (%v), want nothing", changed, err)
+	}
+	fresh := mysql.Application{Database: "s_s", Owner: mysql.Account{Name: "nobody"}}
+	if changed, err := n.op.LiteralApplicationGrant(t.Context(), fresh); err != nil || changed {
+		t.Errorf("an owner without the wildcard grant: changed %v (%v), want nothing", changed, err)
+	}
+	var dbs int
+	check.Must(t, n.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 's_s'").Scan(&dbs))
+	if dbs != 0 {
+		t.Error("a database was created")
+	}
+}

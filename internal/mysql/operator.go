@@ -40,6 +40,9 @@ type Operator interface {
 	// CreateApplication creates the application database and its owner if missing; the server
 	// must be writable.
 	CreateApplication(ctx context.Context, app Application) error
+	// LiteralApplicationGrant replaces an existing owner's wildcard grant on the application
+	// database (an older build's) with the literal one; true when it changed something.
+	LiteralApplicationGrant(ctx context.Context, app Application) (bool, error)
 	// BootstrapAccounts creates the application database and owner (app not nil), then the
 	// operator's accounts, on a first primary, without binary-logging them (see its doc).
 	BootstrapAccounts(ctx context.Context, app *Application, users Users) error

@@ -215,6 +215,11 @@ func SetPasswords(ctx context.Context, db *sql.DB, password string, accounts []C
 		return err
 	}
 	defer func() { _ = conn.Close() }()
+	// quote's escaping relies on backslashes being escapes: whatever sql_mode the server took,
+	// NO_BACKSLASH_ESCAPES is off on this session.
+	if _, err := conn.ExecContext(ctx, "SET SESSION sql_mode = ''"); err != nil {
+		return fmt.Errorf("setting the session's sql_mode: %w", err)
+	}
 	if _, err := conn.ExecContext(ctx, "FLUSH PRIVILEGES"); err != nil {
 		return fmt.Errorf("loading the grant tables: %w", err)
 	}
