@@ -86,7 +86,7 @@ func (n *node) start(bin, rootfs, kubeconfig, namespace string, peers []*node) e
 		"--manager-address", net.JoinHostPort(n.host, strconv.Itoa(n.apiPort)),
 		"--probe-address", net.JoinHostPort(n.host, strconv.Itoa(n.probe)), "--reconcile-interval", "200ms",
 	}
-	for _, o := range []string{"innodb_buffer_pool_size=256M", "innodb_redo_log_capacity=128M", "mysqlx=OFF",
+	for _, o := range []string{"innodb_buffer_pool_size=256M", "innodb_redo_log_capacity=128M",
 		"max_connections=50", "performance_schema=OFF", "secure_file_priv=", "max_allowed_packet=64M"} {
 		args = append(args, "--mysqld-option", o)
 	}

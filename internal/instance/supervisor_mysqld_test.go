@@ -32,7 +32,7 @@ func TestBootstrapAndSupervise(t *testing.T) {
 		TLS: TLSPaths{CAFile: inside + "/tls/ca.pem", CertFile: inside + "/tls/cert.pem", KeyFile: inside + "/tls/key.pem"},
 		Parameters: map[string]string{
 			"innodb_buffer_pool_size": "32M", "innodb_redo_log_capacity": "32M", "performance_schema": "OFF",
-			"mysqlx": "OFF", "secure_file_priv": "",
+			"secure_file_priv": "",
 		},
 	})
 	if err != nil || len(cnf.Refused) != 0 {

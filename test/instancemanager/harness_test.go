@@ -141,7 +141,7 @@ func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, pe
 		"--probe-address", net.JoinHostPort(n.host, strconv.Itoa(n.probes)),
 		"--reconcile-interval", "200ms", "--grace-period", "20s",
 	}
-	for _, o := range []string{"innodb_buffer_pool_size=32M", "innodb_redo_log_capacity=32M", "mysqlx=OFF",
+	for _, o := range []string{"innodb_buffer_pool_size=32M", "innodb_redo_log_capacity=32M",
 		"max_connections=50", "performance_schema=OFF", "secure_file_priv="} {
 		args = append(args, "--mysqld-option", o)
 	}
