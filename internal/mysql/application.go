@@ -27,7 +27,10 @@ func (o *operator) CreateApplication(ctx context.Context, app Application) error
 }
 
 func (o *operator) createApplication(ctx context.Context, e execer, app Application) error {
-	if !identifier.MatchString(app.Database) || !identifier.MatchString(app.Owner.Name) || len(app.Owner.Name) > 32 {
+	if err := checkNames(app); err != nil {
+		return err
+	}
+	if len(app.Owner.Name) > 32 {
 		return fmt.Errorf("%w: database %q and owner %q must be lower-case identifiers", errAccount, app.Database, app.Owner.Name)
 	}
 	if app.Owner.Password == "" {
@@ -40,11 +43,41 @@ func (o *operator) createApplication(ctx context.Context, e execer, app Applicat
 		app.Owner.Name, app.Owner.host(), app.Owner.Password); err != nil {
 		return err
 	}
-	if err := o.execOn(ctx, e, "granting "+app.Database+" to "+app.Owner.Name,
-		"GRANT ALL PRIVILEGES ON `"+grantDatabase(app.Database)+"`.* TO ?@?", app.Owner.Name, app.Owner.host()); err != nil {
+	if err := o.grantLiteral(ctx, e, app); err != nil {
 		return err
 	}
-	return o.revokeWildcardGrant(ctx, e, app)
+	held, err := wildcardGrantHeld(ctx, e, app)
+	if err != nil || !held {
+		return err
+	}
+	return o.revokeWildcard(ctx, e, app)
+}
+
+// LiteralApplicationGrant gives an existing owner the literal grant on its database in place of
+// the wildcard grant an older build gave it (`m_sql`.* also reaches mysql), when it still holds
+// that one; it returns whether it changed anything. Unlike CreateApplication it creates nothing:
+// a primary runs it at every start, binary-logged, so that a Cluster made by an older build, or
+// recovered from its backup, loses the wildcard on its next primary.
+func (o *operator) LiteralApplicationGrant(ctx context.Context, app Application) (bool, error) {
+	if err := checkNames(app); err != nil {
+		return false, err
+	}
+	held, err := wildcardGrantHeld(ctx, o.db, app)
+	if err != nil || !held {
+		return false, err
+	}
+	if err := o.grantLiteral(ctx, o.db, app); err != nil {
+		return false, err
+	}
+	return true, o.revokeWildcard(ctx, o.db, app)
+}
+
+// checkNames refuses a database or owner name that would need quoting.
+func checkNames(app Application) error {
+	if !identifier.MatchString(app.Database) || !identifier.MatchString(app.Owner.Name) {
+		return fmt.Errorf("%w: database %q and owner %q must be lower-case identifiers", errAccount, app.Database, app.Owner.Name)
+	}
+	return nil
 }
 
 // grantDatabase is name as a database grant reads it literally. In the database part of a grant,
@@ -55,50 +88,31 @@ func grantDatabase(name string) string {
 	return strings.NewReplacer(`_`, `\_`, `%`, `\%`).Replace(name)
 }
 
-// revokeWildcardGrant revokes the owner's grant on the unescaped database name, a pattern that an
-// older build granted, when the name has a wildcard and the grant exists (mysql.db keeps the
-// pattern as written; a REVOKE of a grant that does not exist fails).
-func (o *operator) revokeWildcardGrant(ctx context.Context, e execer, app Application) error {
+// grantLiteral grants the owner every privilege on its database, named literally.
+func (o *operator) grantLiteral(ctx context.Context, e execer, app Application) error {
+	return o.execOn(ctx, e, "granting "+app.Database+" to "+app.Owner.Name,
+		"GRANT ALL PRIVILEGES ON `"+grantDatabase(app.Database)+"`.* TO ?@?", app.Owner.Name, app.Owner.host())
+}
+
+// wildcardGrantHeld reports whether the owner holds a grant on the unescaped database name, a
+// pattern an older build granted: only a name with a wildcard can have one, and mysql.db keeps
+// the pattern as written.
+func wildcardGrantHeld(ctx context.Context, e execer, app Application) (bool, error) {
 	if grantDatabase(app.Database) == app.Database {
-		return nil
+		return false, nil
 	}
 	var n int
 	err := e.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = ? AND Db = ?",
 		app.Owner.Name, app.Owner.host(), app.Database).Scan(&n)
 	if err != nil {
-		return fmt.Errorf("reading the grants of %s on %s: %w", app.Owner.Name, app.Database, err)
-	}
-	if n == 0 {
-		return nil
-	}
-	return o.execOn(ctx, e, "revoking the wildcard grant of "+app.Database+" from "+app.Owner.Name,
-		"REVOKE ALL PRIVILEGES ON `"+app.Database+"`.* FROM ?@?", app.Owner.Name, app.Owner.host())
-}
-
-// LiteralApplicationGrant gives an existing owner the literal grant on its database in place of
-// the wildcard grant an older build gave it (`m_sql`.* also reaches mysql), when it still holds
-// that one; it returns whether it changed anything. Unlike CreateApplication it creates nothing:
-// a primary runs it at every start, binary-logged, so that a Cluster made by an older build, or
-// recovered from its backup, loses the wildcard on its next primary.
-func (o *operator) LiteralApplicationGrant(ctx context.Context, app Application) (bool, error) {
-	if !identifier.MatchString(app.Database) || !identifier.MatchString(app.Owner.Name) {
-		return false, fmt.Errorf("%w: database %q and owner %q must be lower-case identifiers", errAccount, app.Database, app.Owner.Name)
-	}
-	if grantDatabase(app.Database) == app.Database {
-		return false, nil
-	}
-	var n int
-	err := o.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = ? AND Db = ?",
-		app.Owner.Name, app.Owner.host(), app.Database).Scan(&n)
-	if err != nil {
 		return false, fmt.Errorf("reading the grants of %s on %s: %w", app.Owner.Name, app.Database, err)
 	}
-	if n == 0 {
-		return false, nil
-	}
-	if err := o.exec(ctx, "granting "+app.Database+" to "+app.Owner.Name,
-		"GRANT ALL PRIVILEGES ON `"+grantDatabase(app.Database)+"`.* TO ?@?", app.Owner.Name, app.Owner.host()); err != nil {
-		return false, err
-	}
-	return true, o.revokeWildcardGrant(ctx, o.db, app)
+	return n > 0, nil
+}
+
+// revokeWildcard revokes the owner's grant on the unescaped database name; the caller checked it
+// exists (a REVOKE of a grant that does not exist fails).
+func (o *operator) revokeWildcard(ctx context.Context, e execer, app Application) error {
+	return o.execOn(ctx, e, "revoking the wildcard grant of "+app.Database+" from "+app.Owner.Name,
+		"REVOKE ALL PRIVILEGES ON `"+app.Database+"`.* FROM ?@?", app.Owner.Name, app.Owner.host())
 }
