@@ -6,7 +6,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
@@ -26,7 +31,10 @@ func TestAccountsOnPrimary(t *testing.T) {
 		t.Cleanup(func() { _ = mem.op.SetSemiSyncSourceEnabled(context.Background(), false) })
 	}
 	hookOf := func(mem *member) func(context.Context, bool) error {
-		mgr := &manager{cfg: &RunConfig{Instance: mem.name, DataDir: t.TempDir()}, deps: RunDeps{Clock: clk, Log: testr.New(t)}, op: mem.op}
+		cluster := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}}
+		k8s := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(cluster).Build()
+		mgr := &manager{cfg: &RunConfig{Instance: mem.name, DataDir: t.TempDir()}, cluster: client.ObjectKeyFromObject(cluster),
+			deps: RunDeps{Client: k8s, Clock: clk, Log: testr.New(t)}, op: mem.op}
 		return mgr.accountsOnPrimary(roleTestUsers, testr.New(t).WithValues("instance", mem.name))
 	}
 	gtids := func(mem *member) string {
