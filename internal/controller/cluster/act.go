@@ -7,8 +7,6 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -36,12 +34,12 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 	}{
 		{stepSecrets, func() ([]kit.Event, error) { return r.writeSecrets(ctx, c, d.Secrets, o.Now) }},
 		{stepOwned, func() ([]kit.Event, error) { return none(r.applyOwned(ctx, d)) }},
-		{stepCreate, func() ([]kit.Event, error) { return none(r.createInstances(ctx, d)) }},
+		{stepCreate, func() ([]kit.Event, error) { return none(r.createInstances(ctx, c, d)) }},
 		{stepDetach, func() ([]kit.Event, error) { return none(r.detach(ctx, o, d.Detach)) }},
-		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c.Namespace, d.DeletePods)) }},
+		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c, d.DeletePods)) }},
 		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
 		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents) }},
-		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, o.Services, d) }},
+		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, c, o.Services, d) }},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
 		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync, d.SemiSyncParticipants)) }},
 	}
@@ -91,19 +89,18 @@ func (r *Reconciler) patchStatus(ctx context.Context, c *v1.Cluster, st v1.Clust
 }
 
 // createInstances creates the planned PVCs, then the Pods; an object that already exists counts
-// as created (a previous reconcile got that far).
-func (r *Reconciler) createInstances(ctx context.Context, d Decision) error {
+// as created when the Cluster controls it (a previous reconcile got that far), and stops the step
+// when it does not (refuseForeign reports it on the next reconcile).
+func (r *Reconciler) createInstances(ctx context.Context, c *v1.Cluster, d Decision) error {
 	for _, pvc := range d.CreatePVCs {
-		if err := r.Client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating PVC %s: %w", pvc.Name, err)
+		if err := r.createOwned(ctx, c, pvc, &corev1.PersistentVolumeClaim{}, "PVC"); err != nil {
+			return err
 		}
-		log.FromContext(ctx).Info("created PVC", "pvc", pvc.Name)
 	}
 	for _, pod := range d.CreatePods {
-		if err := r.Client.Create(ctx, pod); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating Pod %s: %w", pod.Name, err)
+		if err := r.createOwned(ctx, c, pod, &corev1.Pod{}, "Pod"); err != nil {
+			return err
 		}
-		log.FromContext(ctx).Info("created Pod", "pod", pod.Name)
 	}
 	return nil
 }
@@ -130,26 +127,26 @@ func (r *Reconciler) detach(ctx context.Context, o *Observation, instance string
 	}
 	pod := &corev1.Pod{}
 	pod.Name, pod.Namespace = instance, o.Cluster.Namespace
-	if err := r.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("deleting Pod %s: %w", instance, err)
+	if err := r.deleteControlled(ctx, o.Cluster, pod, "Pod"); err != nil {
+		return err
 	}
 	// The serial is never used again, so neither is its server certificate.
 	secret := &corev1.Secret{}
 	secret.Name, secret.Namespace = specs.ServerCertSecretName(instance), o.Cluster.Namespace
-	if err := r.Client.Delete(ctx, secret); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("deleting Secret %s: %w", secret.Name, err)
+	if err := r.deleteControlled(ctx, o.Cluster, secret, "Secret"); err != nil {
+		return err
 	}
 	log.FromContext(ctx).Info("removed instance, kept its PVC", "instance", instance)
 	return nil
 }
 
-// deletePods deletes the named Pods (never their PVCs).
-func (r *Reconciler) deletePods(ctx context.Context, namespace string, names []string) error {
+// deletePods deletes the named Pods of c (never their PVCs).
+func (r *Reconciler) deletePods(ctx context.Context, c *v1.Cluster, names []string) error {
 	for _, name := range names {
 		pod := &corev1.Pod{}
-		pod.Name, pod.Namespace = name, namespace
-		if err := r.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("deleting Pod %s: %w", name, err)
+		pod.Name, pod.Namespace = name, c.Namespace
+		if err := r.deleteControlled(ctx, c, pod, "Pod"); err != nil {
+			return err
 		}
 		log.FromContext(ctx).Info("deleted Pod of a detached instance", "pod", name)
 	}

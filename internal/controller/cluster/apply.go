@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 )
 
@@ -27,7 +28,7 @@ const clusterFieldOwner = client.FieldOwner("cloudnative-mysql-cluster")
 
 // applyServices applies the desired Services that differ from the live ones and deletes the owned
 // Services no longer desired.
-func (r *Reconciler) applyServices(ctx context.Context, live []corev1.Service, d Decision) ([]kit.Event, error) {
+func (r *Reconciler) applyServices(ctx context.Context, c *v1.Cluster, live []corev1.Service, d Decision) ([]kit.Event, error) {
 	byName := map[string]*corev1.Service{}
 	for i := range live {
 		byName[live[i].Name] = &live[i]
@@ -51,8 +52,10 @@ func (r *Reconciler) applyServices(ctx context.Context, live []corev1.Service, d
 		}
 	}
 	for _, name := range d.DeleteServices {
-		if err := r.Client.Delete(ctx, byName[name]); client.IgnoreNotFound(err) != nil {
-			return events, fmt.Errorf("deleting Service %s: %w", name, err)
+		svc := &corev1.Service{}
+		svc.Name, svc.Namespace = name, byName[name].Namespace
+		if err := r.deleteControlled(ctx, c, svc, "Service"); err != nil {
+			return events, err
 		}
 		log.FromContext(ctx).Info("deleted Service", "service", name)
 	}

@@ -40,6 +40,9 @@ type Observation struct {
 	// RecoveryBackup is the Backup bootstrap.recovery names, nil when there is none or it does
 	// not exist: the instances' Role lets them read the Secrets it recorded.
 	RecoveryBackup *v1.Backup
+	// ForeignObjects are the PVCs and Pods named after an instance this reconcile may create that
+	// exist with another controller, as "Kind name", by instance name (ownership_instances.go).
+	ForeignObjects map[string][]string
 }
 
 // podRelabel sets the role and routable labels of one Pod.
@@ -63,6 +66,9 @@ type Decision struct {
 	// CreatePVCs and CreatePods are created in order, PVCs first (stepCreate).
 	CreatePVCs []*corev1.PersistentVolumeClaim
 	CreatePods []*corev1.Pod
+	// RefusedObjects are objects controlled elsewhere that kept an instance from being created
+	// (refuseForeignInstance); act reports them in the OwnershipConflict condition.
+	RefusedObjects []string
 	// Detach is the instance a scale-down removes: its PVC is marked detached, then its Pod
 	// deleted (stepDetach).
 	Detach string

@@ -98,8 +98,8 @@ func (r *Reconciler) deleteOldPrimaryPod(ctx context.Context, c *v1.Cluster, w F
 	if w.QuickDelete {
 		opts = append(opts, client.GracePeriodSeconds(failoverDeleteGrace))
 	}
-	if err := r.Client.Delete(ctx, pod, opts...); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("deleting the Pod of the old primary %s: %w", w.DeletePod, err)
+	if err := r.deleteControlled(ctx, c, pod, "Pod", opts...); err != nil {
+		return fmt.Errorf("the old primary %s: %w", w.DeletePod, err)
 	}
 	log.FromContext(ctx).Info("deleted the old primary's Pod, kept its PVC", "instance", w.DeletePod, "quick", w.QuickDelete)
 	return nil

@@ -44,11 +44,12 @@ func TestFailoverActOnFenceOutcome(t *testing.T) {
 		t.Run(tc.rule, func(t *testing.T) {
 			w := newClusterWorld(t, nil)
 			w.rec.Instances = &fencer{fakeInstances: w.instances, err: tc.fenceErr}
-			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-1", Namespace: w.NS},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "mysql", Image: "mysql:test"}}}}
-			w.Create(pod)
 			var c v1.Cluster
 			w.Get("db", &c)
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-1", Namespace: w.NS,
+				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(&c, v1.GroupVersion.WithKind("Cluster"))}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "mysql", Image: "mysql:test"}}}}
+			w.Create(pod)
 			_, err := w.rec.ActFailover(w.Ctx, &c, cluster.FailoverWork{Fence: pod, DeletePod: "db-1", QuickDelete: true})
 			switch {
 			case tc.fenceErr == nil || errors.Is(tc.fenceErr, mysql.ErrUnreachable):

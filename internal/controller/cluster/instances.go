@@ -98,6 +98,9 @@ func (d *Decision) planScaleUp(c *v1.Cluster, o Observation, active []observedIn
 	missing := false
 	for _, in := range active {
 		if in.Pod == nil && in.PVC.DeletionTimestamp == nil && in.Name != d.Failover.HoldPod {
+			if d.refuseForeignInstance(c, o, in.Name) {
+				continue
+			}
 			d.CreatePods = append(d.CreatePods, specs.BuildPod(c, in.Serial, specs.PodOptions{OperatorImage: o.OperatorImage}))
 			d.event(stepCreate, evPodRecreated.With(in.Name))
 			missing = true
@@ -108,6 +111,9 @@ func (d *Decision) planScaleUp(c *v1.Cluster, o Observation, active []observedIn
 		return active
 	}
 	serial := c.Status.LatestGeneratedNode + 1
+	if d.refuseForeignInstance(c, o, specs.InstanceName(c.Name, serial)) {
+		return active // the serial stays free until the foreign objects are gone
+	}
 	c.Status.LatestGeneratedNode = serial
 	pvc := specs.BuildPVC(c, serial)
 	d.CreatePVCs = append(d.CreatePVCs, pvc)

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,7 +42,7 @@ var evOwnershipConflict = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "
 // list changes).
 func (r *Reconciler) refuseForeign(ctx context.Context, o *Observation, d Decision) (Decision, error) {
 	c := o.Cluster
-	var foreign []string
+	foreign := slices.Clone(d.RefusedObjects)
 	refuse := func(kind, name string) { foreign = append(foreign, kind+" "+name) }
 	// controlledElsewhere reads kind/name into cur: true when it exists and c is not its controller.
 	// The cache holds only labelled objects, so a name it does not know is looked up in the API
@@ -160,6 +161,7 @@ func withOwnershipCondition(c *v1.Cluster, st v1.ClusterStatus, foreign []string
 		return st
 	}
 	sort.Strings(foreign)
+	foreign = slices.Compact(foreign) // a foreign CA is refused for its certificates and for each Pod
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: ConditionOwnershipConflict, Status: metav1.ConditionTrue,
 		Reason: reasonControlledElsewhere, ObservedGeneration: c.Generation, LastTransitionTime: now,
 		Message: fmt.Sprintf("not changed, controlled by something else: %s", strings.Join(foreign, ", "))})

@@ -63,8 +63,8 @@ func TestClusterNamedDefaultLeavesForeignObjectsAlone(t *testing.T) {
 	w.secret(specs.CASecretName("default"))
 	var c v1.Cluster
 	w.Get("default", &c)
-	if c.Status.TargetPrimary == "" {
-		t.Error("the Cluster's status was not reconciled")
+	if c.Status.TargetPrimary != "" {
+		t.Errorf("targetPrimary %q: the first instance would mount the foreign Secret %s", c.Status.TargetPrimary, tls)
 	}
 	cond := meta.FindStatusCondition(c.Status.Conditions, cluster.ConditionOwnershipConflict)
 	if cond == nil || cond.Status != metav1.ConditionTrue {
@@ -92,6 +92,13 @@ func TestClusterNamedDefaultLeavesForeignObjectsAlone(t *testing.T) {
 	}
 	if _, err := w.rec.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key("default")}); err != nil {
 		t.Fatalf("reconcile: %v", err)
+	}
+	if _, err := w.rec.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key("default")}); err != nil {
+		t.Fatalf("reconcile: %v", err) // the certificate first, then the instance
+	}
+	w.Get("default", &c)
+	if c.Status.TargetPrimary != "default-1" {
+		t.Errorf("targetPrimary %q once the Cluster's own Secret exists, want default-1", c.Status.TargetPrimary)
 	}
 	w.Get(ro, &svc)
 	if ref := metav1.GetControllerOf(&svc); ref == nil || ref.Name != "default" {

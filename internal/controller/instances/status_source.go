@@ -3,6 +3,7 @@ package instances
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -74,6 +76,9 @@ func (s MTLS) client(ctx context.Context, c *v1.Cluster) (*instanceclient.Client
 	return instanceclient.New(cfg, s.Timeout), nil
 }
 
+// ErrNotControlled: a Secret the operator's mTLS client would trust is not controlled by the Cluster.
+var ErrNotControlled = errors.New("not controlled by the Cluster, not trusted")
+
 // tlsConfig is the operator's side of the mTLS with c's instances: its client certificate, the
 // cluster CA (both during a CA roll) as the only trust.
 func (s MTLS) tlsConfig(ctx context.Context, c *v1.Cluster) (*tls.Config, error) {
@@ -84,6 +89,13 @@ func (s MTLS) tlsConfig(ctx context.Context, c *v1.Cluster) (*tls.Config, error)
 	key := client.ObjectKey{Namespace: c.Namespace, Name: specs.OperatorClientSecretName(c.Name)}
 	if err := s.Reader.Get(ctx, key, &cert); err != nil {
 		return nil, fmt.Errorf("reading the operator client certificate: %w", err)
+	}
+	// A CA or certificate Secret made by someone else under these names is never trusted (the
+	// Cluster reports it as an OwnershipConflict): its key could sign for an impostor instance.
+	for _, s := range []*corev1.Secret{&ca, &cert} {
+		if !metav1.IsControlledBy(s, c) {
+			return nil, fmt.Errorf("%w: Secret %s", ErrNotControlled, s.Name)
+		}
 	}
 	return instanceclient.TLSConfig(specs.CATrust(ca.Data), cert.Data[certs.CertKey], cert.Data[certs.KeyKey])
 }
