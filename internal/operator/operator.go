@@ -12,7 +12,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -56,6 +58,9 @@ type Options struct {
 	ObjectStoreAllowedCIDRs []netip.Prefix
 	// Clock is the time source of every reconciler; nil means the real clock.
 	Clock clock.PassiveClock
+	// RepeatableInProcess lets one process build the manager more than once (a test restarting
+	// the operator); controller-runtime otherwise refuses a controller name seen before.
+	RepeatableInProcess bool
 }
 
 // NewScheme returns a scheme with the built-in kinds and this operator's API.
@@ -108,6 +113,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		EventBroadcaster:              NewEventBroadcaster(),
 		Cache:                         kit.CacheOptions(opts.Namespaces...),
 		Client:                        kit.ClientOptions(),
+		Controller:                    config.Controller{SkipNameValidation: ptr.To(opts.RepeatableInProcess)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
@@ -118,6 +124,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("adding the readiness check: %w", err)
 	}
+	reportUndecodable(mgr.GetEventRecorderFor("cloudnative-mysql"))
 	if err := registerControllers(mgr, opts); err != nil {
 		return nil, err
 	}

@@ -102,7 +102,7 @@ func TestOperatorKeepsReconcilingBesideHostileObjects(t *testing.T) {
 	createHostile(t, env, hostileNS)
 
 	ctrl.SetLogger(zap.New(zap.WriteTo(testWriter{t})))
-	mgr, err := operator.NewManager(env.Config, operator.Options{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
+	mgr, err := operator.NewManager(env.Config, operator.Options{MetricsBindAddress: "0", HealthProbeBindAddress: "0", RepeatableInProcess: true})
 	if err != nil {
 		t.Fatalf("NewManager: %v", err)
 	}

@@ -1,0 +1,85 @@
+package v1alpha1
+
+import (
+	"encoding/json"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sjson "sigs.k8s.io/json"
+)
+
+// A list of Clusters, Backups or ScheduledBackups decodes each item on its own and leaves out an
+// item that does not decode. One stored object the Go types cannot read (written under an older,
+// looser schema, or by a path admission does not check) would otherwise fail every list of its
+// kind, and with it the operator's informer: no object of that kind in any namespace would be
+// reconciled. Left out of a list, the object is reconciled by nobody and reported through
+// UndecodableItem; a read of that object alone still fails, for that object only. A watch event
+// that does not decode ends the watch with an error, and the informer lists again, so it is
+// skipped the same way.
+
+// UndecodableItem, when set, is told of each list item left out: the operator logs it and counts
+// it in a metric. It runs inside JSON decoding, which carries no context.
+var UndecodableItem func(kind, namespace, name string, err error)
+
+// listEnvelope is a list whose items are kept undecoded.
+type listEnvelope struct {
+	metav1.TypeMeta
+	Metadata metav1.ListMeta   `json:"metadata,omitempty"`
+	Items    []json.RawMessage `json:"items"`
+}
+
+// decodeList decodes data into its type and list metadata, and each item into a T, leaving out
+// the items that do not decode.
+func decodeList[T any](kind string, data []byte, tm *metav1.TypeMeta, lm *metav1.ListMeta) ([]T, error) {
+	var env listEnvelope
+	if err := k8sjson.UnmarshalCaseSensitivePreserveInts(data, &env); err != nil {
+		return nil, fmt.Errorf("decoding a %sList: %w", kind, err)
+	}
+	*tm, *lm = env.TypeMeta, env.Metadata
+	items := make([]T, 0, len(env.Items))
+	for _, raw := range env.Items {
+		var item T
+		if err := k8sjson.UnmarshalCaseSensitivePreserveInts(raw, &item); err != nil {
+			reportUndecodable(kind, raw, err)
+			continue
+		}
+		items = append(items, item)
+	}
+	return items, nil
+}
+
+// reportUndecodable tells UndecodableItem of an item left out, named from its metadata alone.
+func reportUndecodable(kind string, raw []byte, err error) {
+	if UndecodableItem == nil {
+		return
+	}
+	var named struct {
+		Metadata struct {
+			Namespace string `json:"namespace"`
+			Name      string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(raw, &named) // best effort: an item without readable metadata is named ""
+	UndecodableItem(kind, named.Metadata.Namespace, named.Metadata.Name, err)
+}
+
+// UnmarshalJSON decodes the Clusters that decode (see UndecodableItem).
+func (l *ClusterList) UnmarshalJSON(data []byte) error {
+	items, err := decodeList[Cluster]("Cluster", data, &l.TypeMeta, &l.ListMeta)
+	l.Items = items
+	return err
+}
+
+// UnmarshalJSON decodes the Backups that decode (see UndecodableItem).
+func (l *BackupList) UnmarshalJSON(data []byte) error {
+	items, err := decodeList[Backup]("Backup", data, &l.TypeMeta, &l.ListMeta)
+	l.Items = items
+	return err
+}
+
+// UnmarshalJSON decodes the ScheduledBackups that decode (see UndecodableItem).
+func (l *ScheduledBackupList) UnmarshalJSON(data []byte) error {
+	items, err := decodeList[ScheduledBackup]("ScheduledBackup", data, &l.TypeMeta, &l.ListMeta)
+	l.Items = items
+	return err
+}
