@@ -18,9 +18,13 @@ import (
 // the failover checker's write load and dataDurability: required: a replica is promoted (not the
 // deleted Pod coming back), writes are accepted through -rw by the new primary, -rw routes to it
 // and -ro to the two others, the former primary rejoins as a replica holding every acknowledged
-// write, no acknowledged write is lost and no two instances are ever writable together.
+// write, no acknowledged write is lost and no two instances are ever writable together. It runs
+// after an operator restart beside a Cluster in another namespace that the operator cannot
+// decode: that one is reported, and this one fails over all the same.
 func TestAutomaticFailoverByPodDeletion(t *testing.T) {
+	badNS := storeUndecodableAndRestartOperator(t)
 	rep, cl := runFaults(t, chaos.PodDelete)
+	checkUndecodableReported(t, badNS)
 	f := rep.Faults[0]
 	if f.NewPrimary == "" || f.NewPrimary == f.Primary {
 		t.Errorf("after deleting %s's Pod the primary is %q: no replica was promoted", f.Primary, f.NewPrimary)
