@@ -17,7 +17,13 @@ const (
 	LinkLocalUnicast   Rule = "link-local address"
 	LinkLocalMulticast Rule = "link-local multicast address"
 	Unspecified        Rule = "unspecified address"
+	MetadataService    Rule = "cloud metadata service address"
 )
+
+// metadataServices are instance metadata endpoints outside the link-local ranges: the IPv6 one
+// of EC2 (fd00:ec2::254) and Alibaba Cloud's (100.100.100.200). An IAM role's credentials are
+// one request away on each, like on 169.254.169.254.
+var metadataServices = []netip.Addr{netip.MustParseAddr("fd00:ec2::254"), netip.MustParseAddr("100.100.100.200")}
 
 // ErrRefused matches every refusal of a Guard with errors.Is.
 var ErrRefused = errors.New("address refused")
@@ -35,6 +41,11 @@ func Classify(ip netip.Addr) Rule {
 		return LinkLocalMulticast
 	case ip.IsUnspecified():
 		return Unspecified
+	}
+	for _, m := range metadataServices {
+		if ip == m {
+			return MetadataService
+		}
 	}
 	return ""
 }
