@@ -152,7 +152,9 @@ type MySQLConfiguration struct {
 	SemiSync *SemiSyncConfiguration `json:"semiSync,omitempty"`
 
 	// Parameters are written into my.cnf. Keys the operator owns (GTID, binlog, read-only, TLS,
-	// server identity) are rejected by the instance manager and reported on the Cluster.
+	// server identity, replication filters, mysqlx, persisted settings) and values with newlines
+	// or quotes are left out of my.cnf and logged by the instance manager; they are not yet
+	// reported on the Cluster.
 	// +optional
 	Parameters map[string]string `json:"parameters,omitempty"`
 }

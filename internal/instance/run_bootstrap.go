@@ -40,8 +40,8 @@ func (m *manager) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// writeMyCnf renders my.cnf from the Cluster's parameters; refused ones are logged (the operator
-// reports them on the Cluster).
+// writeMyCnf renders my.cnf from the Cluster's parameters; refused ones are left out and logged
+// (not yet reported on the Cluster).
 func (m *manager) writeMyCnf(c *v1alpha1.Cluster) error {
 	params := map[string]string{}
 	for k, v := range m.cfg.Parameters {
