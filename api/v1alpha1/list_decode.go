@@ -2,7 +2,9 @@ package v1alpha1
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sjson "sigs.k8s.io/json"
@@ -13,7 +15,9 @@ import (
 // looser schema, or by a path admission does not check) would otherwise fail every list of its
 // kind, and with it the operator's informer: no object of that kind in any namespace would be
 // reconciled. Left out of a list, the object is reconciled by nobody and reported through
-// UndecodableItem; a read of that object alone still fails, for that object only. A watch event
+// UndecodableItem; a read of that object alone still fails, for that object only. A reader that
+// decides what may be deleted (retention, a Backup's cleanup) must see every object, so it calls
+// the list's Complete and fails closed. A watch event
 // that does not decode ends the watch with an error, and the informer lists again, so it is
 // skipped the same way.
 
@@ -28,19 +32,30 @@ type listEnvelope struct {
 	Items    []json.RawMessage `json:"items"`
 }
 
+// ErrIncompleteList: a list left out items that do not decode, and its reader must see them all.
+var ErrIncompleteList = errors.New("objects that do not decode were left out of the list")
+
+// completeList returns ErrIncompleteList naming the items left out, nil when there are none.
+func completeList(kind string, undecodable []string) error {
+	if len(undecodable) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s %s; fix or delete them", ErrIncompleteList, kind, strings.Join(undecodable, ", "))
+}
+
 // decodeList decodes data into its type and list metadata, and each item into a T, leaving out
-// the items that do not decode.
-func decodeList[T any](kind string, data []byte, tm *metav1.TypeMeta, lm *metav1.ListMeta) ([]T, error) {
+// the items that do not decode; undecodable names those ("namespace/name").
+func decodeList[T any](kind string, data []byte, tm *metav1.TypeMeta, lm *metav1.ListMeta, undecodable *[]string) ([]T, error) {
 	var env listEnvelope
 	if err := k8sjson.UnmarshalCaseSensitivePreserveInts(data, &env); err != nil {
 		return nil, fmt.Errorf("decoding a %sList: %w", kind, err)
 	}
-	*tm, *lm = env.TypeMeta, env.Metadata
+	*tm, *lm, *undecodable = env.TypeMeta, env.Metadata, nil
 	items := make([]T, 0, len(env.Items))
 	for _, raw := range env.Items {
 		var item T
 		if err := k8sjson.UnmarshalCaseSensitivePreserveInts(raw, &item); err != nil {
-			reportUndecodable(kind, raw, err)
+			*undecodable = append(*undecodable, reportUndecodable(kind, raw, err))
 			continue
 		}
 		items = append(items, item)
@@ -48,11 +63,9 @@ func decodeList[T any](kind string, data []byte, tm *metav1.TypeMeta, lm *metav1
 	return items, nil
 }
 
-// reportUndecodable tells UndecodableItem of an item left out, named from its metadata alone.
-func reportUndecodable(kind string, raw []byte, err error) {
-	if UndecodableItem == nil {
-		return
-	}
+// reportUndecodable tells UndecodableItem of an item left out, named from its metadata alone,
+// and returns that name as "namespace/name".
+func reportUndecodable(kind string, raw []byte, err error) string {
 	var named struct {
 		Metadata struct {
 			Namespace string `json:"namespace"`
@@ -60,26 +73,41 @@ func reportUndecodable(kind string, raw []byte, err error) {
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(raw, &named) // best effort: an item without readable metadata is named ""
-	UndecodableItem(kind, named.Metadata.Namespace, named.Metadata.Name, err)
+	if UndecodableItem != nil {
+		UndecodableItem(kind, named.Metadata.Namespace, named.Metadata.Name, err)
+	}
+	return named.Metadata.Namespace + "/" + named.Metadata.Name
 }
 
 // UnmarshalJSON decodes the Clusters that decode (see UndecodableItem).
 func (l *ClusterList) UnmarshalJSON(data []byte) error {
-	items, err := decodeList[Cluster]("Cluster", data, &l.TypeMeta, &l.ListMeta)
+	items, err := decodeList[Cluster]("Cluster", data, &l.TypeMeta, &l.ListMeta, &l.Undecodable)
 	l.Items = items
 	return err
 }
+
+// Complete returns ErrIncompleteList when items were left out: a reader that decides what may be
+// deleted must see every object.
+func (l *ClusterList) Complete() error { return completeList("Cluster", l.Undecodable) }
 
 // UnmarshalJSON decodes the Backups that decode (see UndecodableItem).
 func (l *BackupList) UnmarshalJSON(data []byte) error {
-	items, err := decodeList[Backup]("Backup", data, &l.TypeMeta, &l.ListMeta)
+	items, err := decodeList[Backup]("Backup", data, &l.TypeMeta, &l.ListMeta, &l.Undecodable)
 	l.Items = items
 	return err
 }
 
+// Complete returns ErrIncompleteList when items were left out: a reader that decides what may be
+// deleted must see every object.
+func (l *BackupList) Complete() error { return completeList("Backup", l.Undecodable) }
+
 // UnmarshalJSON decodes the ScheduledBackups that decode (see UndecodableItem).
 func (l *ScheduledBackupList) UnmarshalJSON(data []byte) error {
-	items, err := decodeList[ScheduledBackup]("ScheduledBackup", data, &l.TypeMeta, &l.ListMeta)
+	items, err := decodeList[ScheduledBackup]("ScheduledBackup", data, &l.TypeMeta, &l.ListMeta, &l.Undecodable)
 	l.Items = items
 	return err
 }
+
+// Complete returns ErrIncompleteList when items were left out: a reader that decides what may be
+// deleted must see every object.
+func (l *ScheduledBackupList) Complete() error { return completeList("ScheduledBackup", l.Undecodable) }

@@ -2,6 +2,7 @@ package v1alpha1_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -63,6 +64,10 @@ func TestListsLeaveOutItemsThatDoNotDecode(t *testing.T) {
 			}
 			var kept []string
 			var rv string
+			if err := obj.(interface{ Complete() error }).Complete(); (err != nil) != (len(tc.wantLeft) > 0) ||
+				(err != nil && !errors.Is(err, v1.ErrIncompleteList)) {
+				t.Errorf("Complete() = %v with %d items left out", err, len(tc.wantLeft))
+			}
 			switch l := obj.(type) {
 			case *v1.ClusterList:
 				rv = l.ResourceVersion

@@ -36,6 +36,11 @@ func (r *Reconciler) gatherFinalizer(ctx context.Context, b *v1.Backup) (*finali
 	if err := r.APIReader.List(ctx, &clusters, client.InNamespace(b.Namespace)); err != nil {
 		return nil, fmt.Errorf("listing the Clusters of %s: %w", b.Namespace, err)
 	}
+	// One that does not decode may restore from this Backup, or be its Cluster with a Keep
+	// default: nothing is deleted until every Cluster reads.
+	if err := clusters.Complete(); err != nil {
+		return nil, fmt.Errorf("listing the Clusters of %s: %w", b.Namespace, err)
+	}
 	for i, c := range clusters.Items {
 		if recoveryBackup(&c) == b.Name && c.DeletionTimestamp == nil {
 			o.ReferencedBy = append(o.ReferencedBy, c.Name)

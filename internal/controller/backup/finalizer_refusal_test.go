@@ -11,6 +11,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -19,6 +20,7 @@ import (
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
 // TestBackupFinalizerRefusals drives the remote-cleanup finalizer where it must not delete, on
@@ -27,6 +29,40 @@ func TestBackupFinalizerRefusals(t *testing.T) {
 	w := newBkWorld(t)
 	t.Run("the directory's metadata.json names another namespace: refused, kept, until the bypass", w.testForeignDirectory)
 	t.Run("the API server refuses a read: condition, Warning and backoff, then cleaned up", w.testReadForbidden)
+	t.Run("a Cluster of the namespace does not decode: nothing deleted until it is gone", w.testUndecodableCluster)
+}
+
+// testUndecodableCluster: a Cluster stored under an older, looser schema cannot be decoded; it
+// may recover from this Backup, so the cleanup deletes nothing while it exists, and says why.
+func (w *bkWorld) testUndecodableCluster(t *testing.T) {
+	w.T = t
+	w.createPolicyBackup("fin-undecodable", "db", v1.DeletionPolicyDelete)
+	b := w.completeBackup("fin-undecodable")
+	bad := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": v1.GroupVersion.String(), "kind": "Cluster",
+		"metadata": map[string]any{"name": "restores-from", "namespace": w.NS},
+		"spec": map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"},
+			"resources": map[string]any{"limits": map[string]any{"example.com/x": "1e1.5"}},
+			"bootstrap": map[string]any{"recovery": map[string]any{"backup": map[string]any{"name": "fin-undecodable"}}}},
+	}}
+	kubetest.StoreUndecodable(t, w.Client, "clusters", bad, "spec", "resources")
+	w.events()
+	w.deleteBackup("fin-undecodable")
+	w.reconcile("fin-undecodable")
+	if c := w.cleanupCondition("fin-undecodable"); c == nil || c.Status != metav1.ConditionFalse ||
+		c.Reason != v1.ReasonCleanupFailed || !strings.Contains(c.Message, "restores-from") {
+		t.Fatalf("RemoteCleanup %+v, want False CleanupFailed naming the Cluster that does not decode", c)
+	}
+	if !w.hasFinalizer("fin-undecodable") || len(w.remoteKeys(b)) < 2 {
+		t.Fatal("the cleanup deleted the Backup's data while a Cluster it could not read may recover from it")
+	}
+	check.Must(t, w.Client.Delete(w.Ctx, bad))
+	w.Eventually("the undecodable Cluster to be gone", w.Gone(bad))
+	w.Clock.Step(time.Hour)
+	w.reconcile("fin-undecodable")
+	if !w.backupGone("fin-undecodable") || len(w.remoteKeys(b)) != 0 {
+		t.Fatalf("once the Cluster is gone: Backup gone %v, remote objects %v", w.backupGone("fin-undecodable"), w.remoteKeys(b))
+	}
 }
 
 // testForeignDirectory: a Cluster of the same name in another namespace, sharing the location,

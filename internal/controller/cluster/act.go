@@ -127,13 +127,13 @@ func (r *Reconciler) detach(ctx context.Context, o *Observation, instance string
 	}
 	pod := &corev1.Pod{}
 	pod.Name, pod.Namespace = instance, o.Cluster.Namespace
-	if err := r.deleteControlled(ctx, o.Cluster, pod, "Pod"); err != nil {
+	if _, err := r.deleteControlled(ctx, o.Cluster, pod, "Pod"); err != nil {
 		return err
 	}
 	// The serial is never used again, so neither is its server certificate.
 	secret := &corev1.Secret{}
 	secret.Name, secret.Namespace = specs.ServerCertSecretName(instance), o.Cluster.Namespace
-	if err := r.deleteControlled(ctx, o.Cluster, secret, "Secret"); err != nil {
+	if _, err := r.deleteControlled(ctx, o.Cluster, secret, "Secret"); err != nil {
 		return err
 	}
 	log.FromContext(ctx).Info("removed instance, kept its PVC", "instance", instance)
@@ -145,10 +145,13 @@ func (r *Reconciler) deletePods(ctx context.Context, c *v1.Cluster, names []stri
 	for _, name := range names {
 		pod := &corev1.Pod{}
 		pod.Name, pod.Namespace = name, c.Namespace
-		if err := r.deleteControlled(ctx, c, pod, "Pod"); err != nil {
+		deleted, err := r.deleteControlled(ctx, c, pod, "Pod")
+		if err != nil {
 			return err
 		}
-		log.FromContext(ctx).Info("deleted Pod of a detached instance", "pod", name)
+		if deleted {
+			log.FromContext(ctx).Info("deleted Pod of a detached instance", "pod", name)
+		}
 	}
 	return nil
 }

@@ -54,10 +54,13 @@ func (r *Reconciler) applyServices(ctx context.Context, c *v1.Cluster, live []co
 	for _, name := range d.DeleteServices {
 		svc := &corev1.Service{}
 		svc.Name, svc.Namespace = name, byName[name].Namespace
-		if err := r.deleteControlled(ctx, c, svc, "Service"); err != nil {
+		deleted, err := r.deleteControlled(ctx, c, svc, "Service")
+		if err != nil {
 			return events, err
 		}
-		log.FromContext(ctx).Info("deleted Service", "service", name)
+		if deleted {
+			log.FromContext(ctx).Info("deleted Service", "service", name)
+		}
 	}
 	return events, nil
 }

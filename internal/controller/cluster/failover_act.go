@@ -98,10 +98,13 @@ func (r *Reconciler) deleteOldPrimaryPod(ctx context.Context, c *v1.Cluster, w F
 	if w.QuickDelete {
 		opts = append(opts, client.GracePeriodSeconds(failoverDeleteGrace))
 	}
-	if err := r.deleteControlled(ctx, c, pod, "Pod", opts...); err != nil {
+	deleted, err := r.deleteControlled(ctx, c, pod, "Pod", opts...)
+	if err != nil {
 		return fmt.Errorf("the old primary %s: %w", w.DeletePod, err)
 	}
-	log.FromContext(ctx).Info("deleted the old primary's Pod, kept its PVC", "instance", w.DeletePod, "quick", w.QuickDelete)
+	if deleted {
+		log.FromContext(ctx).Info("deleted the old primary's Pod, kept its PVC", "instance", w.DeletePod, "quick", w.QuickDelete)
+	}
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -110,6 +109,8 @@ func (r *Reconciler) refuseForeign(ctx context.Context, o *Observation, d Decisi
 	}
 	d.Services = services
 	d.Secrets = refuseForeignSecrets(c, o.Secrets, d.Secrets, refuse)
+	// Sorted, each once: a foreign CA is refused for its certificates and for each instance.
+	foreign = slices.Compact(slices.Sorted(slices.Values(foreign)))
 	d.Status = withOwnershipCondition(c, d.Status, foreign, metav1.NewTime(o.Now))
 	if n := meta.FindStatusCondition(d.Status.Conditions, ConditionOwnershipConflict); n != nil {
 		if old := meta.FindStatusCondition(c.Status.Conditions, ConditionOwnershipConflict); old == nil || old.Message != n.Message {
@@ -152,16 +153,14 @@ func controlledBy(c *v1.Cluster, obj metav1.Object) bool {
 	return ref != nil && ref.UID == c.UID
 }
 
-// withOwnershipCondition sets OwnershipConflict on st while foreign is not empty, and removes it
-// once nothing is refused.
+// withOwnershipCondition sets OwnershipConflict on st while foreign (sorted, each once) is not
+// empty, and removes it once nothing is refused.
 func withOwnershipCondition(c *v1.Cluster, st v1.ClusterStatus, foreign []string, now metav1.Time) v1.ClusterStatus {
 	st.Conditions = append([]metav1.Condition(nil), st.Conditions...)
 	if len(foreign) == 0 {
 		meta.RemoveStatusCondition(&st.Conditions, ConditionOwnershipConflict)
 		return st
 	}
-	sort.Strings(foreign)
-	foreign = slices.Compact(foreign) // a foreign CA is refused for its certificates and for each Pod
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: ConditionOwnershipConflict, Status: metav1.ConditionTrue,
 		Reason: reasonControlledElsewhere, ObservedGeneration: c.Generation, LastTransitionTime: now,
 		Message: fmt.Sprintf("not changed, controlled by something else: %s", strings.Join(foreign, ", "))})

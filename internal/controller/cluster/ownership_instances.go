@@ -92,27 +92,31 @@ func (r *Reconciler) createOwned(ctx context.Context, c *v1.Cluster, obj, cur cl
 
 // deleteControlled deletes the object cur names (kind, namespace and name set) only when c controls
 // it, with a precondition on the UID read: one made by someone else, or replaced under the same
-// name since, is left alone. A missing object is not an error.
-func (r *Reconciler) deleteControlled(ctx context.Context, c *v1.Cluster, cur client.Object, kind string, opts ...client.DeleteOption) error {
-	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(cur), cur)
+// name since, is left alone. deleted says whether the delete was sent; a missing object is not an
+// error.
+func (r *Reconciler) deleteControlled(ctx context.Context, c *v1.Cluster, cur client.Object, kind string, opts ...client.DeleteOption) (deleted bool, err error) {
+	err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(cur), cur)
 	if apierrors.IsNotFound(err) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading %s %s before deleting it: %w", kind, cur.GetName(), err)
+		return false, fmt.Errorf("reading %s %s before deleting it: %w", kind, cur.GetName(), err)
 	}
 	if !controlledBy(c, cur) {
 		log.FromContext(ctx).Info("not deleting an object this Cluster does not control", "kind", kind, "name", cur.GetName())
-		return nil
+		return false, nil
 	}
 	uid := cur.GetUID()
 	err = r.Client.Delete(ctx, cur, append(opts, client.Preconditions{UID: &uid})...)
 	if apierrors.IsConflict(err) {
 		log.FromContext(ctx).Info("not deleting: replaced under the same name since it was read", "kind", kind, "name", cur.GetName())
-		return nil
+		return false, nil
 	}
-	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("deleting %s %s: %w", kind, cur.GetName(), err)
+	if apierrors.IsNotFound(err) {
+		return false, nil
 	}
-	return nil
+	if err != nil {
+		return false, fmt.Errorf("deleting %s %s: %w", kind, cur.GetName(), err)
+	}
+	return true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3proxy"
 )
 
@@ -210,4 +212,38 @@ func (w *retWorld) setPhase(name string, phase v1.BackupPhase) {
 	b := w.backup(name)
 	b.Status.Phase = phase
 	w.UpdateStatus(b)
+}
+
+// TestPassDeletesNothingBesideAClusterItCannotDecode: a Cluster of the namespace stored under an
+// older, looser schema cannot be decoded; it may recover from any of the backups, so the pass
+// deletes nothing while it exists (a RetentionFailed Warning naming it, retried), and runs again
+// once it is gone.
+func TestPassDeletesNothingBesideAClusterItCannotDecode(t *testing.T) {
+	w := newRetWorld(t)
+	w.createCluster("db", "7d", true)
+	w.uploadBackup("db", "pinned", 15*day)
+	w.uploadBackup("db", "new", day)
+	bad := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": v1.GroupVersion.String(), "kind": "Cluster",
+		"metadata": map[string]any{"name": "restored", "namespace": w.NS},
+		"spec": map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"},
+			"resources": map[string]any{"limits": map[string]any{"example.com/x": "1e1.5"}},
+			"bootstrap": map[string]any{"recovery": map[string]any{"backup": map[string]any{"name": "pinned"}}}},
+	}}
+	kubetest.StoreUndecodable(t, w.Client, "clusters", bad, "spec", "resources")
+
+	res, err := w.reconcile("db")
+	if err != nil || res.RequeueAfter == 0 {
+		t.Errorf("beside the undecodable Cluster: result %+v, error %v; want a retry", res, err)
+	}
+	w.wantDirs("db", "pinned", "new")
+	if ev := w.events(); !strings.Contains(ev, "Warning RetentionFailed") || !strings.Contains(ev, "restored") {
+		t.Errorf("events %q, want a RetentionFailed Warning naming the Cluster that does not decode", ev)
+	}
+
+	check.Must(t, w.Client.Delete(w.Ctx, bad))
+	w.Eventually("the undecodable Cluster to be gone", w.Gone(bad))
+	w.Clock.Step(time.Hour)
+	w.reconcileOK("db")
+	w.wantDirs("db", "new")
 }

@@ -57,11 +57,18 @@ func (r *Reconciler) observe(c *v1.Cluster) Observation {
 // the pass protects) and c's object store configuration with its credentials.
 func (r *Reconciler) gatherPass(ctx context.Context, c *v1.Cluster) (*passInput, error) {
 	var clusters v1.ClusterList
+	// Every one of them, or nothing is deleted: one that does not decode may protect a backup.
 	if err := r.APIReader.List(ctx, &clusters, client.InNamespace(c.Namespace)); err != nil {
+		return nil, fmt.Errorf("listing the Clusters of %s: %w", c.Namespace, err)
+	}
+	if err := clusters.Complete(); err != nil {
 		return nil, fmt.Errorf("listing the Clusters of %s: %w", c.Namespace, err)
 	}
 	var backups v1.BackupList
 	if err := r.APIReader.List(ctx, &backups, client.InNamespace(c.Namespace)); err != nil {
+		return nil, fmt.Errorf("listing the Backups of %s: %w", c.Namespace, err)
+	}
+	if err := backups.Complete(); err != nil {
 		return nil, fmt.Errorf("listing the Backups of %s: %w", c.Namespace, err)
 	}
 	secrets, err := objectstore.ReadSecrets(ctx, r.APIReader, c.Namespace, c.Spec.Backup.ObjectStore)
