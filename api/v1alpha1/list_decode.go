@@ -87,7 +87,8 @@ func (l *ClusterList) UnmarshalJSON(data []byte) error {
 }
 
 // Complete returns ErrIncompleteList when items were left out: a reader that decides what may be
-// deleted must see every object.
+// deleted must see every object. Only a list read from the API server (an APIReader) can say so;
+// a list from the operator's cache never holds such an item, and Complete is then always nil.
 func (l *ClusterList) Complete() error { return completeList("Cluster", l.Undecodable) }
 
 // UnmarshalJSON decodes the Backups that decode (see UndecodableItem).
@@ -98,7 +99,8 @@ func (l *BackupList) UnmarshalJSON(data []byte) error {
 }
 
 // Complete returns ErrIncompleteList when items were left out: a reader that decides what may be
-// deleted must see every object.
+// deleted must see every object. Only a list read from the API server (an APIReader) can say so;
+// a list from the operator's cache never holds such an item, and Complete is then always nil.
 func (l *BackupList) Complete() error { return completeList("Backup", l.Undecodable) }
 
 // UnmarshalJSON decodes the ScheduledBackups that decode (see UndecodableItem).
@@ -109,5 +111,6 @@ func (l *ScheduledBackupList) UnmarshalJSON(data []byte) error {
 }
 
 // Complete returns ErrIncompleteList when items were left out: a reader that decides what may be
-// deleted must see every object.
+// deleted must see every object. Only a list read from the API server (an APIReader) can say so;
+// a list from the operator's cache never holds such an item, and Complete is then always nil.
 func (l *ScheduledBackupList) Complete() error { return completeList("ScheduledBackup", l.Undecodable) }

@@ -66,16 +66,10 @@ func (r *Reconciler) gatherWhere(ctx context.Context, o *Observation) error {
 	return nil
 }
 
-// getCluster returns the Backup's Cluster, nil when it does not exist. A Cluster the cache lacks
-// is read from the API server before it counts as missing: the cache also lacks one that does not
-// decode (api/v1alpha1/list_decode.go), whose read then fails rather than fail the Backup.
+// getCluster returns the Backup's Cluster, nil when it does not exist.
 func (r *Reconciler) getCluster(ctx context.Context, b *v1.Backup) (*v1.Cluster, error) {
 	var c v1.Cluster
-	key := client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}
-	err := r.Client.Get(ctx, key, &c)
-	if apierrors.IsNotFound(err) {
-		err = r.APIReader.Get(ctx, key, &c)
-	}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}, &c)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
@@ -32,15 +33,17 @@ func StoreUndecodable(t testing.TB, c client.Client, plural string, obj *unstruc
 	original, _, err := unstructured.NestedSlice(crd.Object, "spec", "versions")
 	check.Must(t, err)
 	setVersions := func(versions []any) error {
-		cur := &unstructured.Unstructured{}
-		cur.SetGroupVersionKind(gvk)
-		if err := c.Get(ctx, key, cur); err != nil {
-			return err
-		}
-		if err := unstructured.SetNestedSlice(cur.Object, versions, "spec", "versions"); err != nil {
-			return err
-		}
-		return c.Update(ctx, cur)
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur := &unstructured.Unstructured{}
+			cur.SetGroupVersionKind(gvk)
+			if err := c.Get(ctx, key, cur); err != nil {
+				return err
+			}
+			if err := unstructured.SetNestedSlice(cur.Object, versions, "spec", "versions"); err != nil {
+				return err
+			}
+			return c.Update(ctx, cur)
+		})
 	}
 	restored := false
 	restore := func() {
@@ -67,6 +70,9 @@ func StoreUndecodable(t testing.TB, c client.Client, plural string, obj *unstruc
 
 	check.Eventually(t, 30*time.Second, "the loosened schema to admit "+obj.GetName(), func(ctx context.Context) (bool, error) {
 		err := c.Create(ctx, obj.DeepCopy())
+		if apierrors.IsAlreadyExists(err) {
+			return true, nil // a create whose answer was lost
+		}
 		if apierrors.IsInvalid(err) {
 			return false, nil // the loosened schema is not in force yet
 		}
