@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
@@ -102,26 +101,7 @@ func TestOperatorKeepsReconcilingBesideHostileObjects(t *testing.T) {
 	createHostile(t, env, hostileNS)
 
 	ctrl.SetLogger(zap.New(zap.WriteTo(testWriter{t})))
-	mgr, err := operator.NewManager(env.Config, operator.Options{MetricsBindAddress: "0", HealthProbeBindAddress: "0", RepeatableInProcess: true})
-	if err != nil {
-		t.Fatalf("NewManager: %v", err)
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(runCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		// A manager whose caches never sync (an object its informers cannot decode) does not
-		// return once cancelled: the test fails instead of waiting for the package timeout.
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("manager stopped with %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("the manager did not stop within 30s of its cancellation")
-		}
-	})
+	startOperator(t, env)
 
 	healthy := decode(t, strings.ReplaceAll(validCluster, "%NAME%", "healthy"))
 	healthy.SetNamespace(healthyNS)

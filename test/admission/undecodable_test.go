@@ -17,11 +17,6 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/kubetest"
 )
 
-// undecodableCluster is a Cluster the Go types cannot read: a quantity that does not parse. The
-// schema of this build refuses it; one stored under an older, looser schema stays stored.
-const undecodableCluster = `{apiVersion: mysql.cloudnative-mysql.io/v1alpha1, kind: Cluster, metadata: {name: %NAME%},
-  spec: {instances: 1, storage: {size: 1Gi}, resources: {limits: {example.com/x: "1e1.5"}}}}`
-
 // TestOperatorStartsBesideAClusterItCannotDecode stores a Cluster the operator cannot decode (as
 // an older, looser schema did), starts the operator beside it, stores a second one while it runs
 // (its watch event does not decode either), and restarts the operator: after each step a new
@@ -32,9 +27,7 @@ func TestOperatorStartsBesideAClusterItCannotDecode(t *testing.T) {
 	ctx := context.Background()
 	badNS, healthyNS := env.NewNamespace(t), env.NewNamespace(t)
 	storeBad := func(name string) {
-		bad := decode(t, strings.ReplaceAll(undecodableCluster, "%NAME%", name))
-		bad.SetNamespace(badNS)
-		kubetest.StoreUndecodable(t, env.Client, "clusters", bad, "spec", "resources")
+		kubetest.StoreUndecodable(t, env.Client, "clusters", kubetest.UndecodableCluster(badNS, name, ""), kubetest.UndecodableClusterPath...)
 	}
 	reconciled := func(name string) {
 		t.Helper()
@@ -102,6 +95,8 @@ func startOperator(t *testing.T, env *kubetest.Env) (stop func()) {
 		}
 		once = true
 		cancel()
+		// A manager whose caches never sync (an object its informers cannot decode) does not
+		// return once cancelled: the test fails instead of waiting for the package timeout.
 		select {
 		case err := <-done:
 			if err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/minio/minio-go/v7"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,14 +37,8 @@ func (w *bkWorld) testUndecodableCluster(t *testing.T) {
 	w.T = t
 	w.createPolicyBackup("fin-undecodable", "db", v1.DeletionPolicyDelete)
 	b := w.completeBackup("fin-undecodable")
-	bad := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": v1.GroupVersion.String(), "kind": "Cluster",
-		"metadata": map[string]any{"name": "restores-from", "namespace": w.NS},
-		"spec": map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"},
-			"resources": map[string]any{"limits": map[string]any{"example.com/x": "1e1.5"}},
-			"bootstrap": map[string]any{"recovery": map[string]any{"backup": map[string]any{"name": "fin-undecodable"}}}},
-	}}
-	kubetest.StoreUndecodable(t, w.Client, "clusters", bad, "spec", "resources")
+	bad := kubetest.UndecodableCluster(w.NS, "restores-from", "fin-undecodable")
+	kubetest.StoreUndecodable(t, w.Client, "clusters", bad, kubetest.UndecodableClusterPath...)
 	w.events()
 	w.deleteBackup("fin-undecodable")
 	w.reconcile("fin-undecodable")

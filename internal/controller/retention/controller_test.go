@@ -7,7 +7,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -223,14 +222,8 @@ func TestPassDeletesNothingBesideAClusterItCannotDecode(t *testing.T) {
 	w.createCluster("db", "7d", true)
 	w.uploadBackup("db", "pinned", 15*day)
 	w.uploadBackup("db", "new", day)
-	bad := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": v1.GroupVersion.String(), "kind": "Cluster",
-		"metadata": map[string]any{"name": "restored", "namespace": w.NS},
-		"spec": map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"},
-			"resources": map[string]any{"limits": map[string]any{"example.com/x": "1e1.5"}},
-			"bootstrap": map[string]any{"recovery": map[string]any{"backup": map[string]any{"name": "pinned"}}}},
-	}}
-	kubetest.StoreUndecodable(t, w.Client, "clusters", bad, "spec", "resources")
+	bad := kubetest.UndecodableCluster(w.NS, "restored", "pinned")
+	kubetest.StoreUndecodable(t, w.Client, "clusters", bad, kubetest.UndecodableClusterPath...)
 
 	res, err := w.reconcile("db")
 	if err != nil || res.RequeueAfter == 0 {

@@ -85,3 +85,22 @@ func StoreUndecodable(t testing.TB, c client.Client, plural string, obj *unstruc
 		return apierrors.IsInvalid(c.Create(ctx, probe, client.DryRunAll)), nil
 	})
 }
+
+// UndecodableCluster is a Cluster of namespace the Go types cannot decode (a resources quantity
+// that does not parse, which this build's schema refuses): store it with StoreUndecodable at
+// UndecodableClusterPath. A non-empty recoveryBackup makes it bootstrap from that Backup.
+func UndecodableCluster(namespace, name, recoveryBackup string) *unstructured.Unstructured {
+	spec := map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"},
+		"resources": map[string]any{"limits": map[string]any{"example.com/x": "1e1.5"}}}
+	if recoveryBackup != "" {
+		spec["bootstrap"] = map[string]any{"recovery": map[string]any{"backup": map[string]any{"name": recoveryBackup}}}
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "mysql.cloudnative-mysql.io/v1alpha1", "kind": "Cluster",
+		"metadata": map[string]any{"name": name, "namespace": namespace},
+		"spec":     spec,
+	}}
+}
+
+// UndecodableClusterPath is where the Clusters CRD is loosened to store UndecodableCluster.
+var UndecodableClusterPath = []string{"spec", "resources"}
