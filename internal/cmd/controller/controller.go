@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap/zapcore"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -19,7 +20,9 @@ import (
 // NewCommand returns `manager controller`, which runs the operator until SIGTERM.
 func NewCommand() *cobra.Command {
 	opts := operator.Options{}
-	zapOpts := zap.Options{}
+	// Milliseconds in the timestamps (--zap-time-encoding changes it): a switchover's steps are
+	// a fraction of a second apart.
+	zapOpts := zap.Options{TimeEncoder: zapcore.ISO8601TimeEncoder}
 	var allowStores []string
 	cmd := &cobra.Command{
 		Use:   "controller",
