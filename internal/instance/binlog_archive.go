@@ -3,6 +3,7 @@ package instance
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -20,9 +21,6 @@ import (
 
 // archiveMetrics are registered once per process (a test runs several instance managers).
 var archiveMetrics = sync.OnceValue(func() *binlogarchive.Metrics { return binlogarchive.NewMetrics(ctrlmetrics.Registry) })
-
-// archiveSetupRetry is how long the archiver waits before trying its setup again.
-const archiveSetupRetry = 10 * time.Second
 
 // startBinlogArchiver runs the continuous binlog archiver until ctx ends when the Cluster has an
 // object store. It archives only while this instance is the primary, not fenced or demoted, and
@@ -79,23 +77,15 @@ func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 			log.Error(err, "reporting the archiver's health")
 		}
 	}
-	var store *objectstore.Client
-	for ctx.Err() == nil {
-		if store, err = m.archiveStore(ctx); err == nil {
-			a.Store = store
-			break
+	store := &archiveStoreSource{resolve: m.archiveStoreConfig, open: objectstore.New, clock: m.deps.Clock}
+	a.Store = store
+	reporter.Backups = func(ctx context.Context) ([]*objectstore.Metadata, error) {
+		c, err := store.current(ctx)
+		if err != nil {
+			return nil, err
 		}
-		log.Error(err, "the binlog archiver cannot reach its object store configuration; retrying")
-		select {
-		case <-ctx.Done():
-			return
-		case <-m.deps.Clock.After(archiveSetupRetry):
-		}
+		return (&restore.Catalog{Store: c, Cluster: m.cfg.Cluster}).List(ctx)
 	}
-	if store == nil {
-		return
-	}
-	reporter.Backups = (&restore.Catalog{Store: store, Cluster: m.cfg.Cluster}).List
 	a.ReportStatus = func(ctx context.Context, h binlogarchive.Health, index *objectstore.Index) {
 		if err := reporter.ReportStatus(ctx, h, index); err != nil {
 			log.Error(err, "reporting the archive's status")
@@ -104,20 +94,20 @@ func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 	a.Run(ctx)
 }
 
-// archiveStore resolves the Cluster's object store and its credentials.
-func (m *manager) archiveStore(ctx context.Context) (*objectstore.Client, error) {
+// archiveStoreConfig reads the Cluster's object store configuration and its Secrets (which only
+// the target primary may read, specs.BuildPrimaryRole).
+func (m *manager) archiveStoreConfig(ctx context.Context) (objectstore.Config, error) {
 	c := &v1alpha1.Cluster{}
 	if err := m.deps.Client.Get(ctx, m.cluster, c); err != nil {
-		return nil, err
+		return objectstore.Config{}, err
+	}
+	if c.Spec.Backup == nil || c.Spec.Backup.ObjectStore == nil {
+		return objectstore.Config{}, fmt.Errorf("%w: the Cluster no longer has an object store", objectstore.ErrInvalid)
 	}
 	spec := c.Spec.Backup.ObjectStore
 	secrets, err := objectstore.ReadSecrets(ctx, m.deps.Client, m.cfg.Namespace, spec)
 	if err != nil {
-		return nil, err
+		return objectstore.Config{}, err
 	}
-	cfg, err := objectstore.ResolveConfig(spec, secrets)
-	if err != nil {
-		return nil, err
-	}
-	return objectstore.New(cfg)
+	return objectstore.ResolveConfig(spec, secrets)
 }

@@ -84,7 +84,7 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 		ObjectMeta: meta,
 		Spec: corev1.PodSpec{
 			Hostname:           name,
-			ServiceAccountName: ServiceAccountName(c.Name),
+			ServiceAccountName: InstanceServiceAccountName(name),
 			Subdomain:          name,
 			SecurityContext:    podSecurityContext(),
 			InitContainers:     []corev1.Container{bootstrapContainer(opts.OperatorImage)},

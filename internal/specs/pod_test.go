@@ -61,7 +61,7 @@ func TestBuildPod(t *testing.T) {
 		{"startup probe on the instance manager's probe port", probeOn(mysql.StartupProbe, StartupPath)},
 		{"readiness probe on the instance manager's probe port", probeOn(mysql.ReadinessProbe, ReadinessPath)},
 		{"liveness probe on the instance manager's probe port", probeOn(mysql.LivenessProbe, LivenessPath)},
-		{"the Pod runs as the Cluster's ServiceAccount", pod.Spec.ServiceAccountName == "db"},
+		{"the Pod runs as its own ServiceAccount", pod.Spec.ServiceAccountName == pod.Name},
 		{"the manager knows its Pod's UID (the primary Lease names it)", slices.ContainsFunc(mysql.Env, func(e corev1.EnvVar) bool {
 			return e.Name == "POD_UID" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.uid"
 		})},

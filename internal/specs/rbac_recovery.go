@@ -41,8 +41,8 @@ func objectStoreSecretNames(store *mysqlv1alpha1.ObjectStoreConfiguration) []str
 	return slices.Compact(names)
 }
 
-// recoveryRules let the first instance read the Backup a recovery names and the Secrets of the
-// object store it restores from.
+// recoveryRules let the first instance (the target primary) read the Backup a recovery names and
+// the Secrets of the object store it restores from.
 func recoveryRules(c *mysqlv1alpha1.Cluster, secrets []string) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
 	if name := c.Recovery().BackupName(); name != "" {
@@ -53,10 +53,7 @@ func recoveryRules(c *mysqlv1alpha1.Cluster, secrets []string) []rbacv1.PolicyRu
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"},
 			ResourceNames: secrets, Verbs: []string{"get"}})
 	}
-	if c.Recovery() != nil {
-		// The first instance records the restore's outcome (BackupRestored, RecoveryFailed).
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"},
-			Verbs: []string{"create", "patch"}})
-	}
+	// The restore's outcome (BackupRestored, RecoveryFailed) is recorded with the Events rule of
+	// the primary's Role, which holds these rules.
 	return rules
 }

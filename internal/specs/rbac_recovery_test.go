@@ -35,7 +35,7 @@ func TestRecoveryRBAC(t *testing.T) {
 		})
 	}
 	role := func(c *mysqlv1alpha1.Cluster, b *mysqlv1alpha1.Backup) *rbacv1.Role {
-		return BuildRole(c, RecoverySecretNames(c, b)...)
+		return BuildPrimaryRole(c, RecoverySecretNames(c, b)...)
 	}
 	group := mysqlv1alpha1.GroupVersion.Group
 	for _, tc := range []struct {
@@ -51,7 +51,7 @@ func TestRecoveryRBAC(t *testing.T) {
 		{"a recovery from a source reads its credentials", allows(role(fromSource, nil), "", "secrets", "src-id") &&
 			allows(role(fromSource, nil), "", "secrets", "src-secret")},
 		{"and no Backup", !allows(role(fromSource, nil), group, "backups", "nightly")},
-		{"the password Secrets stay readable", allows(role(fromSource, nil), "", "secrets", "db-replication")},
+		{"the password Secrets are not the primary Role's (every instance's Role has them)", !allows(role(fromSource, nil), "", "secrets", "db-replication")},
 		{"no other Secret becomes readable", !allows(role(fromSource, nil), "", "secrets", "db-ca")},
 	} {
 		if !tc.ok {

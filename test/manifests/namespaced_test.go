@@ -65,11 +65,11 @@ func TestNamespacedInstall(t *testing.T) {
 	comparePermissions(t, "operator-outside-watched-namespaces.permissions", permissions(k, operatorAccount, outside))
 
 	// Objects the operator did not make, before it starts: an unlabelled Pod, and an unlabelled
-	// ServiceAccount with the name a Cluster needs.
+	// ServiceAccount with the name an instance of a Cluster needs.
 	stranger := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: watched, Name: "stranger"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
 	check.Must(t, env.Client.Create(ctx, stranger))
-	check.Must(t, env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: watched, Name: "taken"}}))
+	check.Must(t, env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: watched, Name: "taken-1"}}))
 
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: operatorAccount}
@@ -93,8 +93,9 @@ func TestNamespacedInstall(t *testing.T) {
 		Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: "db"}}}
 	check.Must(t, env.Client.Create(ctx, backup))
 	// What the Cluster controller makes, each with the operator's own permissions.
-	for _, o := range []client.Object{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "db"}},
+	for _, o := range []client.Object{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "db-1"}},
 		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "db"}}, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "db"}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "db-primary"}}, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "db-primary"}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db-replication"}},
 		&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "db-1"}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-1"}}, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "db-rw"}},
@@ -115,18 +116,22 @@ func TestNamespacedInstall(t *testing.T) {
 		}
 		return c.Status.TargetPrimary == "db-1" && b.Status.Phase != "", nil
 	})
-	check.Eventually(t, time.Minute, "an unlabelled ServiceAccount of the name a Cluster needs is seen and refused", func(ctx context.Context) (bool, error) {
+	check.Eventually(t, time.Minute, "an unlabelled ServiceAccount of the name an instance needs is seen and refused", func(ctx context.Context) (bool, error) {
 		var c v1.Cluster
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(taken), &c); err != nil {
 			return false, err
 		}
 		cond := meta.FindStatusCondition(c.Status.Conditions, cluster.ConditionOwnershipConflict)
-		return cond != nil && strings.Contains(cond.Message, "ServiceAccount taken"), nil
+		return cond != nil && strings.Contains(cond.Message, "ServiceAccount taken-1"), nil
 	})
 	var sa corev1.ServiceAccount
-	check.Must(t, env.Client.Get(ctx, client.ObjectKey{Namespace: watched, Name: "taken"}, &sa))
+	check.Must(t, env.Client.Get(ctx, client.ObjectKey{Namespace: watched, Name: "taken-1"}, &sa))
 	if len(sa.OwnerReferences) != 0 {
-		t.Errorf("the operator took over the ServiceAccount taken: %v", sa.OwnerReferences)
+		t.Errorf("the operator took over the ServiceAccount taken-1: %v", sa.OwnerReferences)
+	}
+	var pod corev1.Pod
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: watched, Name: "taken-1"}, &pod); !apierrors.IsNotFound(err) {
+		t.Errorf("a Pod taken-1 runs as a ServiceAccount the Cluster does not control: %v", err)
 	}
 
 	// The cache holds the operator's Pods only.
@@ -151,10 +156,7 @@ func TestNamespacedInstall(t *testing.T) {
 		t.Errorf("the Cluster outside the watched namespaces was reconciled: %+v", c.Status)
 	}
 	for _, o := range []client.Object{&corev1.ServiceAccount{}, &corev1.Pod{}} {
-		name := "db"
-		if _, ok := o.(*corev1.Pod); ok {
-			name = "db-1"
-		}
+		name := "db-1" // the first instance's Pod, and the ServiceAccount it runs as
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: outside, Name: name}, o); !apierrors.IsNotFound(err) {
 			t.Errorf("%T %s exists outside the watched namespaces (err %v)", o, name, err)
 		}

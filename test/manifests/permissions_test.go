@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,13 +48,22 @@ func testCluster(t *testing.T, env *kubetest.Env, ns, name string) *v1.Cluster {
 	return c
 }
 
-// createInstanceRBAC creates the instances' ServiceAccount, Role and RoleBinding as the operator
-// builds them.
+// createInstanceRBAC creates the instances' RBAC as the operator builds it for three instances
+// <c>-1..3 with <c>-1 the target primary, and as it keeps it for Pods an earlier operator created:
+// the shared ServiceAccount <c> bound to both Roles (a Pod of it may be the primary).
 func createInstanceRBAC(t *testing.T, env *kubetest.Env, c *v1.Cluster) {
 	t.Helper()
-	for _, o := range []client.Object{specs.BuildServiceAccount(c), specs.BuildRole(c), specs.BuildRoleBinding(c)} {
+	instances := []string{specs.InstanceName(c.Name, 1), specs.InstanceName(c.Name, 2), specs.InstanceName(c.Name, 3)}
+	shared := specs.SharedServiceAccountName(c.Name)
+	objs := []client.Object{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: shared, Namespace: c.Namespace}}}
+	for _, in := range instances {
+		objs = append(objs, specs.BuildServiceAccount(c, in))
+	}
+	objs = append(objs, specs.BuildRole(c, instances), specs.BuildPrimaryRole(c),
+		specs.BuildRoleBinding(c, append([]string{shared}, instances...)), specs.BuildPrimaryRoleBinding(c, []string{shared, instances[0]}))
+	for _, o := range objs {
 		if err := env.Client.Create(context.Background(), o); err != nil {
-			t.Fatalf("creating the instances' %T: %v", o, err)
+			t.Fatalf("creating the instances' %T %s: %v", o, o.GetName(), err)
 		}
 	}
 }
@@ -100,8 +110,16 @@ func TestEffectivePermissions(t *testing.T) {
 	k.must("apply", "--server-side", "--force-conflicts", "-k", "config/default")
 	ns := env.NewNamespace(t)
 	c := testCluster(t, env, ns, "db")
+	// An object store, whose Secret only the primary reads.
+	c.Spec.Backup = &v1.BackupConfiguration{ObjectStore: &v1.ObjectStoreConfiguration{Bucket: "backups", Endpoint: "https://s3.example.com",
+		Credentials: v1.S3Credentials{AccessKeyID: v1.SecretKeySelector{Name: "s3-creds", Key: "id"},
+			SecretAccessKey: v1.SecretKeySelector{Name: "s3-creds", Key: "key"}}}}
+	if err := env.Client.Update(context.Background(), c); err != nil {
+		t.Fatalf("giving Cluster db an object store: %v", err)
+	}
 	createInstanceRBAC(t, env, c)
 
 	comparePermissions(t, "operator.permissions", permissions(k, operatorAccount, ns))
-	comparePermissions(t, "instance.permissions", permissions(k, "system:serviceaccount:"+ns+":db", ns))
+	comparePermissions(t, "instance.permissions", permissions(k, "system:serviceaccount:"+ns+":db-2", ns))
+	comparePermissions(t, "instance-primary.permissions", permissions(k, "system:serviceaccount:"+ns+":db-1", ns))
 }

@@ -89,6 +89,25 @@ func TestInstancePolicies(t *testing.T) {
 		err := clientAs(t, env, instanceSA, "db-2").Create(ctx, lease(ns, "not-the-primary"))
 		return err != nil && strings.Contains(err.Error(), "may create only the Lease db-primary"), nil
 	})
+	ownSA := func(pod string) string { return "system:serviceaccount:" + ns + ":" + pod }
+	for _, tc := range []struct {
+		rule, user, pod, lease string
+		allowed                bool
+	}{
+		{"an instance's own ServiceAccount creates its Cluster's primary Lease from its Pod", ownSA("db-2"), "db-2", "db-primary", true},
+		{"an instance's own ServiceAccount never creates another Lease", ownSA("db-2"), "db-2", "other-primary", false},
+		{"an instance's own ServiceAccount never acts from another Pod", ownSA("db-2"), "db-3", "db-primary", false},
+	} {
+		l := lease(ns, tc.lease)
+		l.Spec.HolderIdentity = ptr.To(tc.pod + "/uid-" + tc.pod)
+		err := clientAsPod(t, env, tc.user, tc.pod, "uid-"+tc.pod).Create(ctx, l)
+		if (err == nil) != tc.allowed {
+			t.Errorf("%s: allowed %v, want %v (%v)", tc.rule, err == nil, tc.allowed, err)
+		}
+		if err == nil { // the operator removes it (the primary Lease policy refuses anyone else)
+			check.Must(t, clientAs(t, env, operatorAccount, "").Delete(ctx, l))
+		}
+	}
 	for _, tc := range []struct {
 		rule, user, lease string
 		allowed           bool
@@ -112,6 +131,28 @@ func TestInstancePolicies(t *testing.T) {
 		err := patchStatus(ctx, clientAs(t, env, instanceSA, "db-2"), c, func(st *v1.ClusterStatus) { st.TargetPrimary = "db-3" })
 		return err != nil && strings.Contains(err.Error(), "status.targetPrimary"), nil
 	})
+	// An instance's own ServiceAccount <c>-<n> is that instance, with or without its Pod's token.
+	for _, tc := range []struct {
+		rule, user, pod string
+		change          func(*v1.ClusterStatus)
+		allowed         bool
+	}{
+		{"an own ServiceAccount never changes fencedInstances", ownSA("db-2"), "db-2",
+			func(st *v1.ClusterStatus) { st.FencedInstances = nil }, false},
+		{"an own ServiceAccount never acts from another Pod", ownSA("db-3"), "db-2",
+			func(st *v1.ClusterStatus) { st.DivergedInstances = append(st.DivergedInstances, "db-2") }, false},
+		{"an own ServiceAccount without a Pod's token is still only itself", ownSA("db-3"), "",
+			func(st *v1.ClusterStatus) { st.DivergedInstances = append(st.DivergedInstances, "db-1") }, false},
+		{"an own ServiceAccount never records another as the primary", ownSA("db-3"), "",
+			func(st *v1.ClusterStatus) { st.CurrentPrimary, st.CurrentPrimaryTimestamp = "db-2", ptrTime() }, false},
+		{"an own ServiceAccount adds its instance to divergedInstances", ownSA("db-3"), "db-3",
+			func(st *v1.ClusterStatus) { st.DivergedInstances = append(st.DivergedInstances, "db-3") }, true},
+	} {
+		err := patchStatus(ctx, clientAs(t, env, tc.user, tc.pod), c, tc.change)
+		if (err == nil) != tc.allowed {
+			t.Errorf("%s: allowed %v, want %v (%v)", tc.rule, err == nil, tc.allowed, err)
+		}
+	}
 	for _, tc := range []struct {
 		rule, pod string
 		change    func(*v1.ClusterStatus)

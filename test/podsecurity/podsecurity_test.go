@@ -89,7 +89,7 @@ func TestRestrictedNamespaceAdmitsTheGeneratedPods(t *testing.T) {
 		BackupID: "20260101T000000Z", Instance: "db-1"})
 	deployment := operatorDeployment(t)
 	// The ServiceAccount admission plugin wants the Pods' accounts to exist.
-	for _, sa := range []string{specs.ServiceAccountName(cluster.Name), deployment.Spec.Template.Spec.ServiceAccountName} {
+	for _, sa := range []string{specs.InstanceServiceAccountName(specs.InstanceName(cluster.Name, 1)), deployment.Spec.Template.Spec.ServiceAccountName} {
 		check.Must(t, env.Client.Create(t.Context(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}}))
 	}
 

@@ -65,21 +65,28 @@ func (r *Reconciler) applyServices(ctx context.Context, c *v1.Cluster, live []co
 	return events, nil
 }
 
-// applyOwned applies each object (the PDB, the instances' ServiceAccount, Role and RoleBinding)
-// unless the live one carries the same applied hash.
+// applyOwned applies each object (the PDB, the instances' ServiceAccounts, Roles and
+// RoleBindings) unless the live one carries the same applied hash. ServiceAccounts come first and
+// bindings last, so a binding never names an account that is not there yet.
 func (r *Reconciler) applyOwned(ctx context.Context, d Decision) error {
-	for _, o := range []struct {
+	type owned struct {
 		want, cur client.Object
 		gvk       schema.GroupVersionKind
-	}{
-		{d.ServiceAccount, &corev1.ServiceAccount{}, corev1.SchemeGroupVersion.WithKind("ServiceAccount")},
-		{d.Role, &rbacv1.Role{}, rbacv1.SchemeGroupVersion.WithKind("Role")},
-		{d.RoleBinding, &rbacv1.RoleBinding{}, rbacv1.SchemeGroupVersion.WithKind("RoleBinding")},
-		{d.PDB, &policyv1.PodDisruptionBudget{}, policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget")},
-	} {
-		if reflect.ValueOf(o.want).IsNil() { // refused: controlled by something else
-			continue
-		}
+	}
+	var objs []owned
+	for _, sa := range d.ServiceAccounts {
+		objs = append(objs, owned{sa, &corev1.ServiceAccount{}, corev1.SchemeGroupVersion.WithKind("ServiceAccount")})
+	}
+	for _, role := range d.Roles {
+		objs = append(objs, owned{role, &rbacv1.Role{}, rbacv1.SchemeGroupVersion.WithKind("Role")})
+	}
+	for _, b := range d.RoleBindings {
+		objs = append(objs, owned{b, &rbacv1.RoleBinding{}, rbacv1.SchemeGroupVersion.WithKind("RoleBinding")})
+	}
+	if d.PDB != nil { // nil: refused, controlled by something else
+		objs = append(objs, owned{d.PDB, &policyv1.PodDisruptionBudget{}, policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget")})
+	}
+	for _, o := range objs {
 		o.want.GetObjectKind().SetGroupVersionKind(o.gvk)
 		hash := stampHash(o.want)
 		err := r.Client.Get(ctx, client.ObjectKeyFromObject(o.want), o.cur)

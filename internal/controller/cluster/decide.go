@@ -57,12 +57,13 @@ type podRelabel struct {
 type Decision struct {
 	// Secrets are the password Secrets, the CA and the certificates to write (stepSecrets).
 	Secrets SecretWork
-	// ServiceAccount, Role and RoleBinding let the instance managers watch the Cluster, write its
-	// status and hold the primary Lease; PDB guards the instances (stepOwned).
-	ServiceAccount *corev1.ServiceAccount
-	Role           *rbacv1.Role
-	RoleBinding    *rbacv1.RoleBinding
-	PDB            *policyv1.PodDisruptionBudget
+	// ServiceAccounts (one per instance), Roles and RoleBindings let the instance managers watch
+	// the Cluster, write its status and hold the primary Lease, and the primary archive; PDB
+	// guards the instances (stepOwned; planRBAC).
+	ServiceAccounts []*corev1.ServiceAccount
+	Roles           []*rbacv1.Role
+	RoleBindings    []*rbacv1.RoleBinding
+	PDB             *policyv1.PodDisruptionBudget
 	// CreatePVCs and CreatePods are created in order, PVCs first (stepCreate).
 	CreatePVCs []*corev1.PersistentVolumeClaim
 	CreatePods []*corev1.Pod
@@ -160,8 +161,8 @@ func Decide(o Observation) Decision {
 	d.planRelabel(c, o, active)
 	d.planServices(c, o.Services, active)
 	d.PDB = specs.BuildPDB(c)
-	d.ServiceAccount, d.Role, d.RoleBinding = specs.BuildServiceAccount(c), specs.BuildRole(c, specs.RecoverySecretNames(c, o.RecoveryBackup)...), specs.BuildRoleBinding(c)
 	d.Status = aggregateStatus(c, o, active, &d)
+	d.planRBAC(c, o)
 	d.mergeHAConditions(c, o)
 	for _, e := range conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances) {
 		d.event(stepStatus, e)

@@ -62,29 +62,64 @@ func (r *Reconciler) refuseForeign(ctx context.Context, o *Observation, d Decisi
 		refuse(kind, name)
 		return true, nil
 	}
-	if d.ServiceAccount != nil {
-		if bad, err := controlledElsewhere("ServiceAccount", &corev1.ServiceAccount{}, d.ServiceAccount.Name); err != nil {
+	// An instance's ServiceAccount this Cluster does not control is never bound: that would grant
+	// the instances' permissions to every Pod that runs as it (its instance gets no Pod either,
+	// refuseForeignInstance).
+	var accounts []*corev1.ServiceAccount
+	foreignAccounts := map[string]bool{}
+	for _, sa := range d.ServiceAccounts {
+		if bad, err := controlledElsewhere("ServiceAccount", &corev1.ServiceAccount{}, sa.Name); err != nil {
 			return d, err
 		} else if bad {
-			// Binding the Role to a ServiceAccount this Cluster does not control would grant its
-			// permissions to every Pod that runs as it.
-			d.ServiceAccount, d.RoleBinding = nil, nil
+			foreignAccounts[sa.Name] = true
+			continue
+		}
+		accounts = append(accounts, sa)
+	}
+	d.ServiceAccounts = accounts
+	// A Pod created before each instance had its own account runs as the Cluster's shared one: it
+	// stays bound only while the Cluster controls it (a Cluster named default never binds the
+	// namespace's default ServiceAccount).
+	if shared := specs.SharedServiceAccountName(c.Name); !slices.ContainsFunc(d.ServiceAccounts,
+		func(sa *corev1.ServiceAccount) bool { return sa.Name == shared }) && bindsAccount(d.RoleBindings, shared) {
+		sa := &corev1.ServiceAccount{}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: shared}, sa)
+		if client.IgnoreNotFound(err) != nil {
+			return d, err
+		}
+		if err != nil || !controlledBy(c, sa) {
+			if err == nil {
+				refuse("ServiceAccount", shared)
+			}
+			foreignAccounts[shared] = true
 		}
 	}
-	if d.Role != nil {
-		if bad, err := controlledElsewhere("Role", &rbacv1.Role{}, d.Role.Name); err != nil {
+	var roles []*rbacv1.Role
+	foreignRoles := map[string]bool{}
+	for _, role := range d.Roles {
+		if bad, err := controlledElsewhere("Role", &rbacv1.Role{}, role.Name); err != nil {
 			return d, err
 		} else if bad {
-			d.Role, d.RoleBinding = nil, nil
+			foreignRoles[role.Name] = true
+			continue
 		}
+		roles = append(roles, role)
 	}
-	if d.RoleBinding != nil {
-		if bad, err := controlledElsewhere("RoleBinding", &rbacv1.RoleBinding{}, d.RoleBinding.Name); err != nil {
+	d.Roles = roles
+	var bindings []*rbacv1.RoleBinding
+	for _, b := range d.RoleBindings {
+		if foreignRoles[b.RoleRef.Name] {
+			continue // binding a Role someone else controls would grant what they wrote
+		}
+		if bad, err := controlledElsewhere("RoleBinding", &rbacv1.RoleBinding{}, b.Name); err != nil {
 			return d, err
 		} else if bad {
-			d.RoleBinding = nil
+			continue
 		}
+		b.Subjects = slices.DeleteFunc(b.Subjects, func(s rbacv1.Subject) bool { return foreignAccounts[s.Name] })
+		bindings = append(bindings, b)
 	}
+	d.RoleBindings = bindings
 	if d.PDB != nil {
 		if bad, err := controlledElsewhere("PodDisruptionBudget", &policyv1.PodDisruptionBudget{}, d.PDB.Name); err != nil {
 			return d, err
@@ -165,4 +200,11 @@ func withOwnershipCondition(c *v1.Cluster, st v1.ClusterStatus, foreign []string
 		Reason: reasonControlledElsewhere, ObservedGeneration: c.Generation, LastTransitionTime: now,
 		Message: fmt.Sprintf("not changed, controlled by something else: %s", strings.Join(foreign, ", "))})
 	return st
+}
+
+// bindsAccount reports whether one of bindings names the ServiceAccount account.
+func bindsAccount(bindings []*rbacv1.RoleBinding, account string) bool {
+	return slices.ContainsFunc(bindings, func(b *rbacv1.RoleBinding) bool {
+		return slices.ContainsFunc(b.Subjects, func(s rbacv1.Subject) bool { return s.Name == account })
+	})
 }

@@ -21,21 +21,25 @@ import (
 // a certificate or CA someone else made must never be trusted. Deletions carry the UID of the
 // object this Cluster controls, so one replaced under the same name is never deleted.
 
-// readForeignInstanceObjects looks up the PVC and Pod of each instance this reconcile may create
-// (certInstances: the active ones and the next serial) that the Cluster's own lists lack, and
+// readForeignInstanceObjects looks up the PVC, Pod and ServiceAccount of each instance this
+// reconcile may create (certInstances: the active ones and the next serial) that the Cluster's
+// own lists lack (the ServiceAccount: when it lacks the Pod), and
 // returns those that exist with another controller, by instance name. A Cluster with all its
 // instances costs no read.
 func (r *Reconciler) readForeignInstanceObjects(ctx context.Context, o *Observation) (map[string][]string, error) {
 	c := o.Cluster
 	out := map[string][]string{}
 	for _, name := range certInstances(c, o.PVCs, o.Pods) {
+		hasPod := slices.ContainsFunc(o.Pods, func(p corev1.Pod) bool { return p.Name == name })
 		for _, probe := range []struct {
 			kind string
 			cur  client.Object
 			have bool
 		}{
 			{"PersistentVolumeClaim", &corev1.PersistentVolumeClaim{}, slices.ContainsFunc(o.PVCs, func(p corev1.PersistentVolumeClaim) bool { return p.Name == name })},
-			{"Pod", &corev1.Pod{}, slices.ContainsFunc(o.Pods, func(p corev1.Pod) bool { return p.Name == name })},
+			{"Pod", &corev1.Pod{}, hasPod},
+			// The ServiceAccount its Pod runs as (read only when the Pod is to be created).
+			{"ServiceAccount", &corev1.ServiceAccount{}, hasPod},
 		} {
 			if probe.have {
 				continue

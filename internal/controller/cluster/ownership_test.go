@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/cluster"
@@ -18,9 +19,10 @@ import (
 )
 
 // TestClusterNamedDefaultLeavesForeignObjectsAlone: a Cluster named default must not take over
-// the namespace's default ServiceAccount (binding the instances' Role to it, and later
-// garbage-collecting it with the Cluster), a Service or a certificate Secret someone else made
-// under the names it would use. It reports them and reconciles everything else.
+// the namespace's default ServiceAccount (binding the instances' Roles to it, and later
+// garbage-collecting it with the Cluster: its instances run as default-<n>), a Service or a
+// certificate Secret someone else made under the names it would use. It reports them and
+// reconciles everything else.
 func TestClusterNamedDefaultLeavesForeignObjectsAlone(t *testing.T) {
 	w := newClusterWorld(t, func(c *v1.Cluster) { c.Name = "default" })
 	if err := w.Client.Create(w.Ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: w.NS}}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -45,9 +47,16 @@ func TestClusterNamedDefaultLeavesForeignObjectsAlone(t *testing.T) {
 	if len(sa.OwnerReferences) != 0 || sa.Annotations[v1.GroupVersion.Group+"/applied-hash"] != "" {
 		t.Errorf("the default ServiceAccount was taken over: owners %v, annotations %v", sa.OwnerReferences, sa.Annotations)
 	}
-	var rb rbacv1.RoleBinding
-	if err := w.Client.Get(w.Ctx, w.Key(specs.ServiceAccountName("default")), &rb); !apierrors.IsNotFound(err) {
-		t.Errorf("a RoleBinding grants the instances' Role to the default ServiceAccount: %v %v", err, rb.Subjects)
+	for _, name := range []string{specs.RoleName("default"), specs.PrimaryRoleName("default")} {
+		var rb rbacv1.RoleBinding
+		if err := w.Client.Get(w.Ctx, w.Key(name), &rb); client.IgnoreNotFound(err) != nil {
+			t.Fatal(err)
+		}
+		for _, s := range rb.Subjects {
+			if s.Name == "default" {
+				t.Errorf("RoleBinding %s grants the instances' Role to the default ServiceAccount: %v", name, rb.Subjects)
+			}
+		}
 	}
 	var svc corev1.Service
 	w.Get(ro, &svc)
@@ -70,7 +79,7 @@ func TestClusterNamedDefaultLeavesForeignObjectsAlone(t *testing.T) {
 	if cond == nil || cond.Status != metav1.ConditionTrue {
 		t.Fatalf("no OwnershipConflict condition: %+v", c.Status.Conditions)
 	}
-	for _, want := range []string{"ServiceAccount default", "Service " + ro, "Secret " + tls} {
+	for _, want := range []string{"Service " + ro, "Secret " + tls} {
 		if !strings.Contains(cond.Message, want) {
 			t.Errorf("OwnershipConflict %q does not name %s", cond.Message, want)
 		}
@@ -106,7 +115,12 @@ func TestClusterNamedDefaultLeavesForeignObjectsAlone(t *testing.T) {
 	}
 	w.Get("default", &c)
 	cond = meta.FindStatusCondition(c.Status.Conditions, cluster.ConditionOwnershipConflict)
-	if cond == nil || cond.Message != "not changed, controlled by something else: ServiceAccount default" {
-		t.Errorf("OwnershipConflict = %+v, want only the ServiceAccount", cond)
+	if cond != nil {
+		t.Errorf("OwnershipConflict = %+v once the foreign objects are gone, want none (the instances run as default-1..., never as default)", cond)
+	}
+	var own corev1.ServiceAccount
+	w.Get("default-1", &own)
+	if ref := metav1.GetControllerOf(&own); ref == nil || ref.Name != "default" {
+		t.Errorf("the first instance's ServiceAccount default-1 is not the Cluster's: owners %v", own.OwnerReferences)
 	}
 }
