@@ -12,17 +12,27 @@ var DefaultServiceRoles = []mysqlv1alpha1.ServiceSelectorType{
 	mysqlv1alpha1.ServiceSelectorTypeRW, mysqlv1alpha1.ServiceSelectorTypeRO, mysqlv1alpha1.ServiceSelectorTypeR,
 }
 
-// RoleSelector is the Pod selector of a role Service. Routing follows Pod labels only: rw selects
-// the routable primary, ro routable replicas, r any routable instance. Readiness is left to
-// EndpointSlices, which list only ready Pods.
-func RoleSelector(cluster string, role mysqlv1alpha1.ServiceSelectorType) map[string]string {
+// RoleSelector is the Pod selector of a role Service: rw selects the Pod of the current primary
+// (primary, status.currentPrimary) by its instance label while it is routable, ro routable
+// replicas, r any routable instance. Readiness is left to EndpointSlices, which list only ready
+// Pods.
+//
+// rw names its Pod rather than selecting role=primary so that a change of primary moves rw by one
+// update, of the Service, in the reconcile that sees the new primary recorded: by labels it took
+// two Pod updates milliseconds apart (the old primary out, the new one in), and the EndpointSlice
+// controller, whose second sync found its cache without the slice the first had just written,
+// retried after its one-second back-off with rw empty meanwhile (measured on the local node: the
+// new primary entered rw 1.0 s after its label), and a connection attempted while kube-proxy had
+// no endpoint for rw was dropped, not refused, costing the client its SYN retransmission (1 s).
+// It also makes two Pods in rw impossible by construction.
+func RoleSelector(cluster string, role mysqlv1alpha1.ServiceSelectorType, primary string) map[string]string {
 	sel := map[string]string{
 		mysqlv1alpha1.ClusterLabel:  cluster,
 		mysqlv1alpha1.RoutableLabel: RoutableTrue,
 	}
 	switch role {
 	case mysqlv1alpha1.ServiceSelectorTypeRW:
-		sel[mysqlv1alpha1.RoleLabel] = mysqlv1alpha1.RolePrimary
+		sel[mysqlv1alpha1.InstanceLabel] = primary
 	case mysqlv1alpha1.ServiceSelectorTypeRO:
 		sel[mysqlv1alpha1.RoleLabel] = mysqlv1alpha1.RoleReplica
 	}
@@ -80,7 +90,7 @@ func BuildAdditionalServices(c *mysqlv1alpha1.Cluster) []*corev1.Service {
 			applyTemplate(svc, sharedTemplate(c))
 		}
 		applyTemplate(svc, &a.ServiceTemplate)
-		ownServiceFields(svc, c.Name, a.SelectorType)
+		ownServiceFields(svc, c, a.SelectorType)
 		out = append(out, svc)
 	}
 	return out
@@ -89,7 +99,7 @@ func BuildAdditionalServices(c *mysqlv1alpha1.Cluster) []*corev1.Service {
 func buildDefaultService(c *mysqlv1alpha1.Cluster, role mysqlv1alpha1.ServiceSelectorType) *corev1.Service {
 	svc := emptyService(c, RoleServiceName(c.Name, role))
 	applyTemplate(svc, sharedTemplate(c))
-	ownServiceFields(svc, c.Name, role)
+	ownServiceFields(svc, c, role)
 	return svc
 }
 
@@ -102,9 +112,9 @@ func emptyService(c *mysqlv1alpha1.Cluster, name string) *corev1.Service {
 
 // ownServiceFields sets what the operator always owns: the selector, the mysql port, no
 // clusterIP of its own choosing, and the owner-tracking labels over any template label.
-func ownServiceFields(svc *corev1.Service, cluster string, role mysqlv1alpha1.ServiceSelectorType) {
-	svc.Labels = mergeLabels(svc.Labels, ClusterLabels(cluster))
-	svc.Spec.Selector = RoleSelector(cluster, role)
+func ownServiceFields(svc *corev1.Service, c *mysqlv1alpha1.Cluster, role mysqlv1alpha1.ServiceSelectorType) {
+	svc.Labels = mergeLabels(svc.Labels, ClusterLabels(c.Name))
+	svc.Spec.Selector = RoleSelector(c.Name, role, c.Status.CurrentPrimary)
 	svc.Spec.Ports = []corev1.ServicePort{mysqlServicePort()}
 	svc.Spec.ClusterIP = ""
 	svc.Spec.ClusterIPs = nil
@@ -130,7 +140,7 @@ func sharedTemplate(c *mysqlv1alpha1.Cluster) *mysqlv1alpha1.ServiceTemplateSpec
 func WriteServiceNames(c *mysqlv1alpha1.Cluster) []string {
 	var out []string
 	for _, svc := range append(BuildDefaultServices(c), BuildAdditionalServices(c)...) {
-		if svc.Spec.Selector[mysqlv1alpha1.RoleLabel] == mysqlv1alpha1.RolePrimary {
+		if _, rw := svc.Spec.Selector[mysqlv1alpha1.InstanceLabel]; rw {
 			out = append(out, svc.Name)
 		}
 	}

@@ -21,14 +21,14 @@ func TestRoleSelectors(t *testing.T) {
 		role mysqlv1alpha1.ServiceSelectorType
 		want map[string]string
 	}{
-		{"rw selects the routable primary", rw, map[string]string{mysqlv1alpha1.ClusterLabel: "db",
-			mysqlv1alpha1.RoleLabel: "primary", mysqlv1alpha1.RoutableLabel: "true"}},
+		{"rw selects the current primary's Pod by name while it is routable", rw, map[string]string{mysqlv1alpha1.ClusterLabel: "db",
+			mysqlv1alpha1.InstanceLabel: "db-2", mysqlv1alpha1.RoutableLabel: "true"}},
 		{"ro selects routable replicas", ro, map[string]string{mysqlv1alpha1.ClusterLabel: "db",
 			mysqlv1alpha1.RoleLabel: "replica", mysqlv1alpha1.RoutableLabel: "true"}},
 		{"r selects any routable instance", r, map[string]string{mysqlv1alpha1.ClusterLabel: "db",
 			mysqlv1alpha1.RoutableLabel: "true"}},
 	} {
-		if got := RoleSelector("db", tc.role); !reflect.DeepEqual(got, tc.want) {
+		if got := RoleSelector("db", tc.role, "db-2"); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v", tc.rule, got)
 		}
 	}
@@ -64,9 +64,9 @@ func TestBuildDefaultServices(t *testing.T) {
 			return true
 		}},
 		{"each default Service selects its role", testCluster(), func(s []*corev1.Service) bool {
-			return reflect.DeepEqual(s[0].Spec.Selector, RoleSelector("db", rw)) &&
-				reflect.DeepEqual(s[1].Spec.Selector, RoleSelector("db", ro)) &&
-				reflect.DeepEqual(s[2].Spec.Selector, RoleSelector("db", r))
+			return reflect.DeepEqual(s[0].Spec.Selector, RoleSelector("db", rw, "")) &&
+				reflect.DeepEqual(s[1].Spec.Selector, RoleSelector("db", ro, "")) &&
+				reflect.DeepEqual(s[2].Spec.Selector, RoleSelector("db", r, ""))
 		}},
 		{"disabledDefaultServices removes ro", withServices(testCluster(), mysqlv1alpha1.ManagedServices{
 			DisabledDefaultServices: []mysqlv1alpha1.ServiceSelectorType{ro}}), func(s []*corev1.Service) bool {
@@ -90,7 +90,7 @@ func TestBuildDefaultServices(t *testing.T) {
 		}},
 		{"the template never changes selector or ports", withServices(testCluster(), mysqlv1alpha1.ManagedServices{
 			Template: lbTemplate}), func(s []*corev1.Service) bool {
-			return mysqlPortOnly(s[1]) && reflect.DeepEqual(s[1].Spec.Selector, RoleSelector("db", ro)) && s[1].Spec.ClusterIP == ""
+			return mysqlPortOnly(s[1]) && reflect.DeepEqual(s[1].Spec.Selector, RoleSelector("db", ro, "")) && s[1].Spec.ClusterIP == ""
 		}},
 		{"externalName is merged", withServices(testCluster(), mysqlv1alpha1.ManagedServices{
 			Template: &mysqlv1alpha1.ServiceTemplateSpec{Spec: mysqlv1alpha1.ServiceTemplateServiceSpec{
@@ -132,10 +132,10 @@ func TestBuildAdditionalServices(t *testing.T) {
 			return s.Name == "db-extra" && ownedByCluster(s.ObjectMeta)
 		}},
 		{"selectorType ro selects replicas", build("patch", ro), func(s *corev1.Service) bool {
-			return reflect.DeepEqual(s.Spec.Selector, RoleSelector("db", ro))
+			return reflect.DeepEqual(s.Spec.Selector, RoleSelector("db", ro, ""))
 		}},
 		{"selectorType rw selects the primary", build("replace", rw), func(s *corev1.Service) bool {
-			return reflect.DeepEqual(s.Spec.Selector, RoleSelector("db", rw))
+			return reflect.DeepEqual(s.Spec.Selector, RoleSelector("db", rw, ""))
 		}},
 		{"patch merges onto the role defaults, own template last", build("patch", r), func(s *corev1.Service) bool {
 			return s.Labels["shared"] == "yes" && s.Labels["pool"] == "reporting" &&
@@ -188,5 +188,23 @@ func TestWriteServiceNames(t *testing.T) {
 	}})
 	if got, want := WriteServiceNames(c), []string{"db-rw", "db-writer"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("write Services %v, want %v", got, want)
+	}
+}
+
+// TestWriteServicesFollowTheCurrentPrimary: rw and the additional rw Services select the Pod
+// status.currentPrimary names, so a new primary moves them by one update of each Service.
+func TestWriteServicesFollowTheCurrentPrimary(t *testing.T) {
+	c := testCluster()
+	c.Spec.Managed = &mysqlv1alpha1.ManagedConfiguration{Services: &mysqlv1alpha1.ManagedServices{
+		Additional: []mysqlv1alpha1.ManagedService{{Name: "writer", SelectorType: rw}}}}
+	c.Status.CurrentPrimary = "db-3"
+	var names []string
+	for _, s := range append(BuildDefaultServices(c), BuildAdditionalServices(c)...) {
+		if s.Spec.Selector[mysqlv1alpha1.InstanceLabel] == "db-3" {
+			names = append(names, s.Name)
+		}
+	}
+	if want := []string{"db-rw", "db-writer"}; !reflect.DeepEqual(names, want) || !reflect.DeepEqual(WriteServiceNames(c), want) {
+		t.Errorf("Services selecting db-3: %v, write Services %v, want %v", names, WriteServiceNames(c), want)
 	}
 }

@@ -95,7 +95,7 @@ func TestTemplateAdditionalAndDisabledServices(t *testing.T) {
 		waitEndpoints(t, ns, map[string][]string{"db-rw": {"db-1"}})
 		check.Eventually(t, waitTimeout, "the operator's selector is restored", func(ctx context.Context) (bool, error) {
 			s, err := getService(ctx, ns, "db-rw")
-			return err == nil && s.Spec.Selector["hijack"] == "" && s.Spec.Selector[v1.RoleLabel] == v1.RolePrimary, err
+			return err == nil && s.Spec.Selector["hijack"] == "" && s.Spec.Selector[v1.InstanceLabel] == "db-1", err
 		})
 	})
 }

@@ -16,8 +16,10 @@ import (
 )
 
 // act performs exactly d, step by step in the order of actStep: Secrets and certificates first
-// (Pods mount them), the instances' ServiceAccount, Role, RoleBinding and the PDB, then
-// instances, labels, Services, the status, and the primary's semi-sync count. Each step's Events
+// (Pods mount them), the instances' ServiceAccounts, Roles, RoleBindings and the PDB, then
+// instances, Services, labels, the status, and the primary's semi-sync count. Services come before
+// labels: rw follows a new primary by its selector (specs.RoleSelector) in one update, before the
+// relabelling of the old primary could change rw's endpoints a first time. Each step's Events
 // are emitted once that step is done, even when a later one fails.
 func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error {
 	c := o.Cluster
@@ -38,8 +40,8 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepDetach, func() ([]kit.Event, error) { return none(r.detach(ctx, o, d.Detach)) }},
 		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c, d.DeletePods)) }},
 		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
-		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents) }},
 		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, c, o.Services, d) }},
+		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents) }},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
 		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync, d.SemiSyncParticipants)) }},
 	}

@@ -127,8 +127,9 @@ const (
 	stepDeletePods
 	// stepFailover stops replicas' IO threads, demotes or deletes the old primary (failover.go).
 	stepFailover
-	stepRelabel
+	// stepServices before stepRelabel: see act.
 	stepServices
+	stepRelabel
 	stepStatus
 	stepSemiSync
 )

@@ -18,9 +18,8 @@ import (
 // Pods. A Pod being deleted keeps its role and loses its routable label (kube-proxy still sends
 // new connections to a terminating endpoint that serves when no other is ready), and so does a
 // suspected primary (failover.PrimarySuspected): its manager may be frozen while its mysqld takes
-// writes. So does a primary being switched away from (switchingAway): it turns read-only as
-// soon as the target is named, and leaving rw then, rather than with the new primary's label,
-// keeps the two Pods' changes apart (see switchingAway).
+// writes. rw selects the Pod of status.currentPrimary by name (specs.RoleSelector), so a change
+// of primary moves it by one update of the Service, not by these labels.
 func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedInstance) {
 	var demote, rest []podRelabel
 	suspected := failover.PrimarySuspected(d.failoverObservation)
@@ -39,7 +38,7 @@ func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedIn
 		ending := endingSessions(o.Reports[p.Name], role)
 		d.endingSessions = d.endingSessions || ending
 		routable := specs.InstanceRoutable(c, p.Name) && p.DeletionTimestamp == nil &&
-			!(suspected && p.Name == c.Status.CurrentPrimary) && !ending && !switchingAway(c, p.Name) &&
+			!(suspected && p.Name == c.Status.CurrentPrimary) && !ending &&
 			(role != v1.RoleReplica || replicaServesReads(o.Reports[p.Name], oldRoutable, o.MaxReadLag))
 		if role == oldRole && routable == oldRoutable {
 			continue
@@ -56,20 +55,6 @@ func (d *Decision) planRelabel(c *v1.Cluster, o Observation, active []observedIn
 		d.relabelEvents[p.Name] = evRoleChanged.With(p.Name, oldRole, role, oldRoutable, routable)
 	}
 	d.Relabel = append(demote, rest...)
-}
-
-// switchingAway says instance is the current primary while the status names another target: a
-// switchover (or a failover) away from it is under way, and it no longer takes writes (the
-// instance turns itself read-only once the target is named). It leaves every Service then.
-// Were it to leave rw only when the target's role=primary label is set, the two Pod updates,
-// milliseconds apart, would reach the EndpointSlice controller as two syncs of rw; the second
-// finds the controller's cache not yet holding the slice the first wrote and is retried after
-// its one-second back-off, with rw empty meanwhile (measured on the local node: the new primary
-// entered rw 1.0 s after its label). Out at the start, the old primary's Pod is no longer
-// selected by rw when the new primary is labelled, and rw changes by that one update.
-func switchingAway(c *v1.Cluster, instance string) bool {
-	st := c.Status
-	return instance == st.CurrentPrimary && st.TargetPrimary != "" && st.TargetPrimary != instance
 }
 
 // endingSessionsRequeue is how soon a Cluster is reconciled again while an instance reports
