@@ -17,12 +17,17 @@ import (
 // spec.backup.objectStore and its Secrets) is read again while the archiver uses it.
 const archiveStoreRecheck = 30 * time.Second
 
+// archiveStoreRetry is how soon it is read again after a failure (a request the store refused or
+// could not answer, a configuration that could not be read or opened): the archiver passes every
+// second, and an outage must not become several API requests a second.
+const archiveStoreRetry = 10 * time.Second
+
 // archiveStoreSource is the binlog archiver's object store, resolved when the archiver first
 // needs it and again when its configuration changes. Only the primary's archiver asks for it: the
 // object store's Secrets are readable by the target primary's ServiceAccount alone
 // (specs.BuildPrimaryRole), so a replica standing by never reads them. A changed spec or Secret
-// (rotated credentials, a new endpoint) is picked up within archiveStoreRecheck, and at the next
-// request after a failed one, without a restart.
+// (rotated credentials, a new endpoint) is picked up within archiveStoreRecheck, and within
+// archiveStoreRetry after a failed request, without a restart.
 type archiveStoreSource struct {
 	// resolve reads the Cluster's object store configuration and its Secrets.
 	resolve func(ctx context.Context) (objectstore.Config, error)
@@ -33,30 +38,51 @@ type archiveStoreSource struct {
 	mu      sync.Mutex
 	cfg     objectstore.Config
 	client  *objectstore.Client
-	checked time.Time
-	failed  bool
+	checked time.Time // the last read of the configuration, successful or not
+	failed  bool      // a request, or the last read, failed since
+	lastErr error     // why the last read failed; nil after one that succeeded
 }
 
-// current returns the client for the configuration as it is now, reading it again when the last
-// read is older than archiveStoreRecheck or a request failed since.
+// current returns the client for the configuration as it is now. It reads the configuration again
+// when the last read is older than archiveStoreRecheck, or archiveStoreRetry after a failure;
+// meanwhile it returns the client it has (or the last read's error when it has none).
 func (s *archiveStoreSource) current(ctx context.Context) (*objectstore.Client, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.clock.Now()
-	if s.client != nil && !s.failed && now.Sub(s.checked) < archiveStoreRecheck {
+	wait := archiveStoreRecheck
+	if s.failed {
+		wait = archiveStoreRetry
+	}
+	if !s.checked.IsZero() && now.Sub(s.checked) < wait {
+		if s.client == nil || s.lastErr != nil {
+			return nil, s.lastErr
+		}
 		return s.client, nil
 	}
+	s.checked = now
+	client, err := s.read(ctx)
+	s.failed, s.lastErr = err != nil, err
+	if err != nil {
+		// A configuration that cannot be read or opened is not replaced by the one before it.
+		s.client = nil
+		return nil, err
+	}
+	return client, nil
+}
+
+// read reads the configuration, and opens a client when it changed.
+func (s *archiveStoreSource) read(ctx context.Context) (*objectstore.Client, error) {
 	cfg, err := s.resolve(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the object store configuration: %w", err)
 	}
-	s.checked, s.failed = now, false
 	if s.client != nil && reflect.DeepEqual(cfg, s.cfg) {
 		return s.client, nil
 	}
 	client, err := s.open(cfg)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("opening the object store: %w", err)
 	}
 	s.cfg, s.client = cfg, client
 	return client, nil

@@ -31,10 +31,19 @@ func TestArchiveStoreSource(t *testing.T) {
 			{advance: archiveStoreRecheck, key: "k1", resolves: 2, opens: 1}}},
 		{"a changed Secret or spec opens a new client", []step{{key: "k1", resolves: 1, opens: 1},
 			{advance: archiveStoreRecheck, key: "k2", resolves: 2, opens: 2, wantKey: "k2"}}},
-		{"after a failed request it is read again at once", []step{{key: "k1", resolves: 1, opens: 1, fail: true},
-			{key: "k2", resolves: 2, opens: 2, wantKey: "k2"}}},
-		{"a configuration that cannot be read is an error, and read again next time", []step{{unreadable: true, resolves: 1, opens: 0, wantErr: true},
-			{key: "k1", resolves: 2, opens: 1}}},
+		{"after a failed request the client is kept, and the configuration read again archiveStoreRetry after the last read", []step{
+			{key: "k1", resolves: 1, opens: 1, fail: true},
+			{advance: time.Second, key: "k2", resolves: 1, opens: 1, wantKey: "k1"},
+			{advance: archiveStoreRetry, key: "k2", resolves: 2, opens: 2, wantKey: "k2"}}},
+		{"a configuration that cannot be read is an error until it is read again, archiveStoreRetry later", []step{
+			{unreadable: true, resolves: 1, opens: 0, wantErr: true},
+			{advance: time.Second, key: "k1", resolves: 1, opens: 0, wantErr: true},
+			{advance: archiveStoreRetry, key: "k1", resolves: 2, opens: 1}}},
+		{"a configuration that cannot be opened does not leave the previous client in use", []step{
+			{key: "k1", resolves: 1, opens: 1},
+			{advance: archiveStoreRecheck, key: "bad", resolves: 2, opens: 2, wantErr: true},
+			{advance: time.Second, key: "k1", resolves: 2, opens: 2, wantErr: true},
+			{advance: archiveStoreRetry, key: "k1", resolves: 3, opens: 3, wantKey: "k1"}}},
 	} {
 		clk := clocktesting.NewFakeClock(time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
 		var resolves, opens int
@@ -47,7 +56,13 @@ func TestArchiveStoreSource(t *testing.T) {
 				}
 				return cfg(key), nil
 			},
-			open: func(c objectstore.Config) (*objectstore.Client, error) { opens++; return objectstore.New(c) },
+			open: func(c objectstore.Config) (*objectstore.Client, error) {
+				opens++
+				if c.Credentials.SecretAccessKey == "bad" {
+					return nil, errors.New("the endpoint CA does not parse")
+				}
+				return objectstore.New(c)
+			},
 		}
 		for i, st := range tc.steps {
 			clk.Step(st.advance)

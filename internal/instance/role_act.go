@@ -224,10 +224,12 @@ func (a *RoleActor) follow(ctx context.Context, source string, keepReceiverStopp
 	r := st.Replication
 	if r == nil || r.SourceHost != src.Host || r.SourcePort != src.Port || !r.AutoPosition {
 		a.Log.Info("replicating from a new source", "source", source)
-		if err := a.Op.ConfigureReplication(ctx, src); err != nil {
-			return err
-		}
-		return a.Op.StartReplication(ctx)
+		return a.repairing(ctx, st, func() error {
+			if err := a.Op.ConfigureReplication(ctx, src); err != nil {
+				return err
+			}
+			return a.Op.StartReplication(ctx)
+		})
 	}
 	if keepReceiverStopped && r.IORunning == "No" {
 		if r.SQLRunning == "No" {
@@ -238,7 +240,30 @@ func (a *RoleActor) follow(ctx context.Context, source string, keepReceiverStopp
 	}
 	if r.IORunning == "No" || r.SQLRunning == "No" {
 		a.Log.Info("starting stopped replication threads", "source", source, "io", r.IORunning, "sql", r.SQLRunning)
-		return a.Op.StartReplication(ctx)
+		return a.repairing(ctx, st, func() error { return a.Op.StartReplication(ctx) })
 	}
 	return nil
+}
+
+// repairing runs follow, which points replication at a source and starts it. When the channel's
+// metadata cannot be initialized (mysql.ErrReplicaMetadata: an old primary whose channel a
+// promotion removed moments before was left so, 1 switchover in 10 on the local node, and
+// refused every CHANGE REPLICATION SOURCE and START REPLICA after), the relay logs are discarded
+// with RepairReplicaMetadata and follow runs once more. Only when this server has executed all
+// it received: a received transaction not yet applied may be one this replica alone
+// acknowledged, and is never discarded here (the error stays, for a human).
+func (a *RoleActor) repairing(ctx context.Context, st *mysql.Status, follow func() error) error {
+	err := follow()
+	if !errors.Is(err, mysql.ErrReplicaMetadata) {
+		return err
+	}
+	if r := st.Replication; r != nil && !Drained(r.RetrievedGTIDSet, st.GTIDExecuted) {
+		return fmt.Errorf("%w; the relay logs are kept: %d received transactions are not applied",
+			err, gtid.Errant(r.RetrievedGTIDSet, st.GTIDExecuted).Count())
+	}
+	a.Log.Info("repairing the replication channel: discarding the relay logs (RESET REPLICA)", "error", err.Error())
+	if rerr := a.Op.RepairReplicaMetadata(ctx); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return follow()
 }

@@ -47,6 +47,9 @@ func TestInstances(t *testing.T) {
 	ok = ok && t.Run("a promotion the Cluster no longer names leaves the server read-only", func(t *testing.T) {
 		testPromotionNoLongerTarget(t, m, status)
 	})
+	ok = ok && t.Run("a replica whose relay logs were discarded (RESET REPLICA) follows again", func(t *testing.T) {
+		testReplicaFollowsAfterRepair(t, m, status)
+	})
 	if !ok {
 		t.Fatal("a step failed; the steps after it did not run")
 	}

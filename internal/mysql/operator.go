@@ -62,6 +62,10 @@ type Operator interface {
 	StopReceiver(ctx context.Context) error
 	// ResetReplication stops replication and forgets its configuration (RESET REPLICA ALL).
 	ResetReplication(ctx context.Context) error
+	// RepairReplicaMetadata discards the relay logs and the applier's position, keeping the
+	// source (RESET REPLICA): the way out of ErrReplicaMetadata. What was received and not yet
+	// applied is lost from this server; with GTID auto-positioning the source sends it again.
+	RepairReplicaMetadata(ctx context.Context) error
 	// WaitForGTIDSet waits until the server has executed set, or returns ErrTimeout.
 	WaitForGTIDSet(ctx context.Context, set gtid.Set, timeout time.Duration) error
 	// InstallSemiSyncPlugins installs the source and replica semi-sync plugins if missing.

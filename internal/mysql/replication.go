@@ -39,17 +39,17 @@ func (o *operator) ConfigureReplication(ctx context.Context, src Source) error {
 	if err := o.StopReplication(ctx); err != nil {
 		return err
 	}
-	return o.exec(ctx, "configuring replication from "+src.Host,
+	return replicaMetadataError(o.exec(ctx, "configuring replication from "+src.Host,
 		"CHANGE REPLICATION SOURCE TO SOURCE_HOST = ?, SOURCE_PORT = ?, SOURCE_USER = ?, "+
 			"SOURCE_PASSWORD = ?, SOURCE_AUTO_POSITION = 1, SOURCE_SSL = 1, SOURCE_SSL_CA = ?, "+
 			"SOURCE_SSL_CERT = ?, SOURCE_SSL_KEY = ?, SOURCE_SSL_VERIFY_SERVER_CERT = ?, "+
 			"SOURCE_CONNECT_RETRY = ?, SOURCE_RETRY_COUNT = 86400",
 		src.Host, src.Port, src.User, src.Password, src.CAFile, src.CertFile, src.KeyFile,
-		boolInt(src.VerifyServerCert), retry)
+		boolInt(src.VerifyServerCert), retry))
 }
 
 func (o *operator) StartReplication(ctx context.Context) error {
-	return o.exec(ctx, "starting replication", "START REPLICA")
+	return replicaMetadataError(o.exec(ctx, "starting replication", "START REPLICA"))
 }
 
 // StopReplication ends an applier stuck in a transaction it will never receive the end of, its
@@ -147,6 +147,26 @@ func (o *operator) StartApplier(ctx context.Context) error {
 
 func (o *operator) StopReceiver(ctx context.Context) error {
 	return o.exec(ctx, "stopping the receiver thread", "STOP REPLICA IO_THREAD")
+}
+
+// ErrReplicaMetadata: the replication channel's metadata cannot be initialized (errors 1201 and
+// 1872: a relay log index naming a file that is gone, an applier position naming no relay log).
+// Measured on the local node, 1 switchover in 10: an old primary whose channel a promotion had
+// removed with RESET REPLICA ALL moments before was left so, refusing CHANGE REPLICATION SOURCE
+// and START REPLICA until a RESET REPLICA (RepairReplicaMetadata).
+var ErrReplicaMetadata = errors.New("the replication channel's metadata cannot be initialized")
+
+// replicaMetadataError wraps err with ErrReplicaMetadata when the server says so.
+func replicaMetadataError(err error) error {
+	switch mysqlErrorNumber(err) {
+	case 1201, 1872: // ER_REPLICA_CM_INIT_REPOSITORY (connection metadata), ER_REPLICA_AM_INIT_REPOSITORY (applier)
+		return fmt.Errorf("%w: %w", ErrReplicaMetadata, err)
+	}
+	return err
+}
+
+func (o *operator) RepairReplicaMetadata(ctx context.Context) error {
+	return o.exec(ctx, "discarding the relay logs", "RESET REPLICA")
 }
 
 func (o *operator) ResetReplication(ctx context.Context) error {

@@ -13,7 +13,7 @@ import (
 // that share one, and what only the primary may do (read the object store's credentials) must be
 // granted to the primary alone. Two Roles:
 //   - <cluster> (BuildRole), bound to every instance's ServiceAccount: what any instance does;
-//   - <cluster>-primary (BuildPrimaryRole), bound to the target primary's ServiceAccount only, and
+//   - <cluster>.primary (BuildPrimaryRole), bound to the target primary's ServiceAccount only, and
 //     re-bound when the target changes: the object store's Secrets (its binlog archiver) and the
 //     Events it records, and with bootstrap.recovery what the first instance restores from.
 
@@ -29,8 +29,10 @@ func SharedServiceAccountName(cluster string) string { return cluster }
 // RoleName is the Role (and RoleBinding) granting what every instance of a Cluster does.
 func RoleName(cluster string) string { return cluster }
 
-// PrimaryRoleName is the Role (and RoleBinding) granting what only the target primary does.
-func PrimaryRoleName(cluster string) string { return cluster + "-primary" }
+// PrimaryRoleName is the Role (and RoleBinding) granting what only the target primary does. The
+// dot keeps it apart from every name derived from another Cluster's (a Cluster name has none):
+// <cluster>-primary would be the Role of a Cluster named so.
+func PrimaryRoleName(cluster string) string { return cluster + ".primary" }
 
 // PrimaryLeaseName is the coordination.k8s.io Lease the primary holds.
 func PrimaryLeaseName(cluster string) string { return cluster + "-primary" }
@@ -56,11 +58,13 @@ var InstanceSecretUsers = Users
 //     ValidatingAdmissionPolicy of config/rbac refuses any other name for these ServiceAccounts;
 //   - read the password Secrets of InstanceSecretUsers;
 //   - read the Pods of instances (a switchover target whose old primary does not answer, with the
-//     Lease disabled, promotes only once that primary's Pod is gone): no other Pod of the
-//     namespace. With no instance there is no Pod rule (an empty resourceNames would mean all);
+//     Lease disabled, promotes only once that primary's Pod is gone): pods names the instances
+//     and the primaries the status names (one whose PVC is gone is still asked about, and must be
+//     found gone, not forbidden); no other Pod of the namespace. With no name there is no Pod rule
+//     (an empty resourceNames would mean all);
 //   - list EndpointSlices: whether a write Service still routes to a demoted instance
 //     (instance.WriteRoutes). A list cannot be restricted by name.
-func BuildRole(c *mysqlv1alpha1.Cluster, instances []string) *rbacv1.Role {
+func BuildRole(c *mysqlv1alpha1.Cluster, pods []string) *rbacv1.Role {
 	secrets := make([]string, 0, len(InstanceSecretUsers))
 	for _, u := range InstanceSecretUsers {
 		secrets = append(secrets, UserSecretName(c.Name, u))
@@ -74,7 +78,7 @@ func BuildRole(c *mysqlv1alpha1.Cluster, instances []string) *rbacv1.Role {
 			Verbs: []string{"get", "update", "patch", "delete"}},
 		{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: secrets, Verbs: []string{"get"}},
 	}
-	if pods := sortedUnique(instances); len(pods) > 0 {
+	if pods := sortedUnique(pods); len(pods) > 0 {
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods"}, ResourceNames: pods, Verbs: []string{"get"}})
 	}
 	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"list"}})
@@ -83,7 +87,8 @@ func BuildRole(c *mysqlv1alpha1.Cluster, instances []string) *rbacv1.Role {
 
 // BuildPrimaryRole returns what only the target primary's instance manager may do:
 //   - read the object store's Secrets (its binlog archiver uploads the binary logs);
-//   - record Events (the archiver's; Kubernetes does not check resourceNames on create);
+//   - create Events (the archiver's, a restore's; Kubernetes does not check resourceNames on
+//     create);
 //   - with bootstrap.recovery: read the Backup it names and the recoverySecrets
 //     (RecoverySecretNames) of the object store it restores from (the first instance, the
 //     target primary, restores).
@@ -92,7 +97,7 @@ func BuildPrimaryRole(c *mysqlv1alpha1.Cluster, recoverySecrets ...string) *rbac
 	if secrets := objectStoreSecrets(c); len(secrets) > 0 {
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: secrets, Verbs: []string{"get"}})
 	}
-	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}})
+	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create"}})
 	rules = append(rules, recoveryRules(c, recoverySecrets)...)
 	return &rbacv1.Role{ObjectMeta: objectMeta(c, PrimaryRoleName(c.Name)), Rules: rules}
 }

@@ -39,11 +39,11 @@ func TestBuildInstanceRBAC(t *testing.T) {
 	}{
 		{"each instance has its own ServiceAccount, named after its Pod and owned", sa.Name == "db-2" && ownedByCluster(sa.ObjectMeta)},
 		{"the Roles and bindings are named after the Cluster and owned", role.Name == "db" && binding.Name == "db" &&
-			primaryRole.Name == "db-primary" && primaryBinding.Name == "db-primary" && ownedByCluster(role.ObjectMeta) &&
+			primaryRole.Name == "db.primary" && primaryBinding.Name == "db.primary" && ownedByCluster(role.ObjectMeta) &&
 			ownedByCluster(binding.ObjectMeta) && ownedByCluster(primaryRole.ObjectMeta) && ownedByCluster(primaryBinding.ObjectMeta)},
 		{"every instance's account is bound to the instances' Role, each once", binding.RoleRef.Name == "db" && binding.RoleRef.Kind == "Role" &&
 			slices.Equal(subjects(binding), []string{"db-1", "db-2"})},
-		{"only the named account is bound to the primary's Role", primaryBinding.RoleRef.Name == "db-primary" &&
+		{"only the named account is bound to the primary's Role", primaryBinding.RoleRef.Name == "db.primary" &&
 			slices.Equal(subjects(primaryBinding), []string{"db-2"})},
 		{"no target: nobody is bound to the primary's Role", len(BuildPrimaryRoleBinding(c, nil).Subjects) == 0},
 		{"instances read their Cluster", allows("mysql.cloudnative-mysql.io", "clusters", "db", "get")},

@@ -47,12 +47,13 @@ func TestCreationProducesTheSeedObjects(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.rule, got, tc.want)
 		}
 	}
-	var sa corev1.ServiceAccount
-	var role rbacv1.Role
-	var binding rbacv1.RoleBinding
-	for _, o := range []client.Object{&sa, &role, &binding} {
-		if err := kc.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db"}, o); err != nil {
-			t.Errorf("the instances' ServiceAccount, Role and RoleBinding exist: %T: %v", o, err)
+	for _, o := range []struct {
+		obj  client.Object
+		name string
+	}{{&corev1.ServiceAccount{}, "db-1"}, {&rbacv1.Role{}, "db"}, {&rbacv1.RoleBinding{}, "db"},
+		{&rbacv1.Role{}, "db.primary"}, {&rbacv1.RoleBinding{}, "db.primary"}} {
+		if err := kc.Get(ctx, client.ObjectKey{Namespace: ns, Name: o.name}, o.obj); err != nil {
+			t.Errorf("the instance's ServiceAccount, the Roles and their RoleBindings exist: %T %s: %v", o.obj, o.name, err)
 		}
 	}
 	var pdb policyv1.PodDisruptionBudget

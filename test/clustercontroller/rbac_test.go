@@ -11,8 +11,8 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
 
-// TestInstanceServiceAccountPermissions asks the API server's authorizer what the instance Pods'
-// ServiceAccount may do.
+// TestInstanceServiceAccountPermissions asks the API server's authorizer what the first instance's
+// own ServiceAccount (db-1, the primary) may do, as the Cluster controller made and bound it.
 func TestInstanceServiceAccountPermissions(t *testing.T) {
 	c := newCluster(t, 1, nil)
 	ns := c.Namespace
@@ -32,15 +32,19 @@ func TestInstanceServiceAccountPermissions(t *testing.T) {
 		{"never another Lease", "coordination.k8s.io", "leases", "", "other", "update", false},
 		{"read the replication password", "", "secrets", "", "db-replication", "get", true},
 		{"never the CA key", "", "secrets", "", "db-ca", "get", false},
+		{"read its instances' Pods", "", "pods", "", "db-1", "get", true},
+		{"never another Pod of the namespace", "", "pods", "", "web-7c9f", "get", false},
+		{"record Events (the archiver's), as the primary", "", "events", "", "", "create", true},
 	} {
 		checkAllowed(t, ns, tc.rule, tc.group, tc.resource, tc.sub, tc.name, tc.verb, tc.allowed)
 	}
 }
 
-// checkAllowed waits until the authorizer answers allowed for the instance ServiceAccount "db".
+// checkAllowed waits until the authorizer answers allowed for the first instance's ServiceAccount
+// "db-1".
 func checkAllowed(t *testing.T, ns, rule, group, resource, sub, name, verb string, allowed bool) {
 	t.Helper()
-	user := "system:serviceaccount:" + ns + ":db"
+	user := "system:serviceaccount:" + ns + ":db-1"
 	check.Eventually(t, waitTimeout, rule, func(ctx context.Context) (bool, error) {
 		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},

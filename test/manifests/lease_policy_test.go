@@ -39,9 +39,10 @@ func TestPrimaryLeasePolicy(t *testing.T) {
 	for _, name := range []string{"db", "other"} {
 		createInstanceRBAC(t, env, testCluster(t, env, ns, name))
 	}
-	// A Cluster named like instance db-1 (and like its ServiceAccount): db-1's own account is not
-	// this Cluster's shared one.
-	testCluster(t, env, ns, "db-1")
+	// A Cluster named like instance db-2, the target (and like its ServiceAccount): db-2's own
+	// account is not this Cluster's shared one, so the create policy does not hold it to the Lease
+	// db-2-primary.
+	testCluster(t, env, ns, "db-2")
 	// db-2 is the target of a promotion: the one instance that may create the Lease or take it
 	// from its holder (db-1).
 	var db v1.Cluster
@@ -153,11 +154,11 @@ func TestPrimaryLeasePolicy(t *testing.T) {
 		{"an instance never deletes it once released (no holder)", "db-primary", "-", holderPod, leaseOp{verb: "delete"}, false},
 		{"the holder's Pod releases it", "db-primary", heldBy, holderPod, leaseOp{verb: "delete"}, true},
 		{"the Pod named by an older instance manager's Lease releases it", "db-primary", "db-1", holderPod, leaseOp{verb: "delete"}, true},
-		{"an instance's own ServiceAccount, from its Pod, creates it as the target", "db-primary", "",
+		{"an instance's own ServiceAccount, from its Pod, creates it as the target (a Cluster named db-2 beside it changes nothing)", "db-primary", "",
 			leaseActor{sa("db-2"), "db-2", "uid-db-2"}, leaseOp{"create", "db-2/uid-db-2"}, true},
 		{"an instance's own ServiceAccount, from its Pod, takes it over as the target", "db-primary", heldBy,
 			leaseActor{sa("db-2"), "db-2", "uid-db-2"}, leaseOp{"renew", "db-2/uid-db-2"}, true},
-		{"the holder's own ServiceAccount renews it (a Cluster named db-1 beside it changes nothing)", "db-primary", heldBy,
+		{"the holder's own ServiceAccount renews it", "db-primary", heldBy,
 			leaseActor{sa("db-1"), "db-1", "uid-db-1"}, leaseOp{"renew", heldBy}, true},
 		{"the holder's own ServiceAccount releases it", "db-primary", heldBy,
 			leaseActor{sa("db-1"), "db-1", "uid-db-1"}, leaseOp{verb: "delete"}, true},

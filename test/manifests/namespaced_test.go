@@ -95,7 +95,7 @@ func TestNamespacedInstall(t *testing.T) {
 	// What the Cluster controller makes, each with the operator's own permissions.
 	for _, o := range []client.Object{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "db-1"}},
 		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "db"}}, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "db"}},
-		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "db-primary"}}, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "db-primary"}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "db.primary"}}, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "db.primary"}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db-replication"}},
 		&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "db-1"}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-1"}}, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "db-rw"}},

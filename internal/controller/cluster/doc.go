@@ -1,5 +1,5 @@
 // Package cluster is the Cluster reconciler: it turns a Cluster into instance PVCs and Pods,
-// password Secrets, a CA and certificates, the instances' ServiceAccount, Role and RoleBinding,
+// password Secrets, a CA and certificates, the instances' ServiceAccounts, Roles and RoleBindings,
 // Services and a PodDisruptionBudget; labels the Pods from the roles the instances report; sets
 // the primary's semi-sync acknowledgement count; and aggregates the instances' state into the
 // Cluster status.

@@ -30,6 +30,11 @@ func (r *Reconciler) readForeignInstanceObjects(ctx context.Context, o *Observat
 	c := o.Cluster
 	out := map[string][]string{}
 	for _, name := range certInstances(c, o.PVCs, o.Pods) {
+		// The ServiceAccount is read when the Pod is to be created, or replaced (a Pod of an
+		// earlier operator runs as the Cluster's shared account; the rolling update replaces it).
+		podRunsAsOwn := slices.ContainsFunc(o.Pods, func(p corev1.Pod) bool {
+			return p.Name == name && p.Spec.ServiceAccountName == specs.InstanceServiceAccountName(name)
+		})
 		hasPod := slices.ContainsFunc(o.Pods, func(p corev1.Pod) bool { return p.Name == name })
 		for _, probe := range []struct {
 			kind string
@@ -39,7 +44,7 @@ func (r *Reconciler) readForeignInstanceObjects(ctx context.Context, o *Observat
 			{"PersistentVolumeClaim", &corev1.PersistentVolumeClaim{}, slices.ContainsFunc(o.PVCs, func(p corev1.PersistentVolumeClaim) bool { return p.Name == name })},
 			{"Pod", &corev1.Pod{}, hasPod},
 			// The ServiceAccount its Pod runs as (read only when the Pod is to be created).
-			{"ServiceAccount", &corev1.ServiceAccount{}, hasPod},
+			{"ServiceAccount", &corev1.ServiceAccount{}, podRunsAsOwn},
 		} {
 			if probe.have {
 				continue

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
 // TestPlanRBAC: one row per rule of planRBAC.
@@ -32,6 +34,19 @@ func TestPlanRBAC(t *testing.T) {
 		return w
 	}
 	three := func() *world { return newWorld(3).instance(1, true).instance(2, true).instance(3, true) }
+	t.Run("the primaries the status names stay readable by name, instances or not, and no other Pod", func(t *testing.T) {
+		w := three().primary("db-1", "db-2").status(func(st *v1.ClusterStatus) { st.CurrentPrimary, st.FailingPrimary = "db-7", "web-7c9f" })
+		d := w.decide()
+		var pods []string
+		for _, r := range d.Roles[0].Rules {
+			if slices.Contains(r.Resources, "pods") {
+				pods = r.ResourceNames
+			}
+		}
+		if want := []string{"db-1", "db-2", "db-3", "db-7"}; !slices.Equal(pods, want) {
+			t.Errorf("Pods readable %v, want %v", pods, want)
+		}
+	})
 	for _, tc := range []struct {
 		rule              string
 		world             *world
@@ -57,7 +72,7 @@ func TestPlanRBAC(t *testing.T) {
 		if got := subjects(d.RoleBindings, "db"); !slices.Equal(got, tc.all) {
 			t.Errorf("%s: bound to the instances' Role %v, want %v", tc.rule, got, tc.all)
 		}
-		if got := subjects(d.RoleBindings, "db-primary"); !slices.Equal(got, tc.pr) {
+		if got := subjects(d.RoleBindings, "db.primary"); !slices.Equal(got, tc.pr) {
 			t.Errorf("%s: bound to the primary's Role %v, want %v", tc.rule, got, tc.pr)
 		}
 	}

@@ -28,6 +28,11 @@ func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedIn
 			primaryOutdated = true
 			continue
 		}
+		if len(o.ForeignObjects[in.Name]) > 0 {
+			// Its new Pod would be refused (refuseForeignInstance): keep the one it has.
+			d.RefusedObjects = append(d.RefusedObjects, o.ForeignObjects[in.Name]...)
+			continue
+		}
 		d.DeletePods = append(d.DeletePods, in.Name)
 		d.event(stepDeletePods, evInstanceUpdating.With(in.Name))
 		return
