@@ -60,8 +60,12 @@ func (s *archiveStoreSource) current(ctx context.Context) (*objectstore.Client, 
 		}
 		return s.client, nil
 	}
-	s.checked = now
 	client, err := s.read(ctx)
+	if err != nil && ctx.Err() != nil {
+		// The caller's own context ended the read: nothing is learnt, the next caller reads.
+		return nil, err
+	}
+	s.checked = now
 	s.failed, s.lastErr = err != nil, err
 	if err != nil {
 		// A configuration that cannot be read or opened is not replaced by the one before it.

@@ -224,7 +224,7 @@ func (a *RoleActor) follow(ctx context.Context, source string, keepReceiverStopp
 	r := st.Replication
 	if r == nil || r.SourceHost != src.Host || r.SourcePort != src.Port || !r.AutoPosition {
 		a.Log.Info("replicating from a new source", "source", source)
-		return a.repairing(ctx, st, func() error {
+		return a.repairing(ctx, func() error {
 			if err := a.Op.ConfigureReplication(ctx, src); err != nil {
 				return err
 			}
@@ -240,7 +240,7 @@ func (a *RoleActor) follow(ctx context.Context, source string, keepReceiverStopp
 	}
 	if r.IORunning == "No" || r.SQLRunning == "No" {
 		a.Log.Info("starting stopped replication threads", "source", source, "io", r.IORunning, "sql", r.SQLRunning)
-		return a.repairing(ctx, st, func() error { return a.Op.StartReplication(ctx) })
+		return a.repairing(ctx, func() error { return a.Op.StartReplication(ctx) })
 	}
 	return nil
 }
@@ -251,15 +251,24 @@ func (a *RoleActor) follow(ctx context.Context, source string, keepReceiverStopp
 // refused every CHANGE REPLICATION SOURCE and START REPLICA after), the relay logs are discarded
 // with RepairReplicaMetadata and follow runs once more. Only when this server has executed all
 // it received: a received transaction not yet applied may be one this replica alone
-// acknowledged, and is never discarded here (the error stays, for a human).
-func (a *RoleActor) repairing(ctx context.Context, st *mysql.Status, follow func() error) error {
+// acknowledged, and is never discarded here (the error stays, for a human). That is read afresh
+// once follow failed (its threads stopped), and only from a channel the server reports: without
+// one, what the relay logs hold is unknown, and they are kept (the measured case then fails the
+// CHANGE REPLICATION SOURCE once, and the next pass, with the channel configured, repairs it).
+func (a *RoleActor) repairing(ctx context.Context, follow func() error) error {
 	err := follow()
 	if !errors.Is(err, mysql.ErrReplicaMetadata) {
 		return err
 	}
-	if r := st.Replication; r != nil && !Drained(r.RetrievedGTIDSet, st.GTIDExecuted) {
+	st, serr := a.Op.Status(ctx)
+	switch {
+	case serr != nil:
+		return errors.Join(err, serr)
+	case st.Replication == nil:
+		return fmt.Errorf("%w; the relay logs are kept: the server reports no channel, so what they hold is unknown", err)
+	case !Drained(st.Replication.RetrievedGTIDSet, st.GTIDExecuted):
 		return fmt.Errorf("%w; the relay logs are kept: %d received transactions are not applied",
-			err, gtid.Errant(r.RetrievedGTIDSet, st.GTIDExecuted).Count())
+			err, gtid.Errant(st.Replication.RetrievedGTIDSet, st.GTIDExecuted).Count())
 	}
 	a.Log.Info("repairing the replication channel: discarding the relay logs (RESET REPLICA)", "error", err.Error())
 	if rerr := a.Op.RepairReplicaMetadata(ctx); rerr != nil {

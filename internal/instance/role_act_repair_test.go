@@ -19,6 +19,7 @@ import (
 // repairOp fails START REPLICA with startErrs in turn, and records the repairs.
 type repairOp struct {
 	mysql.Operator
+	status    *mysql.Status // what Status answers once START REPLICA failed
 	startErrs []error
 	starts    int
 	repairs   int
@@ -33,6 +34,11 @@ func (f *repairOp) StartReplication(context.Context) error {
 	err := f.startErrs[0]
 	f.startErrs = f.startErrs[1:]
 	return err
+}
+
+func (f *repairOp) Status(context.Context) (*mysql.Status, error) {
+	st := *f.status
+	return &st, nil
 }
 
 func (f *repairOp) RepairReplicaMetadata(context.Context) error {
@@ -60,8 +66,8 @@ func TestRepairingBrokenReplicaMetadata(t *testing.T) {
 			status("", uuid+":1-5"), 1, 0, "Error 1045"},
 		{"broken metadata with everything received applied: the relay logs are discarded and the start tried again",
 			&repairOp{startErrs: []error{broken}}, status(uuid+":1-5", uuid+":1-5"), 2, 1, ""},
-		{"broken metadata on a server without a channel yet: repaired",
-			&repairOp{startErrs: []error{broken}}, &mysql.Status{GTIDExecuted: gtid.MustParse(uuid + ":1-5")}, 2, 1, ""},
+		{"broken metadata on a server reporting no channel: kept, what its relay logs hold is unknown",
+			&repairOp{startErrs: []error{broken}}, &mysql.Status{GTIDExecuted: gtid.MustParse(uuid + ":1-5")}, 1, 0, "reports no channel"},
 		{"broken metadata with received transactions not applied: kept, never discarded",
 			&repairOp{startErrs: []error{broken}}, status(uuid+":1-7", uuid+":1-5"), 1, 0, "2 received transactions are not applied"},
 		{"a repair that fails returns both errors, and the start is not tried again",
@@ -69,8 +75,9 @@ func TestRepairingBrokenReplicaMetadata(t *testing.T) {
 		{"still broken after the repair: the error stays", &repairOp{startErrs: []error{broken, broken}},
 			status("", uuid+":1-5"), 2, 1, "cannot be initialized"},
 	} {
+		tc.op.status = tc.st // read once the start failed
 		a := &RoleActor{Op: tc.op, Log: logr.Discard()}
-		err := a.repairing(context.Background(), tc.st, func() error { return tc.op.StartReplication(context.Background()) })
+		err := a.repairing(context.Background(), func() error { return tc.op.StartReplication(context.Background()) })
 		if tc.op.starts != tc.wantStarts || tc.op.repairs != tc.repairs {
 			t.Errorf("%s: %d starts and %d repairs, want %d and %d", tc.rule, tc.op.starts, tc.op.repairs, tc.wantStarts, tc.repairs)
 		}

@@ -16,7 +16,8 @@ func TestReplicaMetadataError(t *testing.T) {
 		want bool
 	}{
 		{"1872, the applier's repository", fmt.Errorf("starting replication: %w", &driver.MySQLError{Number: 1872}), true},
-		{"1201, the connection metadata", fmt.Errorf("configuring replication: %w", &driver.MySQLError{Number: 1201}), true},
+		{"1201, the connection metadata (CHANGE REPLICATION SOURCE)", fmt.Errorf("configuring replication: %w", &driver.MySQLError{Number: 1201}), true},
+		{"1871, the connection metadata repository (START REPLICA)", &driver.MySQLError{Number: 1871}, true},
 		{"1200, not a replica, is not", &driver.MySQLError{Number: 1200}, false},
 		{"a network error is not", errors.New("invalid connection"), false},
 	} {

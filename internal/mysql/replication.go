@@ -149,8 +149,9 @@ func (o *operator) StopReceiver(ctx context.Context) error {
 	return o.exec(ctx, "stopping the receiver thread", "STOP REPLICA IO_THREAD")
 }
 
-// ErrReplicaMetadata: the replication channel's metadata cannot be initialized (errors 1201 and
-// 1872: a relay log index naming a file that is gone, an applier position naming no relay log).
+// ErrReplicaMetadata: the replication channel's metadata cannot be initialized (errors 1201, 1871
+// and 1872: a relay log index naming a file that is gone, an applier position naming no relay
+// log).
 // Measured on the local node, 1 switchover in 10: an old primary whose channel a promotion had
 // removed with RESET REPLICA ALL moments before was left so, refusing CHANGE REPLICATION SOURCE
 // and START REPLICA until a RESET REPLICA (RepairReplicaMetadata).
@@ -159,7 +160,9 @@ var ErrReplicaMetadata = errors.New("the replication channel's metadata cannot b
 // replicaMetadataError wraps err with ErrReplicaMetadata when the server says so.
 func replicaMetadataError(err error) error {
 	switch mysqlErrorNumber(err) {
-	case 1201, 1872: // ER_REPLICA_CM_INIT_REPOSITORY (connection metadata), ER_REPLICA_AM_INIT_REPOSITORY (applier)
+	// ER_MASTER_INFO ("Could not initialize connection metadata structure", what CHANGE REPLICATION
+	// SOURCE answered), ER_REPLICA_CM_INIT_REPOSITORY, ER_REPLICA_AM_INIT_REPOSITORY (START REPLICA).
+	case 1201, 1871, 1872:
 		return fmt.Errorf("%w: %w", ErrReplicaMetadata, err)
 	}
 	return err

@@ -173,7 +173,7 @@ func TestInstanceRoleAndRoutable(t *testing.T) {
 	}{
 		{"the current primary is labelled primary", "db-1", "db-1", "db-1", nil, nil, "primary", true},
 		{"other instances are replicas", "db-1", "db-1", "db-2", nil, nil, "replica", true},
-		{"a target still promoting has no role", "db-1", "db-2", "db-2", nil, nil, "", true},
+		{"a target still promoting stays a replica (it leaves ro when rw moves to it)", "db-1", "db-2", "db-2", nil, nil, "replica", true},
 		{"the old primary stays primary until the new one reports", "db-1", "db-2", "db-1", nil, nil, "primary", true},
 		{"on creation the first instance waits for its promotion", "", "db-1", "db-1", nil, nil, "", true},
 		{"a fenced instance is not routable", "db-1", "db-1", "db-2", []string{"db-2"}, nil, "replica", false},

@@ -49,6 +49,17 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		ev, err := s.run()
 		events = append(events, ev...)
 		if err != nil {
+			if s.step == stepServices {
+				// A Service that cannot be applied (a quota, a refused template) must not keep the
+				// labels that take suspected, fenced or diverged instances out of routing from
+				// being applied: they were applied before the Services until rw moved by selector.
+				ev, rerr := r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents)
+				events = append(events, ev...)
+				if rerr == nil {
+					events = append(events, d.Events[stepRelabel]...)
+				}
+				return errors.Join(err, rerr)
+			}
 			if s.step == stepFailover {
 				// A failed failover step (a fence that failed, a replica that did not stop its
 				// receiver) must not keep a suspected primary in -rw: the labels are still applied.

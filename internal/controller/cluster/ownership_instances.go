@@ -69,14 +69,21 @@ func (r *Reconciler) readForeignInstanceObjects(ctx context.Context, o *Observat
 // its server certificate, the replication client certificate or the CA. The objects are recorded
 // in d.RefusedObjects.
 func (d *Decision) refuseForeignInstance(c *v1.Cluster, o Observation, name string) bool {
+	objs := foreignInstanceObjects(c, o, name)
+	d.RefusedObjects = append(d.RefusedObjects, objs...)
+	return len(objs) > 0
+}
+
+// foreignInstanceObjects are the objects, controlled elsewhere, that keep instance name from
+// getting a Pod (refuseForeignInstance), as "Kind name".
+func foreignInstanceObjects(c *v1.Cluster, o Observation, name string) []string {
 	objs := slices.Clone(o.ForeignObjects[name])
 	for _, s := range []string{specs.CASecretName(c.Name), specs.ServerCertSecretName(name), specs.ReplicationClientSecretName(c.Name)} {
 		if live := o.Secrets[s]; live != nil && !controlledBy(c, live) {
 			objs = append(objs, "Secret "+s)
 		}
 	}
-	d.RefusedObjects = append(d.RefusedObjects, objs...)
-	return len(objs) > 0
+	return objs
 }
 
 // createOwned creates obj; when it already exists it must be c's (a previous reconcile created

@@ -28,9 +28,9 @@ func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedIn
 			primaryOutdated = true
 			continue
 		}
-		if len(o.ForeignObjects[in.Name]) > 0 {
+		if foreign := foreignInstanceObjects(c, o, in.Name); len(foreign) > 0 {
 			// Its new Pod would be refused (refuseForeignInstance): keep the one it has.
-			d.RefusedObjects = append(d.RefusedObjects, o.ForeignObjects[in.Name]...)
+			d.RefusedObjects = append(d.RefusedObjects, foreign...)
 			continue
 		}
 		d.DeletePods = append(d.DeletePods, in.Name)

@@ -23,8 +23,7 @@ func TestDecideRouting(t *testing.T) {
 		{"labels that match the status are left alone", three().primary("db-1", "db-1"), nil},
 		{"the reported primary is labelled primary; the old one is demoted first", three().primary("db-2", "db-2"),
 			[]podRelabel{{"db-1", "replica", true}, {"db-2", "primary", true}}},
-		{"a switchover target loses its replica role while it promotes", three().primary("db-1", "db-3"),
-			[]podRelabel{{"db-3", "", true}}},
+		{"a switchover target keeps its replica role (and ro) until it is recorded primary", three().primary("db-1", "db-3"), nil},
 		{"a fenced instance loses routable", three().primary("db-1", "db-1").fence(`["db-2"]`),
 			[]podRelabel{{"db-2", "replica", false}}},
 		{"a diverged instance loses routable", three().primary("db-1", "db-1").
