@@ -32,8 +32,8 @@ func RoleLabels(o Observation) []Labels {
 		case in.Name == st.CurrentPrimary:
 			l.Role = v1.RolePrimary
 			l.Routable = l.Routable && !PrimarySuspected(o)
-		case in.Name == st.TargetPrimary:
-			l.Role = ""
+		case in.Name == st.TargetPrimary && st.CurrentPrimary == "":
+			l.Role = "" // a first instance, until it reports (a later target stays a replica, specs.InstanceRole)
 		case !in.Reachable:
 			l.Routable = l.Routable && in.LabelRoutable
 		case in.Replication != nil && (!in.Replication.SQLRunning || in.Replication.SQLLastError != ""):

@@ -34,10 +34,10 @@ func TestRoleServicesFollowLabels(t *testing.T) {
 	}{
 		{"rw selects the primary, ro the replicas, r every instance", func() {},
 			map[string][]string{"db-rw": {"db-1"}, "db-ro": {"db-2", "db-3"}, "db-r": {"db-1", "db-2", "db-3"}}},
-		{"a switchover target leaves ro while it promotes; rw stays on the old primary until it reports",
+		{"a switchover target stays in ro while it promotes; rw stays on the old primary until it reports",
 			func() { updateCluster(t, c, true, func(c *v1.Cluster) { c.Status.TargetPrimary = "db-2" }) },
-			map[string][]string{"db-rw": {"db-1"}, "db-ro": {"db-3"}, "db-r": {"db-1", "db-2", "db-3"}}},
-		{"once the new primary reports, rw follows it and the old primary joins ro",
+			map[string][]string{"db-rw": {"db-1"}, "db-ro": {"db-2", "db-3"}, "db-r": {"db-1", "db-2", "db-3"}}},
+		{"once the new primary reports, rw follows it, it leaves ro and the old primary joins ro",
 			func() { setPrimary(t, c, "db-2") },
 			map[string][]string{"db-rw": {"db-2"}, "db-ro": {"db-1", "db-3"}, "db-r": {"db-1", "db-2", "db-3"}}},
 		{"a fenced instance leaves every Service",
