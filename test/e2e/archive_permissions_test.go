@@ -24,15 +24,10 @@ import (
 // the new primary's archiver, which reads the credentials only then, archives what is written
 // after it.
 func TestArchiveFollowsThePrimaryUnderItsOwnAccount(t *testing.T) {
-	endpoint, access, secret := objectStoreOnNode(t)
+	storeSecret, store := storeManifests(t)
 	ns := Namespace(t)
 	ctx := context.Background()
-	Apply(t, ns, `
-apiVersion: v1
-kind: Secret
-metadata: {name: store}
-stringData: {ACCESS_KEY_ID: `+access+`, SECRET_ACCESS_KEY: `+secret+`}
----
+	Apply(t, ns, storeSecret+`---
 apiVersion: mysql.cloudnative-mysql.io/v1alpha1
 kind: Cluster
 metadata: {name: arc}
@@ -42,14 +37,7 @@ spec:
   storage: {size: 1Gi}
   backup:
     archiveTimeout: 2s
-    objectStore:
-      bucket: backups
-      endpoint: `+endpoint+`
-      allowInsecureEndpoint: true   # the node's own network namespace
-      forcePathStyle: true
-      credentials:
-        accessKeyId: {name: store, key: ACCESS_KEY_ID}
-        secretAccessKey: {name: store, key: SECRET_ACCESS_KEY}
+    objectStore:`+store+`
 `)
 	arc := &mysqlv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "arc"}}
 	ConditionTrue(t, arc, "Ready", 6*time.Minute, func() []metav1.Condition { return arc.Status.Conditions })

@@ -54,6 +54,29 @@ func objectStoreOnNode(t *testing.T) (endpoint, access, secret string) {
 	return fmt.Sprintf("http://%s:%d", nodeIP, port), access, secret
 }
 
+// storeManifests starts an object store on the node (objectStoreOnNode) and returns it as
+// manifests use it: the Secret "store" holding its keys (a whole document), and the body of a
+// Cluster's objectStore: key (each line indented by six spaces, for spec.backup.objectStore).
+func storeManifests(t *testing.T) (secret, objectStore string) {
+	t.Helper()
+	endpoint, access, key := objectStoreOnNode(t)
+	secret = `
+apiVersion: v1
+kind: Secret
+metadata: {name: store}
+stringData: {ACCESS_KEY_ID: ` + access + `, SECRET_ACCESS_KEY: ` + key + `}
+`
+	objectStore = `
+      bucket: backups
+      endpoint: ` + endpoint + `
+      allowInsecureEndpoint: true   # the node's own network namespace
+      forcePathStyle: true
+      credentials:
+        accessKeyId: {name: store, key: ACCESS_KEY_ID}
+        secretAccessKey: {name: store, key: SECRET_ACCESS_KEY}`
+	return secret, objectStore
+}
+
 // takeBackup creates Backup name of Cluster cluster and waits until it completed; a failed
 // Backup fails the test.
 func takeBackup(t *testing.T, ns, cluster, name string) *mysqlv1.Backup {
@@ -79,14 +102,9 @@ func takeBackup(t *testing.T, ns, cluster, name string) *mysqlv1.Backup {
 // server admits the backup Job's Pod, whose private mysqld (the clone recipient) runs as uid 999
 // with a read-only root filesystem, and the backup completes in the object store.
 func TestBackupUnderRestrictedProfile(t *testing.T) {
-	endpoint, access, secret := objectStoreOnNode(t)
+	storeSecret, store := storeManifests(t)
 	ns := Namespace(t)
-	Apply(t, ns, `
-apiVersion: v1
-kind: Secret
-metadata: {name: store}
-stringData: {ACCESS_KEY_ID: `+access+`, SECRET_ACCESS_KEY: `+secret+`}
----
+	Apply(t, ns, storeSecret+`---
 apiVersion: mysql.cloudnative-mysql.io/v1alpha1
 kind: Cluster
 metadata: {name: db}
@@ -95,14 +113,7 @@ spec:
   imageName: `+mysqlImage+`
   storage: {size: 1Gi}
   backup:
-    objectStore:
-      bucket: backups
-      endpoint: `+endpoint+`
-      allowInsecureEndpoint: true   # the node's own network namespace
-      forcePathStyle: true
-      credentials:
-        accessKeyId: {name: store, key: ACCESS_KEY_ID}
-        secretAccessKey: {name: store, key: SECRET_ACCESS_KEY}
+    objectStore:`+store+`
 `)
 	cl := &mysqlv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
 	ConditionTrue(t, cl, "Ready", 5*time.Minute, func() []metav1.Condition { return cl.Status.Conditions })

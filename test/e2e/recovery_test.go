@@ -40,22 +40,9 @@ func rootSQL(t *testing.T, ns, cluster string) func(pod, stmts string) string {
 // after the backup come back through the replay of the archive (targetLatest), and the recovered
 // Cluster holds exactly the source's rows.
 func TestRecoveryFromBackupAndBinlogs(t *testing.T) {
-	endpoint, access, secret := objectStoreOnNode(t)
+	storeSecret, store := storeManifests(t)
 	ns := Namespace(t)
-	store := `
-      bucket: backups
-      endpoint: ` + endpoint + `
-      allowInsecureEndpoint: true   # the node's own network namespace
-      forcePathStyle: true
-      credentials:
-        accessKeyId: {name: store, key: ACCESS_KEY_ID}
-        secretAccessKey: {name: store, key: SECRET_ACCESS_KEY}`
-	Apply(t, ns, `
-apiVersion: v1
-kind: Secret
-metadata: {name: store}
-stringData: {ACCESS_KEY_ID: `+access+`, SECRET_ACCESS_KEY: `+secret+`}
----
+	Apply(t, ns, storeSecret+`---
 apiVersion: mysql.cloudnative-mysql.io/v1alpha1
 kind: Cluster
 metadata: {name: src}

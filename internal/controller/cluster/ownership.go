@@ -43,18 +43,24 @@ func (r *Reconciler) refuseForeign(ctx context.Context, o *Observation, d Decisi
 	c := o.Cluster
 	foreign := slices.Clone(d.RefusedObjects)
 	refuse := func(kind, name string) { foreign = append(foreign, kind+" "+name) }
-	// controlledElsewhere reads kind/name into cur: true when it exists and c is not its controller.
-	// The cache holds only labelled objects, so a name it does not know is looked up in the API
-	// server: an unlabelled object of that name (a namespace's default ServiceAccount) is
-	// someone else's.
-	controlledElsewhere := func(kind string, cur client.Object, name string) (bool, error) {
+	// lookup reads name into cur and says whether it exists. The cache holds only labelled
+	// objects, so a name it does not know is looked up in the API server: an unlabelled object of
+	// that name (a namespace's default ServiceAccount) is someone else's.
+	lookup := func(cur client.Object, name string) (bool, error) {
 		key := client.ObjectKey{Namespace: c.Namespace, Name: name}
 		err := r.Client.Get(ctx, key, cur)
 		if apierrors.IsNotFound(err) {
 			err = r.APIReader.Get(ctx, key, cur)
 		}
-		if err != nil {
-			return false, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	// controlledElsewhere reads kind/name into cur: true when it exists and c is not its controller.
+	controlledElsewhere := func(kind string, cur client.Object, name string) (bool, error) {
+		if found, err := lookup(cur, name); !found {
+			return false, err
 		}
 		if controlledBy(c, cur) {
 			return false, nil
@@ -83,14 +89,14 @@ func (r *Reconciler) refuseForeign(ctx context.Context, o *Observation, d Decisi
 	if shared := specs.SharedServiceAccountName(c.Name); !slices.ContainsFunc(d.ServiceAccounts,
 		func(sa *corev1.ServiceAccount) bool { return sa.Name == shared }) && bindsAccount(d.RoleBindings, shared) {
 		sa := &corev1.ServiceAccount{}
-		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: shared}, sa)
-		if client.IgnoreNotFound(err) != nil {
+		found, err := lookup(sa, shared)
+		switch {
+		case err != nil:
 			return d, err
-		}
-		if err != nil || !controlledBy(c, sa) {
-			if err == nil {
-				refuse("ServiceAccount", shared)
-			}
+		case !found:
+			foreignAccounts[shared] = true // not bound until it exists as the Cluster's
+		case !controlledBy(c, sa):
+			refuse("ServiceAccount", shared)
 			foreignAccounts[shared] = true
 		}
 	}

@@ -49,7 +49,13 @@ func (r *Reconciler) readForeignInstanceObjects(ctx context.Context, o *Observat
 			if probe.have {
 				continue
 			}
-			err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, probe.cur)
+			// The cache first (an instance's ServiceAccount is labelled, and read on every
+			// reconcile while a Pod runs as the shared one), the API server for what it lacks.
+			key := client.ObjectKey{Namespace: c.Namespace, Name: name}
+			err := r.Client.Get(ctx, key, probe.cur)
+			if apierrors.IsNotFound(err) {
+				err = r.APIReader.Get(ctx, key, probe.cur)
+			}
 			if apierrors.IsNotFound(err) {
 				continue
 			}
