@@ -65,3 +65,18 @@ type FallbackCaughtUp struct {
 	// +optional
 	GTIDSet string `json:"gtidSet,omitempty"`
 }
+
+// PrimaryRestart is a planned restart of the primary's Pod on its volume: Instance's Pod PodUID
+// was deleted at RequestedAt to be recreated with the new spec.
+type PrimaryRestart struct {
+	// Instance is the primary being restarted.
+	// +kubebuilder:validation:MaxLength=253
+	Instance string `json:"instance"`
+	// PodUID is the UID of the Pod that was deleted: a Pod with another UID is the restarted one.
+	// +kubebuilder:validation:MaxLength=128
+	PodUID string `json:"podUID"`
+	// RequestedAt is when the Pod was deleted.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	RequestedAt metav1.Time `json:"requestedAt"`
+}

@@ -81,6 +81,11 @@ type ClusterStatus struct {
 	// +optional
 	DivergedInstances []string `json:"divergedInstances,omitempty"`
 
+	// PrimaryRestart records the in-place restart of the primary's Pod that a rolling update with
+	// primaryUpdateMethod restart started: no failover starts while it lasts, up to a bound.
+	// +optional
+	PrimaryRestart *PrimaryRestart `json:"primaryRestart,omitempty"`
+
 	// FencedInstances are out of every routing Service and held read-only.
 	// +optional
 	FencedInstances []string `json:"fencedInstances,omitempty"`

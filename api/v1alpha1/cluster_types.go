@@ -61,6 +61,24 @@ type ClusterSpec struct {
 	// +kubebuilder:validation:Maximum=2147483647
 	MaxSwitchoverDelay int32 `json:"maxSwitchoverDelay"`
 
+	// PrimaryUpdateStrategy says who moves the primary when a rolling update (a new image, new
+	// resources, a new operator, a parameter that needs a restart) has updated every replica:
+	// unsupervised, the operator does it with primaryUpdateMethod; supervised, it waits for a
+	// person to promote an updated replica (kubectl cnmysql promote) and says so in the
+	// Progressing condition.
+	// +kubebuilder:default=unsupervised
+	// +optional
+	PrimaryUpdateStrategy PrimaryUpdateStrategy `json:"primaryUpdateStrategy,omitempty"`
+
+	// PrimaryUpdateMethod is how an unsupervised update reaches the primary of several instances:
+	// switchover to the most advanced updated replica, then update the old primary as a replica
+	// (a write gap of about a second); or restart the primary's Pod in place on its volume (a
+	// write gap as long as mysqld's shutdown and start, with no failover meanwhile). A single
+	// instance is always restarted.
+	// +kubebuilder:default=switchover
+	// +optional
+	PrimaryUpdateMethod PrimaryUpdateMethod `json:"primaryUpdateMethod,omitempty"`
+
 	// EnablePrimaryLease makes the primary hold the coordination.k8s.io Lease <cluster>-primary and
 	// makes failover wait for it to expire.
 	// +kubebuilder:default=true
@@ -158,6 +176,28 @@ type MySQLConfiguration struct {
 	// +optional
 	Parameters map[string]string `json:"parameters,omitempty"`
 }
+
+// PrimaryUpdateStrategy says whether the operator moves the primary during a rolling update.
+// +kubebuilder:validation:Enum=unsupervised;supervised
+type PrimaryUpdateStrategy string
+
+const (
+	// PrimaryUpdateUnsupervised: the operator updates the primary once every replica is updated.
+	PrimaryUpdateUnsupervised PrimaryUpdateStrategy = "unsupervised"
+	// PrimaryUpdateSupervised: the operator waits for a person to promote an updated replica.
+	PrimaryUpdateSupervised PrimaryUpdateStrategy = "supervised"
+)
+
+// PrimaryUpdateMethod is how an unsupervised rolling update updates the primary.
+// +kubebuilder:validation:Enum=switchover;restart
+type PrimaryUpdateMethod string
+
+const (
+	// PrimaryUpdateSwitchover switches over to the most advanced updated replica first.
+	PrimaryUpdateSwitchover PrimaryUpdateMethod = "switchover"
+	// PrimaryUpdateRestart restarts the primary's Pod in place.
+	PrimaryUpdateRestart PrimaryUpdateMethod = "restart"
+)
 
 // DataDurability chooses between availability and durability when sync replicas are unhealthy.
 // +kubebuilder:validation:Enum=preferred;required

@@ -19,6 +19,8 @@ const (
 	// Progressing=True: a primary change is under way.
 	ReasonSwitchoverInProgress = "SwitchoverInProgress"
 	ReasonFailoverInProgress   = "FailoverInProgress"
+	// ReasonPrimaryRestarting: a rolling update restarts the primary in place (no failover).
+	ReasonPrimaryRestarting = "PrimaryRestarting"
 	// Degraded=True, most serious first.
 	ReasonSplitBrain      = "SeveralWritableInstances"
 	ReasonFailoverBlocked = "FailoverBlocked"
@@ -59,6 +61,8 @@ func Conditions(o Observation, d Decision) []metav1.Condition {
 			add(v1.ConditionProgressing, metav1.ConditionTrue, ReasonSwitchoverInProgress, d.Reason)
 		case FailoverOperation:
 			add(v1.ConditionProgressing, metav1.ConditionTrue, ReasonFailoverInProgress, d.Reason)
+		case PrimaryRestartOperation:
+			add(v1.ConditionProgressing, metav1.ConditionTrue, ReasonPrimaryRestarting, d.Reason)
 		}
 	}
 	switch {
@@ -68,7 +72,7 @@ func Conditions(o Observation, d Decision) []metav1.Condition {
 		add(v1.ConditionDegraded, metav1.ConditionTrue, cmp.Or(d.BlockedBy, ReasonFailoverBlocked), d.Reason)
 	case d.Kind == Blocked:
 		add(v1.ConditionDegraded, metav1.ConditionTrue, ReasonSwitchoverBlocked, d.Reason)
-	case why != "":
+	case why != "" && d.Operation != PrimaryRestartOperation:
 		add(v1.ConditionDegraded, metav1.ConditionTrue, ReasonPrimaryFailing, fmt.Sprintf("the primary %s is failing: %s", p, why))
 	case o.Spec.SemiSync && pi.Reachable && pi.SemiSync != nil && !pi.SemiSync.Active:
 		add(v1.ConditionDegraded, metav1.ConditionTrue, ReasonSemiSyncAsync,

@@ -103,6 +103,11 @@ func decideSteady(o Observation) Decision {
 	if why == "" || o.notReadyAlone(pi, why) {
 		return decideHealthy(o)
 	}
+	if end, ok := o.PlannedRestartEnd(); ok && o.Now.Before(end) && st.PrimaryFailingSince.IsZero() {
+		return Decision{Kind: Wait, Operation: PrimaryRestartOperation, Until: end,
+			Reason: fmt.Sprintf("the primary %s restarts in place for a rolling update (%s); no failover before %s",
+				p, why, end.UTC().Format(time.RFC3339))}
+	}
 	since := st.PrimaryFailingSince
 	if since.IsZero() {
 		return Decision{Kind: Failover, Operation: FailoverOperation, Step: StepRecordFailing, Instance: p,

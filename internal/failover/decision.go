@@ -34,10 +34,13 @@ const (
 	NoOperation Operation = iota
 	SwitchoverOperation
 	FailoverOperation
+	// PrimaryRestartOperation is a rolling update's planned restart of the primary in place
+	// (status.primaryRestart), during which no failover starts.
+	PrimaryRestartOperation
 )
 
 func (o Operation) String() string {
-	return [...]string{"none", "switchover", "failover"}[o]
+	return [...]string{"none", "switchover", "failover", "primary restart"}[o]
 }
 
 // Step is one small, idempotent action. Its subject is Decision.Instance or Decision.Instances.

@@ -55,6 +55,10 @@ type Status struct {
 	SemiSyncFallenBack bool
 	// DataLossAccepted is status.dataLossAccepted, nil when none.
 	DataLossAccepted *DataLossAcceptance
+	// PrimaryRestart and PrimaryRestartAt are status.primaryRestart: the instance whose Pod a
+	// rolling update deleted to restart it in place, and when ("" and zero when none).
+	PrimaryRestart   string
+	PrimaryRestartAt time.Time
 	// FallbackCaughtUp is status.fallbackCaughtUp, nil when none or when it does not parse.
 	FallbackCaughtUp *FallbackCaughtUp
 }
@@ -196,6 +200,9 @@ func ObserveCluster(c *v1.Cluster) (Spec, Status) {
 	}
 	if t := cs.PrimaryFailingSince; t != nil {
 		st.PrimaryFailingSince = t.Time
+	}
+	if r := cs.PrimaryRestart; r != nil {
+		st.PrimaryRestart, st.PrimaryRestartAt = r.Instance, r.RequestedAt.Time
 	}
 	st.SemiSyncFallenBack = s.SemiSync && cs.SemiSync != nil && !cs.SemiSync.Active
 	if f := cs.FallbackCaughtUp; f != nil {

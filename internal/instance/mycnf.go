@@ -57,8 +57,12 @@ var plainValue = regexp.MustCompile(`^[A-Za-z0-9_.,:/+@%=*-]+$`)
 // overridableDefaults are settings the operator chooses and the user may change: they come before
 // the user's parameters, so that a parameter of the same name, read later, wins.
 // require_secure_transport refuses plain TCP connections (TLS or the local socket only); turn it
-// off with spec.mysql.parameters.require_secure_transport: "OFF".
-var overridableDefaults = [][2]string{{"require_secure_transport", "ON"}}
+// off with spec.mysql.parameters.require_secure_transport: "OFF". replica_net_timeout is also how
+// long a replica's receiver waits to connect to its source: with the server default of 60 s, a
+// replica whose primary's Pod was recreated on its volume (a new IP under the same name) hangs in
+// a connect to the old address for a minute, and the primary's commits wait for its
+// acknowledgements meanwhile; 5 s bounds that wait and sends a heartbeat every 2.5 s.
+var overridableDefaults = [][2]string{{"require_secure_transport", "ON"}, {"replica_net_timeout", "5"}}
 
 // RenderMyCnf renders my.cnf: the overridable defaults, the user's parameters, in key order, then
 // the operator's settings, which thus win even over a spelling the ownership check did not

@@ -40,8 +40,6 @@ func TestRenderMyCnfOwnedSettings(t *testing.T) {
 	}
 }
 
-// TestRenderMyCnfOverridableDefaults: require_secure_transport is on by default, written before
-// the user's parameters so that the user's value, read later, wins.
 // TestRenderMyCnfAdministrativeInterface: with an address, the administrative interface the
 // operator fences through listens there on its own port.
 func TestRenderMyCnfAdministrativeInterface(t *testing.T) {
@@ -58,6 +56,8 @@ func TestRenderMyCnfAdministrativeInterface(t *testing.T) {
 	}
 }
 
+// TestRenderMyCnfOverridableDefaults: require_secure_transport is on and replica_net_timeout 5 s by
+// default, written before the user's parameters so that the user's value, read later, wins.
 func TestRenderMyCnfOverridableDefaults(t *testing.T) {
 	cnf, err := RenderMyCnf(baseMyCnfInput())
 	if err != nil {
@@ -65,6 +65,9 @@ func TestRenderMyCnfOverridableDefaults(t *testing.T) {
 	}
 	if !strings.Contains(cnf.Text, "\nrequire_secure_transport = ON\n") {
 		t.Errorf("require_secure_transport is not on by default:\n%s", cnf.Text)
+	}
+	if !strings.Contains(cnf.Text, "\nreplica_net_timeout = 5\n") {
+		t.Errorf("replica_net_timeout is not 5 s by default (a receiver must not wait a minute to connect to a recreated primary):\n%s", cnf.Text)
 	}
 	in := baseMyCnfInput()
 	in.Parameters = map[string]string{"require-secure-transport": "OFF"}

@@ -40,13 +40,21 @@ type ReplicaHealth struct {
 	FollowsPrimary bool
 	// Acknowledging: the replica reports rpl_semi_sync_replica_enabled ON.
 	Acknowledging bool
+	// Leaving: the replica's Pod is about to be deleted (a rolling update replaces it), so it is
+	// chosen only when no replica that answers is left: its acknowledgements are handed over
+	// before it goes, and commits do not wait for a replica that is restarting.
+	Leaving bool
 }
 
 // readiness ranks a replica as a participant, lower first: healthy; answering and already
 // replicating from the current primary; answering and acknowledging (it keeps the role it has
-// once its receiver follows the new primary); answering; not answering.
+// once its receiver follows the new primary); answering; leaving; not answering.
 func (r ReplicaHealth) readiness() int {
 	switch {
+	case r.Leaving && (r.Healthy || r.Answers):
+		return 4
+	case r.Leaving:
+		return 5
 	case r.Healthy:
 		return 0
 	case r.Answers && r.FollowsPrimary:
@@ -56,7 +64,7 @@ func (r ReplicaHealth) readiness() int {
 	case r.Answers:
 		return 3
 	default:
-		return 4
+		return 5
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/utils/clock"
 
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/plugin"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
@@ -62,9 +63,19 @@ const (
 	SwitchoverLaggingTarget Kind = "switchover-lagging-target"
 )
 
+// RollingUpdate changes the Cluster's resources, as a person would, with the default
+// primaryUpdateMethod switchover: the replicas are replaced, the operator switches over to an
+// updated one, then replaces the old primary. RollingUpdateRestart does it with
+// primaryUpdateMethod restart: the primary's Pod is restarted in place, no failover.
+const (
+	RollingUpdate        Kind = "rolling-update"
+	RollingUpdateRestart Kind = "rolling-update-restart"
+)
+
 // Kinds lists every kind, in the order the program uses them by default.
 var Kinds = []Kind{PodDelete, ContainerKill, MysqldKill, NetworkCut, ManagerKill, ManagerFreeze, Switchover,
-	ReplicaPartition, ReplicaPartitionThenCrash, CrashWithAckingReplicaDown, SwitchoverLaggingTarget}
+	ReplicaPartition, ReplicaPartitionThenCrash, CrashWithAckingReplicaDown, SwitchoverLaggingTarget,
+	RollingUpdate, RollingUpdateRestart}
 
 // ParseKinds reads a comma-separated list of kinds.
 func ParseKinds(s string) ([]Kind, error) {
@@ -210,6 +221,10 @@ func (e *Env) Inject(ctx context.Context, t Target, k Kind, primary, replica str
 		return f, e.injectCrashWithAckingReplicaDown(ctx, t, &f, hold)
 	case SwitchoverLaggingTarget:
 		return f, e.injectSwitchoverLaggingTarget(ctx, t, &f, replica, hold)
+	case RollingUpdate:
+		return f, e.injectRollingUpdate(ctx, t, &f, mysqlv1.PrimaryUpdateSwitchover)
+	case RollingUpdateRestart:
+		return f, e.injectRollingUpdate(ctx, t, &f, mysqlv1.PrimaryUpdateRestart)
 	}
 	return f, fmt.Errorf("unknown fault %q", k)
 }

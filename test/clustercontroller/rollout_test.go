@@ -20,27 +20,62 @@ func podImage(ctx context.Context, ns, name string) (string, error) {
 	return p.Spec.Containers[0].Image, nil
 }
 
-// TestRollingUpdate changes imageName: replicas are replaced one at a time on their PVCs, the
-// primary waits for a switchover, then is replaced as a replica.
-func TestRollingUpdate(t *testing.T) {
+// TestRollingUpdateSupervised changes imageName with primaryUpdateStrategy supervised: replicas are
+// replaced one at a time on their PVCs, the primary waits for a person's switchover and says so,
+// then is replaced as a replica.
+func TestRollingUpdateSupervised(t *testing.T) {
+	c := readyCluster(t, 3, func(c *v1.Cluster) { c.Spec.PrimaryUpdateStrategy = v1.PrimaryUpdateSupervised })
+	ns := c.Namespace
+	updateCluster(t, c, false, func(c *v1.Cluster) { c.Spec.ImageName = "mysql:new" })
+	waitReplicasUpdated(t, ns)
+	check.Eventually(t, waitTimeout, "the primary waits for a person's switchover", func(ctx context.Context) (bool, error) {
+		cur := getCluster(t, c)
+		cond := meta.FindStatusCondition(cur.Status.Conditions, v1.ConditionProgressing)
+		img, err := podImage(ctx, ns, "db-1")
+		return cond != nil && cond.Reason == "PrimaryUpdateWaitingForPromote" && img == "mysql:test" && cur.Status.TargetPrimary == "db-1", err
+	})
+	assertEvents(t, ns, "InstanceUpdating", "PrimaryUpdateWaitingForPromote")
+	setPrimary(t, c, "db-2")
+	waitFormerPrimaryUpdated(t, ns)
+	waitInstances(t, c, "db-1", "db-2", "db-3")
+}
+
+// TestRollingUpdateUnsupervised changes imageName with the defaults: once the replicas run it, the
+// operator itself names an updated replica as the target primary (a switchover), and replaces the
+// old primary once the target reports itself primary.
+func TestRollingUpdateUnsupervised(t *testing.T) {
 	c := readyCluster(t, 3, nil)
 	ns := c.Namespace
 	updateCluster(t, c, false, func(c *v1.Cluster) { c.Spec.ImageName = "mysql:new" })
+	waitReplicasUpdated(t, ns)
+	var target string
+	check.Eventually(t, waitTimeout, "the operator switches over to an updated replica", func(ctx context.Context) (bool, error) {
+		target = getCluster(t, c).Status.TargetPrimary
+		img, err := podImage(ctx, ns, target)
+		return target != "db-1" && img == "mysql:new", err
+	})
+	assertEvents(t, ns, "InstanceUpdating", "PrimaryUpdateSwitchover")
+	if img, _ := podImage(context.Background(), ns, "db-1"); img != "mysql:test" {
+		t.Errorf("the primary db-1 was replaced before the switchover: it runs %s", img)
+	}
+	setPrimary(t, c, target) // the target promoted itself
+	waitFormerPrimaryUpdated(t, ns)
+	waitInstances(t, c, "db-1", "db-2", "db-3")
+}
+
+func waitReplicasUpdated(t *testing.T, ns string) {
+	t.Helper()
 	check.Eventually(t, waitTimeout, "the replicas run the new image", func(ctx context.Context) (bool, error) {
 		i2, err := podImage(ctx, ns, "db-2")
 		i3, _ := podImage(ctx, ns, "db-3")
 		return i2 == "mysql:new" && i3 == "mysql:new", err
 	})
-	check.Eventually(t, waitTimeout, "the primary waits for a switchover", func(ctx context.Context) (bool, error) {
-		cond := meta.FindStatusCondition(getCluster(t, c).Status.Conditions, v1.ConditionProgressing)
-		img, err := podImage(ctx, ns, "db-1")
-		return cond != nil && cond.Reason == "PrimaryUpdatePending" && img == "mysql:test", err
-	})
-	setPrimary(t, c, "db-2")
+}
+
+func waitFormerPrimaryUpdated(t *testing.T, ns string) {
+	t.Helper()
 	check.Eventually(t, waitTimeout, "the former primary runs the new image", func(ctx context.Context) (bool, error) {
 		img, err := podImage(ctx, ns, "db-1")
 		return img == "mysql:new", err
 	})
-	waitInstances(t, c, "db-1", "db-2", "db-3")
-	assertEvents(t, ns, "InstanceUpdating")
 }

@@ -94,6 +94,10 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "installing the operator: %v\n%s", err, out)
 		return 1
 	}
+	if err := restartOnNewImage(filepath.Join(cache, "localcluster")); err != nil {
+		fmt.Fprintf(os.Stderr, "restarting the operator on its new image: %v\n", err)
+		return 1
+	}
 	if out, err := kubectl("-n", operatorNamespace, "rollout", "status", "deploy/"+operatorDeployment, "--timeout=180s"); err != nil {
 		fmt.Fprintf(os.Stderr, "operator rollout: %v\n%s", err, out)
 		out, _ = kubectl("-n", operatorNamespace, "describe", "pods")
@@ -335,4 +339,23 @@ func DeletePod(t *testing.T, ns, name string, grace int64) {
 		}
 		return err == nil && now.UID != uid, err
 	})
+}
+
+// restartOnNewImage restarts the operator's Deployment when the operator image imported into the
+// node (hack/localcluster.sh records its checksum in imported-operator) is not the one the last
+// run installed: the image keeps its tag, so a running operator would otherwise go on with the
+// binary of an earlier build.
+func restartOnNewImage(lcDir string) error {
+	imported, err := os.ReadFile(filepath.Join(lcDir, "imported-operator"))
+	if err != nil {
+		return err
+	}
+	stamp := filepath.Join(lcDir, "e2e-operator-installed")
+	if installed, _ := os.ReadFile(stamp); string(installed) == string(imported) {
+		return nil
+	}
+	if out, err := kubectl("-n", operatorNamespace, "rollout", "restart", "deploy/"+operatorDeployment); err != nil {
+		return fmt.Errorf("%w: %s", err, out)
+	}
+	return os.WriteFile(stamp, imported, 0o644)
 }

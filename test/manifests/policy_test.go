@@ -177,6 +177,9 @@ func TestInstancePolicies(t *testing.T) {
 		{"never targetPrimaryCatchUp, which a target that cannot read the old primary must execute before it accepts writes", "db-2",
 			func(st *v1.ClusterStatus) { st.TargetPrimaryCatchUp = &v1.PrimaryCatchUp{Instance: "db-2"} }, false},
 		{"never the semi-sync status", "db-2", func(st *v1.ClusterStatus) { st.SemiSync = &v1.SemiSyncStatus{Active: true} }, false},
+		{"never primaryRestart, which holds failovers back while the primary restarts", "db-1", func(st *v1.ClusterStatus) {
+			st.PrimaryRestart = &v1.PrimaryRestart{Instance: "db-1", PodUID: "x", RequestedAt: metav1.Now()}
+		}, false},
 		{"currentPrimary never names another instance than targetPrimary", "db-3", func(st *v1.ClusterStatus) { st.CurrentPrimary = "db-3" }, false},
 		{"a Pod never records another as the primary", "db-3", func(st *v1.ClusterStatus) {
 			st.CurrentPrimary, st.CurrentPrimaryTimestamp = "db-2", ptrTime()

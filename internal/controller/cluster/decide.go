@@ -79,14 +79,18 @@ type Decision struct {
 	// PrimaryUnknown says targetPrimary is empty on a Cluster with instances and no single
 	// instance reports itself primary: nothing is promoted or added until a human sets it.
 	PrimaryUnknown bool
-	// Rollout, when not empty, says why a rolling update waits.
-	Rollout string
+	// Rollout, when not nil, says why a rolling update waits or which step of the primary's
+	// update is under way (rollout.go, primary_update.go).
+	Rollout *rolloutWait
 	// Relabel lists label changes, the ones that take the primary role away first, so two Pods
 	// never both carry role=primary (stepRelabel).
 	Relabel []podRelabel
 	// relabelEvents are the Events of Relabel's changes, by Pod: each is emitted once its Pod's
 	// labels are changed.
 	relabelEvents map[string]kit.Event
+	// leaving is the replica this reconcile's rolling update replaces or is about to: its
+	// semi-sync acknowledgements are handed over to another replica first (planRollout).
+	leaving string
 	// endingSessions: an instance reports ending client sessions (kept out of routing until a
 	// reconcile sees its sweep over, so the next one follows soon).
 	endingSessions bool
@@ -143,6 +147,7 @@ func Decide(o Observation) Decision {
 	c.Status.LatestGeneratedNode = max(c.Status.LatestGeneratedNode, maxSerial)
 	d := Decision{}
 	d.planFencing(c, active)
+	clearPrimaryRestart(c, o, active)
 	d.planFailover(c, o, active)
 	d.planLeaseEvents(o)
 

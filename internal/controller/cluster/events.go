@@ -17,6 +17,12 @@ var (
 		Format: "Scaled down: deleted the Pod of instance %s; its PVC is kept and marked detached"}
 	evInstanceUpdating = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceUpdating",
 		Format: "Deleting the Pod of instance %s to apply the new spec; it is recreated on its PVC"}
+	evPrimaryUpdateSwitchover = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "PrimaryUpdateSwitchover",
+		Format: "Every replica runs the new spec: switching over from %s to %s to update the primary"}
+	evPrimaryRestarting = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "PrimaryUpdateRestart",
+		Format: "Every replica runs the new spec: deleting the Pod of the primary %s to restart it in place on its PVC"}
+	evPrimaryUpdateWaiting = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "PrimaryUpdateWaitingForPromote",
+		Format: "%s"}
 	evTargetPrimarySet = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "TargetPrimarySet",
 		Format: "Set targetPrimary to %s"}
 	evRoleChanged = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "RoleChanged",

@@ -1,27 +1,39 @@
 package cluster
 
 import (
+	"fmt"
+	"strings"
+
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
+// rolloutWait says why a rolling update waits, or which step of the primary's update is under
+// way: the Progressing condition's reason and message.
+type rolloutWait struct {
+	Reason, Message string
+}
+
 // planRollout replaces, one Pod per reconcile, instances whose Pod runs an outdated spec (a new
 // imageName, new resources, a new operator image). It acts only on a settled Cluster: no instance
-// being created or removed, every instance ready, no primary change pending. Replicas go first,
-// highest serial first; the Pod is deleted and recreated on its PVC. The primary of a
-// multi-instance Cluster is not restarted by the operator: that needs a switchover (set
-// status.targetPrimary to an updated replica), and Rollout says so. A single instance is restarted.
+// being created or removed, every instance ready, no primary change pending, no failover recorded.
+// Replicas go first, highest serial first; the Pod is deleted and recreated on its PVC. Once every
+// replica runs the new spec, the primary of several instances is updated as
+// primaryUpdateStrategy and primaryUpdateMethod say (planPrimaryUpdate); a single instance is
+// restarted.
 func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedInstance) {
 	primary := c.Status.CurrentPrimary
 	if d.pending() || !allPodsReady(active) || primary == "" || primary != c.Status.TargetPrimary ||
-		int32(len(active)) != c.Spec.Instances {
+		c.Status.PrimaryFailingSince != nil || int32(len(active)) != c.Spec.Instances {
 		return
 	}
 	primaryOutdated := false
+	updated := map[string]bool{}
+	var refused []string
 	for i := len(active) - 1; i >= 0; i-- {
 		in := active[i]
-		want := specs.BuildPod(c, in.Serial, specs.PodOptions{OperatorImage: o.OperatorImage})
-		if in.Pod.Annotations[specs.PodSpecHashAnnotation] == want.Annotations[specs.PodSpecHashAnnotation] {
+		if !podOutdated(c, o, in) {
+			updated[in.Name] = true
 			continue
 		}
 		if in.Name == primary && len(active) > 1 {
@@ -31,14 +43,108 @@ func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedIn
 		if foreign := foreignInstanceObjects(c, o, in.Name); len(foreign) > 0 {
 			// Its new Pod would be refused (refuseForeignInstance): keep the one it has.
 			d.RefusedObjects = append(d.RefusedObjects, foreign...)
+			refused = append(refused, in.Name)
 			continue
+		}
+		if in.Name == primary {
+			// A single instance: restarted in place, as primaryUpdateMethod restart does.
+			d.planPrimaryRestart(c, o, in)
+			return
+		}
+		d.leaving = in.Name
+		if to := d.acknowledgementsToHandOver(o); to != "" {
+			d.Rollout = &rolloutWait{reasonRollingUpdate, "handing the semi-sync acknowledgements of " + in.Name +
+				" over to " + to + " before replacing it"}
+			return
+		}
+		if why := semiSyncUncoveredWithout(c, o, active, in.Name); why != "" {
+			d.Rollout = &rolloutWait{reasonRollingUpdate, "replacing " + in.Name + " once commits do not need it: " + why}
+			return
 		}
 		d.DeletePods = append(d.DeletePods, in.Name)
 		d.event(stepDeletePods, evInstanceUpdating.With(in.Name))
 		return
 	}
-	if primaryOutdated {
-		d.Rollout = "every replica runs the new spec; the primary " + primary +
-			" keeps the old one until a switchover to an updated replica"
+	switch {
+	case !primaryOutdated:
+	case len(refused) > 0:
+		d.Rollout = &rolloutWait{reasonPrimaryUpdatePending, "the primary " + primary +
+			" is updated once every replica runs the new spec; not updated: " + strings.Join(refused, ", ")}
+	default:
+		for _, in := range active {
+			if in.Name == primary {
+				d.planPrimaryUpdate(c, o, in, func(name string) bool { return updated[name] })
+			}
+		}
 	}
+}
+
+// podOutdated reports whether in's Pod runs a spec other than the one the Cluster asks for.
+func podOutdated(c *v1.Cluster, o Observation, in observedInstance) bool {
+	want := specs.BuildPod(c, in.Serial, specs.PodOptions{OperatorImage: o.OperatorImage})
+	return in.Pod.Annotations[specs.PodSpecHashAnnotation] != want.Annotations[specs.PodSpecHashAnnotation]
+}
+
+// acknowledgementsToHandOver names the replicas still to be told to acknowledge, or to stop, before
+// the replica d.leaving may go: with it ranked last, the semi-sync participants change (another
+// replica starts acknowledging before it stops), and its Pod is deleted only once nothing is left
+// to change, so that commits never wait for a replica that is restarting while another could have
+// acknowledged them. "" when nothing needs telling, or when the operator cannot tell replicas.
+func (d *Decision) acknowledgementsToHandOver(o Observation) string {
+	if !o.SemiSyncSettable {
+		return ""
+	}
+	names := make([]string, 0, len(o.Pods))
+	for i := range o.Pods {
+		names = append(names, o.Pods[i].Name)
+	}
+	_, changes := decideSemiSync(o.Cluster, names, o.Reports, d.leaving)
+	var out []string
+	for _, ch := range changes {
+		if ch.Participant {
+			out = append(out, ch.Instance)
+		}
+	}
+	if len(changes) > 0 && len(out) == 0 {
+		out = append(out, "the other replicas")
+	}
+	return strings.Join(out, ", ")
+}
+
+// semiSyncUncoveredWithout says why commits on the primary would wait for acknowledgements if
+// replica leaving went now, or "" when they would not: semi-sync is off, or at least the primary's
+// acknowledgement count of the other replicas receive from it with their semi-sync channel on
+// (Rpl_semi_sync_replica_status), or fewer other replicas exist than the count (a two-instance
+// Cluster under required: its commits wait for the replica's return whatever the order). Right
+// after a switchover, say, the replicas are still repointing: replacing one then would leave the
+// new primary's commits without an acknowledger until the fallback.
+func semiSyncUncoveredWithout(c *v1.Cluster, o Observation, active []observedInstance, leaving string) string {
+	ss := c.Spec.MySQL.SemiSync
+	primary := c.Status.CurrentPrimary
+	if ss == nil || !ss.Enabled || !o.SemiSyncSettable {
+		return ""
+	}
+	pr := o.Reports[primary]
+	if pr == nil || pr.SemiSync == nil {
+		return "the primary " + primary + " has not reported its semi-sync state"
+	}
+	need := int(pr.SemiSync.WaitForReplicaCount)
+	if others := len(active) - 2; others < need {
+		return ""
+	}
+	acking := 0
+	for _, in := range active {
+		st := o.Reports[in.Name]
+		if in.Name == primary || in.Name == leaving || st == nil || st.Replication == nil || st.SemiSyncReplica == nil {
+			continue
+		}
+		r := st.Replication
+		if r.SourceInstance == primary && r.IORunning && st.SemiSyncReplica.Enabled && st.SemiSyncReplica.Active {
+			acking++
+		}
+	}
+	if acking < need {
+		return fmt.Sprintf("%d other replica(s) acknowledge commits of %s, %d needed", acking, primary, need)
+	}
+	return ""
 }

@@ -41,7 +41,7 @@ func (d *Decision) planSemiSync(o Observation) {
 		names = append(names, o.Pods[i].Name)
 		pods[o.Pods[i].Name] = &o.Pods[i]
 	}
-	adj, changes := decideSemiSync(o.Cluster, names, o.Reports)
+	adj, changes := decideSemiSync(o.Cluster, names, o.Reports, d.leaving)
 	for _, ch := range changes {
 		d.SemiSyncParticipants = append(d.SemiSyncParticipants, SemiSyncParticipantTell{ParticipantChange: ch, Pod: pods[ch.Instance]})
 		d.event(stepSemiSync, evSemiSyncParticipant.With(ch.Instance, ch.Participant, o.Cluster.Spec.MaxSyncReplicas))
@@ -65,8 +65,9 @@ func (d *Decision) planSemiSync(o Observation) {
 // (semisync.ParticipantChanges, those to start first). Nothing is decided while the primary has
 // not reported. A replica that did not answer, is fenced, diverged, or whose replication threads
 // are not both running without error is unhealthy; one that did not answer or is still
-// bootstrapping is not told anything.
-func decideSemiSync(c *v1.Cluster, instances []string, reports map[string]*instanceclient.Status) (*SemiSyncAdjustment, []semisync.ParticipantChange) {
+// bootstrapping is not told anything. leaving names the replica a rolling update is about to
+// replace ("" for none): it acknowledges only when no other replica can (ReplicaHealth.Leaving).
+func decideSemiSync(c *v1.Cluster, instances []string, reports map[string]*instanceclient.Status, leaving string) (*SemiSyncAdjustment, []semisync.ParticipantChange) {
 	cfg := c.Spec.MySQL.SemiSync
 	primary := c.Status.CurrentPrimary
 	if cfg == nil || !cfg.Enabled || primary == "" {
@@ -88,7 +89,7 @@ func decideSemiSync(c *v1.Cluster, instances []string, reports map[string]*insta
 		if ok {
 			healthy++
 		}
-		h := semisync.ReplicaHealth{Name: name, Healthy: ok}
+		h := semisync.ReplicaHealth{Name: name, Healthy: ok, Leaving: name == leaving}
 		if st != nil && st.Role == v1.RoleReplica && st.BootstrapDone() {
 			acknowledging[name] = st.SemiSyncReplica != nil && st.SemiSyncReplica.Enabled
 			h.Acknowledging = acknowledging[name]

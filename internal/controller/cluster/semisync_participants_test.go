@@ -87,7 +87,7 @@ func TestDecideSemiSyncParticipants(t *testing.T) {
 			map[string]*instanceclient.Status{"db-2": replica(true, true), "db-3": replica(true, true)}, nil},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
-			_, got := decideSemiSync(tc.cluster, names, tc.reports)
+			_, got := decideSemiSync(tc.cluster, names, tc.reports, "")
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("told %+v, want %+v", got, tc.want)
 			}

@@ -52,7 +52,7 @@ func TestDecideSemiSync(t *testing.T) {
 			map[string]*instanceclient.Status{"db-1": replica(true, true, "")}, 0},
 	}
 	for _, c := range cases {
-		got, _ := decideSemiSync(c.cluster, names, c.reports)
+		got, _ := decideSemiSync(c.cluster, names, c.reports, "")
 		switch {
 		case c.want == 0 && got != nil:
 			t.Errorf("%s: adjustment %+v, want none", c.name, *got)
@@ -62,7 +62,7 @@ func TestDecideSemiSync(t *testing.T) {
 	}
 	fenced := cluster(v1.DataDurabilityPreferred, 2, true)
 	fenced.Status.FencedInstances = []string{"db-3"}
-	got, _ := decideSemiSync(fenced, names, map[string]*instanceclient.Status{"db-1": primary(2), "db-2": replica(true, true, ""), "db-3": replica(true, true, "")})
+	got, _ := decideSemiSync(fenced, names, map[string]*instanceclient.Status{"db-1": primary(2), "db-2": replica(true, true, ""), "db-3": replica(true, true, "")}, "")
 	if got == nil || got.To != 1 {
 		t.Errorf("a fenced replica must not count as healthy: %+v", got)
 	}

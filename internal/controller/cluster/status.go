@@ -24,12 +24,16 @@ const (
 	reasonScaling              = "Scaling"
 	reasonRollingUpdate        = "RollingUpdate"
 	reasonPrimaryUpdatePending = "PrimaryUpdatePending"
-	reasonConverged            = "Converged"
-	reasonHealthy              = "Healthy"
-	reasonInstanceUnanswered   = "InstanceUnreachable"
-	reasonScaleDownBlocked     = "ScaleDownBlocked"
-	reasonDivergedInstances    = "DivergedInstances"
-	reasonPrimaryUnknown       = "PrimaryUnknown"
+	// The steps of an unsupervised primary update, and the wait of a supervised one.
+	reasonPrimaryUpdateSwitchover = "PrimaryUpdateSwitchover"
+	reasonPrimaryUpdateRestart    = "PrimaryUpdateRestart"
+	reasonPrimaryUpdateSupervised = "PrimaryUpdateWaitingForPromote"
+	reasonConverged               = "Converged"
+	reasonHealthy                 = "Healthy"
+	reasonInstanceUnanswered      = "InstanceUnreachable"
+	reasonScaleDownBlocked        = "ScaleDownBlocked"
+	reasonDivergedInstances       = "DivergedInstances"
+	reasonPrimaryUnknown          = "PrimaryUnknown"
 )
 
 // aggregateStatus returns c's new status: counts from the Pods, the last reported GTID set of each
@@ -140,8 +144,8 @@ func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o Observation, d 
 		set(v1.ConditionProgressing, true, reasonScaling, fmt.Sprintf("%d of %d instances exist", st.Instances, want))
 	case len(d.DeletePods) > 0:
 		set(v1.ConditionProgressing, true, reasonRollingUpdate, "replacing "+strings.Join(d.DeletePods, ", "))
-	case d.Rollout != "":
-		set(v1.ConditionProgressing, true, reasonPrimaryUpdatePending, d.Rollout)
+	case d.Rollout != nil:
+		set(v1.ConditionProgressing, true, d.Rollout.Reason, d.Rollout.Message)
 	case !primaryOK:
 		set(v1.ConditionProgressing, true, reasonPrimaryPending, fmt.Sprintf("waiting for %s to become primary", st.TargetPrimary))
 	case st.ReadyInstances != want:
@@ -194,6 +198,9 @@ func conditionEvents(old []metav1.Condition, st v1.ClusterStatus, instances int3
 		} else {
 			out = append(out, evNotReady.With(n.Message))
 		}
+	}
+	if n, ok := changed(v1.ConditionProgressing); ok && n.Status == metav1.ConditionTrue && n.Reason == reasonPrimaryUpdateSupervised {
+		out = append(out, evPrimaryUpdateWaiting.With(n.Message))
 	}
 	if n, ok := changed(v1.ConditionDegraded); ok {
 		if n.Status == metav1.ConditionTrue && n.Reason == reasonScaleDownBlocked {

@@ -1,0 +1,117 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// RolloutTimeout bounds a rolling update of a three-instance Cluster: three Pods replaced one at a
+// time (each about 20 s on the local node) and a switchover.
+const RolloutTimeout = 6 * time.Minute
+
+// injectRollingUpdate changes the Cluster's resources (the CPU request, which every instance's Pod
+// spec hash covers), as a person editing the Cluster would, with primaryUpdateMethod method, and
+// waits until every instance runs the new spec and the Cluster reports it converged. The fault is
+// the whole update: f.At is the patch, f.Healed the end of the rollout.
+func (e *Env) injectRollingUpdate(ctx context.Context, t Target, f *Fault, method mysqlv1.PrimaryUpdateMethod) error {
+	c, err := e.Cluster(ctx, t)
+	if err != nil {
+		return err
+	}
+	old := c.DeepCopy()
+	cpu := resource.MustParse("50m")
+	if cur, ok := c.Spec.Resources.Requests[corev1.ResourceCPU]; ok && cur.Cmp(cpu) == 0 {
+		cpu = resource.MustParse("60m")
+	}
+	if c.Spec.Resources.Requests == nil {
+		c.Spec.Resources.Requests = corev1.ResourceList{}
+	}
+	c.Spec.Resources.Requests[corev1.ResourceCPU] = cpu
+	c.Spec.PrimaryUpdateStrategy, c.Spec.PrimaryUpdateMethod = mysqlv1.PrimaryUpdateUnsupervised, method
+	if err := e.Client.Patch(ctx, c, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("changing the resources of %s: %w", t.Name, err)
+	}
+	f.At = time.Now()
+	f.Detail = fmt.Sprintf("resources.requests.cpu %s, primaryUpdateMethod %s", cpu.String(), method)
+	if err := e.waitRolledOut(ctx, t, c.Generation, RolloutTimeout); err != nil {
+		return err
+	}
+	now := time.Now()
+	f.Healed = &now
+	f.Detail += fmt.Sprintf("; rolled out in %s", now.Sub(f.At).Round(100*time.Millisecond))
+	return nil
+}
+
+// waitRolledOut waits until the Cluster's status describes generation with Progressing False and
+// every instance's Pod, ready, carries the spec hash of the Cluster's current spec.
+func (e *Env) waitRolledOut(ctx context.Context, t Target, generation int64, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	why := ""
+	for {
+		if done, w, err := e.rolledOut(ctx, t, generation); err != nil {
+			why = err.Error()
+		} else if done {
+			return nil
+		} else {
+			why = w
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the rolling update of %s did not end within %s: %s", t.Name, timeout, why)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func (e *Env) rolledOut(ctx context.Context, t Target, generation int64) (bool, string, error) {
+	c, err := e.Cluster(ctx, t)
+	if err != nil {
+		return false, "", err
+	}
+	pods, err := e.Pods(ctx, t)
+	if err != nil {
+		return false, "", err
+	}
+	p := meta.FindStatusCondition(c.Status.Conditions, "Progressing")
+	if p == nil || p.ObservedGeneration < generation || p.Status != metav1.ConditionFalse {
+		return false, fmt.Sprintf("Progressing %+v", p), nil
+	}
+	if ok, why := Ready(c, pods); !ok {
+		return false, why, nil
+	}
+	for _, pod := range pods {
+		serial, ok := specs.InstanceSerial(c.Name, pod.Name)
+		if !ok {
+			return false, "", fmt.Errorf("pod %s is not named as an instance of %s", pod.Name, c.Name)
+		}
+		// The operator image is the one the Pod already runs: only the Cluster's spec changed.
+		want := specs.BuildPod(c, serial, specs.PodOptions{OperatorImage: operatorImageOf(&pod)})
+		if pod.Annotations[specs.PodSpecHashAnnotation] != want.Annotations[specs.PodSpecHashAnnotation] {
+			return false, pod.Name + " runs an older spec", nil
+		}
+	}
+	return true, "", nil
+}
+
+// operatorImageOf is the image of the Pod's bootstrap init container: the operator's image.
+func operatorImageOf(p *corev1.Pod) string {
+	for _, c := range p.Spec.InitContainers {
+		if c.Name == specs.BootstrapContainerName {
+			return c.Image
+		}
+	}
+	return ""
+}

@@ -1,0 +1,70 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"testing"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/test/chaos"
+)
+
+// An unsupervised rolling update with the default primaryUpdateMethod (switchover), under the
+// failover checker's write load and dataDurability: required: a change of resources replaces both
+// replicas, then the operator switches over to an updated replica by itself (no promote), then
+// replaces the old primary. No acknowledged write is lost, there are never two writers, and the
+// longest write gap is the switchover's.
+func TestRollingUpdateMovesThePrimary(t *testing.T) {
+	rep, cl := runFaults(t, chaos.RollingUpdate)
+	f := rep.Faults[0]
+	if f.NewPrimary == "" || f.NewPrimary == f.Primary {
+		t.Errorf("after the update the primary is %q, was %q: the operator did not switch over", f.NewPrimary, f.Primary)
+	}
+	for _, reason := range []string{"PrimaryUpdateSwitchover", "SwitchoverCompleted", "InstanceUpdating"} {
+		if !hasEvent(f.Events, reason) {
+			t.Errorf("no %s Event; Events: %v", reason, f.Events)
+		}
+	}
+	if hasEvent(f.Events, "FailoverStarted") {
+		t.Errorf("a failover started during the update; Events: %v", f.Events)
+	}
+	logRollout(t, f)
+	checkRouting(t, cl)
+}
+
+// The same update with primaryUpdateMethod restart: the primary's Pod is restarted in place once
+// the replicas run the new spec, and no failover starts while it is down.
+func TestRollingUpdateRestartsThePrimaryInPlace(t *testing.T) {
+	rep, cl := runFaults(t, chaos.RollingUpdateRestart)
+	f := rep.Faults[0]
+	if f.NewPrimary != f.Primary {
+		t.Errorf("after a restart-method update the primary is %q, was %q", f.NewPrimary, f.Primary)
+	}
+	if !hasEvent(f.Events, "PrimaryUpdateRestart") {
+		t.Errorf("no PrimaryUpdateRestart Event; Events: %v", f.Events)
+	}
+	for _, reason := range []string{"FailoverStarted", "PrimaryFailing", "SwitchoverStarted"} {
+		if hasEvent(f.Events, reason) {
+			t.Errorf("a %s Event during a restart-method update; Events: %v", reason, f.Events)
+		}
+	}
+	logRollout(t, f)
+	checkRouting(t, cl)
+}
+
+func logRollout(t *testing.T, f chaos.FaultResult) {
+	t.Helper()
+	gap := "none"
+	if f.Writes.Gap != nil {
+		gap = f.Writes.Gap.String()
+	}
+	t.Logf("%s (%s): longest write gap %s", f.Kind, f.Detail, gap)
+	for _, c := range f.Clients {
+		t.Logf("client %s: handover %v", c.Kind, c.Writes.Handover)
+	}
+	for _, s := range f.SlowAttempts {
+		t.Logf("slow write attempt: %+v", s)
+	}
+	for _, e := range f.Events {
+		t.Logf("event: %s", e)
+	}
+}
