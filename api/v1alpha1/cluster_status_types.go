@@ -81,6 +81,11 @@ type ClusterStatus struct {
 	// +optional
 	DivergedInstances []string `json:"divergedInstances,omitempty"`
 
+	// Parameters says what became of spec.mysql.parameters on the instances that applied the
+	// current spec: those whose new value waits for a restart, and those refused, with the reason.
+	// +optional
+	Parameters *ParametersStatus `json:"parameters,omitempty"`
+
 	// PrimaryRestart records the in-place restart of the primary's Pod that a rolling update with
 	// primaryUpdateMethod restart started: no failover starts while it lasts, up to a bound.
 	// +optional
@@ -233,4 +238,33 @@ type PointInTimeStatus struct {
 	// GTIDExecuted is the restored server's gtid_executed after the replay, checked equal to
 	// the base backup's plus the transactions up to the target.
 	GTIDExecuted string `json:"gtidExecuted"`
+}
+
+// ParametersStatus is what became of spec.mysql.parameters.
+type ParametersStatus struct {
+	// PendingRestart are the parameters mysqld takes only at its start, with the instances that
+	// still run without their new value; the operator restarts those in its rolling-update order.
+	// +optional
+	// +kubebuilder:validation:MaxItems=256
+	PendingRestart []PendingParameter `json:"pendingRestart,omitempty"`
+	// Refused are the parameters left out of my.cnf, with the reason.
+	// +optional
+	// +kubebuilder:validation:MaxItems=256
+	Refused []RefusedParameter `json:"refused,omitempty"`
+}
+
+// PendingParameter is one parameter waiting for a restart of Instances.
+type PendingParameter struct {
+	// +kubebuilder:validation:MaxLength=256
+	Key string `json:"key"`
+	// +kubebuilder:validation:MaxItems=64
+	Instances []string `json:"instances"`
+}
+
+// RefusedParameter is one parameter left out of my.cnf, and why.
+type RefusedParameter struct {
+	// +kubebuilder:validation:MaxLength=256
+	Key string `json:"key"`
+	// +kubebuilder:validation:MaxLength=2048
+	Reason string `json:"reason"`
 }

@@ -40,8 +40,11 @@ type ClusterSpec struct {
 	// +kubebuilder:validation:Maximum=63
 	MaxSyncReplicas int32 `json:"maxSyncReplicas"`
 
-	// MySQL configures the server: semi-sync and user parameters.
+	// MySQL configures the server: semi-sync and user parameters. The parameters mysqld takes
+	// only when it initializes a data directory (lower_case_table_names, innodb_page_size,
+	// innodb_data_file_path) are fixed once the Cluster exists.
 	// +kubebuilder:default={}
+	// +kubebuilder:validation:XValidation:rule="((has(self.parameters) && 'lower_case_table_names' in self.parameters) ? (has(oldSelf.parameters) && 'lower_case_table_names' in oldSelf.parameters && oldSelf.parameters['lower_case_table_names'] == self.parameters['lower_case_table_names']) : !(has(oldSelf.parameters) && 'lower_case_table_names' in oldSelf.parameters)) && ((has(self.parameters) && 'lower-case-table-names' in self.parameters) ? (has(oldSelf.parameters) && 'lower-case-table-names' in oldSelf.parameters && oldSelf.parameters['lower-case-table-names'] == self.parameters['lower-case-table-names']) : !(has(oldSelf.parameters) && 'lower-case-table-names' in oldSelf.parameters)) && ((has(self.parameters) && 'innodb_page_size' in self.parameters) ? (has(oldSelf.parameters) && 'innodb_page_size' in oldSelf.parameters && oldSelf.parameters['innodb_page_size'] == self.parameters['innodb_page_size']) : !(has(oldSelf.parameters) && 'innodb_page_size' in oldSelf.parameters)) && ((has(self.parameters) && 'innodb-page-size' in self.parameters) ? (has(oldSelf.parameters) && 'innodb-page-size' in oldSelf.parameters && oldSelf.parameters['innodb-page-size'] == self.parameters['innodb-page-size']) : !(has(oldSelf.parameters) && 'innodb-page-size' in oldSelf.parameters)) && ((has(self.parameters) && 'innodb_data_file_path' in self.parameters) ? (has(oldSelf.parameters) && 'innodb_data_file_path' in oldSelf.parameters && oldSelf.parameters['innodb_data_file_path'] == self.parameters['innodb_data_file_path']) : !(has(oldSelf.parameters) && 'innodb_data_file_path' in oldSelf.parameters)) && ((has(self.parameters) && 'innodb-data-file-path' in self.parameters) ? (has(oldSelf.parameters) && 'innodb-data-file-path' in oldSelf.parameters && oldSelf.parameters['innodb-data-file-path'] == self.parameters['innodb-data-file-path']) : !(has(oldSelf.parameters) && 'innodb-data-file-path' in oldSelf.parameters))",message="lower_case_table_names, innodb_page_size and innodb_data_file_path take effect only when a data directory is initialized: they cannot be added, changed or removed on an existing Cluster"
 	// +optional
 	MySQL MySQLConfiguration `json:"mysql"`
 
@@ -169,11 +172,14 @@ type MySQLConfiguration struct {
 	// +optional
 	SemiSync *SemiSyncConfiguration `json:"semiSync,omitempty"`
 
-	// Parameters are written into my.cnf. Keys the operator owns (GTID, binlog, read-only, TLS,
-	// server identity, replication filters, mysqlx, persisted settings) and values with newlines
-	// or quotes are left out of my.cnf and logged by the instance manager; they are not yet
-	// reported on the Cluster.
+	// Parameters are written into my.cnf and, when they change, applied to the running servers
+	// (SET GLOBAL; a variable mysqld takes only at start restarts the instances in the rolling
+	// update's order). Keys the operator owns (GTID, binlog, read-only, TLS, server identity,
+	// replication filters, mysqlx, persisted settings), values with newlines or quotes, and what
+	// mysqld refuses are left out and reported in status.parameters.refused and the
+	// ParametersRefused condition.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=256
 	Parameters map[string]string `json:"parameters,omitempty"`
 }
 

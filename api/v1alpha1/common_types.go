@@ -65,4 +65,7 @@ const (
 	ConditionProgressing = "Progressing"
 	// ConditionDegraded is true when something needs a user's attention.
 	ConditionDegraded = "Degraded"
+	// ConditionParametersRefused is True while an instance leaves a parameter of
+	// spec.mysql.parameters out of my.cnf (status.parameters.refused says which and why).
+	ConditionParametersRefused = "ParametersRefused"
 )

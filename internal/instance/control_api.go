@@ -45,6 +45,8 @@ type ControlAPI struct {
 	// Sweep, if set, goes on ending the client sessions of a demoted server while a write
 	// Service may still route to it (SessionSweep).
 	Sweep *SessionSweep
+	// Parameters reports what became of spec.mysql.parameters (nil: nothing reported).
+	Parameters *ParameterApplier
 	// ReleaseLease gives the primary Lease up after a demotion (nil: no Lease); not used when
 	// Demote is set.
 	ReleaseLease func(context.Context) error
@@ -127,6 +129,7 @@ func (c *ControlAPI) status(w http.ResponseWriter, r *http.Request) {
 	report.Bootstrapping = c.State != nil && !c.State.BootstrapDone()
 	report.LeaseHeld = c.LeaseHeld != nil && c.LeaseHeld()
 	report.EndingSessions = c.Sweep.Active()
+	report.Parameters = c.Parameters.Report()
 	writeJSON(w, report)
 }
 

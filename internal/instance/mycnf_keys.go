@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // ownedKeys are the my.cnf options the operator sets or forbids, in canonical form (lower case,
@@ -91,9 +93,7 @@ var validKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // canonicalKey writes an option name the way mysqld compares them: case-insensitive, with dashes
 // and underscores equivalent.
-func canonicalKey(key string) string {
-	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(key)), "-", "_")
-}
+func canonicalKey(key string) string { return specs.CanonicalParameterKey(key) }
 
 // ownedReason returns why key is the operator's, or "" when the user may set it.
 func ownedReason(key string) string {

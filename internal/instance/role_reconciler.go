@@ -55,6 +55,9 @@ type RoleReconciler struct {
 	Log      logr.Logger
 	// Wake, if set, runs a pass at once between two periods (ClusterWatch: the Cluster changed).
 	Wake <-chan struct{}
+	// OfferParameters, if set, receives spec.mysql.parameters at every read of the Cluster
+	// (ParameterApplier.Offer: it applies them apart from the role passes).
+	OfferParameters func(map[string]string)
 	// Isolation, if set, is told of every successful read of the Cluster.
 	Isolation *IsolationDetector
 	// OnPrimary, if set, runs on every pass that leaves this instance the primary and recorded as
@@ -131,6 +134,9 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 			break
 		}
 		cluster, asked = again, p
+	}
+	if r.OfferParameters != nil {
+		r.OfferParameters(cluster.Spec.MySQL.Parameters)
 	}
 	in.Status = &cluster.Status
 	if r.Lease != nil {

@@ -45,6 +45,9 @@ type manager struct {
 	fallbackOp mysql.Operator
 	dir        PeerDirectory
 	cluster    types.NamespacedName
+	// params makes changes of spec.mysql.parameters take effect (parameters.go); created when
+	// my.cnf is first written.
+	params *ParameterApplier
 }
 
 // Run is `manager instance run`: render my.cnf, bootstrap the data directory, supervise mysqld,
@@ -108,7 +111,7 @@ func (m *manager) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := m.writeMyCnf(cluster); err != nil {
+	if err := m.writeMyCnf(ctx, cluster); err != nil {
 		return err
 	}
 	if discarded, err := DiscardUnfinishedClone(m.cfg.DataDir); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -40,27 +41,92 @@ func (m *manager) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// writeMyCnf renders my.cnf from the Cluster's parameters; refused ones are left out and logged
-// (not yet reported on the Cluster).
-func (m *manager) writeMyCnf(c *v1alpha1.Cluster) error {
+// writeMyCnf renders my.cnf from the Cluster's parameters, leaving out those refused (owned keys,
+// unsafe values, and what mysqld --validate-config refuses, so that a bad parameter never keeps
+// mysqld from starting), and creates the ParameterApplier that follows later changes from there.
+func (m *manager) writeMyCnf(ctx context.Context, c *v1alpha1.Cluster) error {
+	params := m.userParameters(c.Spec.MySQL.Parameters)
+	cnf, err := m.renderMyCnf(params)
+	if err != nil {
+		return err
+	}
+	refused := map[string]string{}
+	for _, r := range cnf.Refused {
+		refused[canonicalKey(r.Key)] = r.Reason
+	}
+	want := canonicalParameters(params)
+	for k := range refused {
+		delete(want, k)
+	}
+	text, err := validatedMyCnf(ctx, m.renderMyCnf, m.validateMyCnf, m.deps.Log, want, refused)
+	if err != nil {
+		return err
+	}
+	var refusals []RefusedParameter
+	for k, reason := range refused {
+		m.deps.Log.Info("parameter refused", "key", k, "reason", reason)
+		refusals = append(refusals, RefusedParameter{Key: k, Reason: reason})
+	}
+	if err := m.writeMyCnfText(text); err != nil {
+		return err
+	}
+	m.params = NewParameterApplier(want, refusals)
+	m.params.Render, m.params.Write, m.params.Validate = m.renderMyCnf, m.writeMyCnfText, m.validateMyCnf
+	m.params.Clock, m.params.Log = m.deps.Clock, m.deps.Log.WithName("parameters")
+	return nil
+}
+
+// userParameters are the Cluster's parameters over the run configuration's own (tests).
+func (m *manager) userParameters(spec map[string]string) map[string]string {
 	params := map[string]string{}
 	for k, v := range m.cfg.Parameters {
 		params[k] = v
 	}
-	for k, v := range c.Spec.MySQL.Parameters {
+	for k, v := range spec {
 		params[k] = v
 	}
-	cnf, err := RenderMyCnf(m.cfg.MyCnfInput(m.serial, params))
-	if err != nil {
-		return err
-	}
-	for _, r := range cnf.Refused {
-		m.deps.Log.Info("parameter refused", "key", r.Key, "reason", r.Reason)
-	}
-	if err := os.WriteFile(m.cfg.myCnfPath(), []byte(cnf.Text), 0o644); err != nil {
+	return params
+}
+
+func (m *manager) renderMyCnf(params map[string]string) (MyCnf, error) {
+	return RenderMyCnf(m.cfg.MyCnfInput(m.serial, params))
+}
+
+func (m *manager) writeMyCnfText(text string) error {
+	if err := os.WriteFile(m.cfg.myCnfPath(), []byte(text), 0o644); err != nil {
 		return fmt.Errorf("writing my.cnf: %w", err)
 	}
 	return nil
+}
+
+// validateMyCnf runs mysqld --validate-config on text (written beside my.cnf): mysqld's error
+// lines when it refuses the file, "" when it accepts it.
+func (m *manager) validateMyCnf(ctx context.Context, text string) (string, error) {
+	path := m.cfg.myCnfPath() + ".candidate"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return "", fmt.Errorf("writing a candidate my.cnf: %w", err)
+	}
+	defer os.Remove(path)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	raw, err := m.cfg.MysqldWith(ctx, path, "--validate-config").CombinedOutput()
+	if err == nil {
+		return "", nil
+	}
+	out := string(raw)
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "[ERROR]") && !strings.Contains(l, "Aborting") {
+			if i := strings.Index(l, "[Server] "); i >= 0 {
+				l = l[i+len("[Server] "):]
+			}
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
+	if len(lines) == 0 {
+		return "", fmt.Errorf("mysqld --validate-config: %w: %s", err, out)
+	}
+	return strings.Join(lines, "; "), nil
 }
 
 // decideBootstrap decides what to do with the data directory, reading the Cluster again while

@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -129,6 +130,16 @@ func (c *RunConfig) MyCnfInput(serial int32, parameters map[string]string) MyCnf
 		TLS:        TLSPaths{CAFile: c.mustInMysqld(tls.CA), CertFile: c.mustInMysqld(tls.Cert), KeyFile: c.mustInMysqld(tls.Key)},
 		Parameters: parameters,
 	}
+}
+
+// MysqldWith is mysqld run with another option file (a path as the manager sees it) and extra
+// arguments, ended with ctx: mysqld --validate-config on a candidate my.cnf.
+func (c *RunConfig) MysqldWith(ctx context.Context, defaultsFile string, extra ...string) *exec.Cmd {
+	args := append([]string{}, c.MysqldCommand[1:]...)
+	args = append(args, "--defaults-file="+c.mustInMysqld(defaultsFile))
+	cmd := exec.CommandContext(ctx, c.MysqldCommand[0], append(args, extra...)...)
+	cmd.Dir = "/"
+	return cmd
 }
 
 // Mysqld returns the MysqldCommand that starts mysqld with the rendered my.cnf.

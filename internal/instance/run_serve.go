@@ -113,6 +113,11 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	}
 	r.Fallback = fallback
 	r.Participation = participation
+	if m.params != nil {
+		m.params.Op = m.op
+		r.OfferParameters = func(spec map[string]string) { m.params.Offer(m.userParameters(spec), specs.ParametersHash(spec)) }
+		wg.Go(func() { m.params.Run(ctx) })
+	}
 	if m.deps.Watch != nil {
 		wake := make(chan struct{}, 1)
 		r.Wake = wake
@@ -222,7 +227,7 @@ func (m *manager) controlAPI(files *tlsfiles.Loader, peerCN string, state *Local
 	fallback *SemiSyncFallback, participation *SemiSyncParticipation, sweep *SessionSweep) (*http.Server, net.Listener, error) {
 	api := &ControlAPI{Instance: m.cfg.Instance, Op: m.op, AllowedClients: []string{certs.OperatorCommonName},
 		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held, Demote: lease.Demote,
-		Fallback: fallback, Participation: participation, Sweep: sweep,
+		Fallback: fallback, Participation: participation, Sweep: sweep, Parameters: m.params,
 		Log: m.deps.Log.WithName("control-api")}
 	ln, err := net.Listen("tcp", m.cfg.ManagerAddr)
 	if err != nil {

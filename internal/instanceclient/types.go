@@ -46,6 +46,25 @@ type Status struct {
 	// Bootstrapping: initialization or the clone from the primary is not over yet; the instance
 	// has no data to serve and is no candidate for promotion.
 	Bootstrapping bool `json:"bootstrapping,omitempty"`
+	// Parameters is what became of spec.mysql.parameters on this instance; nil before its first
+	// convergence, and from instance managers that predate it.
+	Parameters *ParametersReport `json:"parameters,omitempty"`
+}
+
+// ParametersReport is what an instance did with the Cluster's user parameters.
+type ParametersReport struct {
+	// Hash identifies the parameters it converged on (instance.ParametersHash of the spec's).
+	Hash string `json:"hash"`
+	// PendingRestart are the parameters whose new value, or removal, waits for mysqld's restart.
+	PendingRestart []string `json:"pendingRestart,omitempty"`
+	// Refused are the parameters left out of my.cnf, with the reason.
+	Refused []RefusedParameter `json:"refused,omitempty"`
+}
+
+// RefusedParameter is one parameter an instance left out, and why.
+type RefusedParameter struct {
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
 }
 
 // BootstrapDone reports whether initialization and clone are over.

@@ -85,6 +85,11 @@ type Operator interface {
 	Clone(ctx context.Context, donor Donor) error
 	// ReloadTLS makes the server read its certificate files again (ALTER INSTANCE RELOAD TLS).
 	ReloadTLS(ctx context.Context) error
+	// SetGlobal sets a system variable at runtime (SET GLOBAL), value written as an option file
+	// would give it (globalAssignment); DefaultValue resets it. ClassifyGlobalError reads its error.
+	SetGlobal(ctx context.Context, name, value string) error
+	// GlobalValue reads @@GLOBAL.name as text ("" for NULL).
+	GlobalValue(ctx context.Context, name string) (string, error)
 	// Close releases the connections.
 	Close() error
 }

@@ -75,7 +75,7 @@ const (
 // Kinds lists every kind, in the order the program uses them by default.
 var Kinds = []Kind{PodDelete, ContainerKill, MysqldKill, NetworkCut, ManagerKill, ManagerFreeze, Switchover,
 	ReplicaPartition, ReplicaPartitionThenCrash, CrashWithAckingReplicaDown, SwitchoverLaggingTarget,
-	RollingUpdate, RollingUpdateRestart}
+	RollingUpdate, RollingUpdateRestart, ParameterDynamic, ParameterRestart}
 
 // ParseKinds reads a comma-separated list of kinds.
 func ParseKinds(s string) ([]Kind, error) {
@@ -225,6 +225,8 @@ func (e *Env) Inject(ctx context.Context, t Target, k Kind, primary, replica str
 		return f, e.injectRollingUpdate(ctx, t, &f, mysqlv1.PrimaryUpdateSwitchover)
 	case RollingUpdateRestart:
 		return f, e.injectRollingUpdate(ctx, t, &f, mysqlv1.PrimaryUpdateRestart)
+	case ParameterDynamic, ParameterRestart:
+		return f, e.injectParameterChange(ctx, t, &f, k)
 	}
 	return f, fmt.Errorf("unknown fault %q", k)
 }

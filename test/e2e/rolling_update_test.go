@@ -68,3 +68,37 @@ func logRollout(t *testing.T, f chaos.FaultResult) {
 		t.Logf("event: %s", e)
 	}
 }
+
+// A dynamic parameter (max_connections) changed under the same load: every instance runs the new
+// value without any Pod being replaced or the primary moving.
+func TestDynamicParameterChangeTakesEffectInPlace(t *testing.T) {
+	rep, cl := runFaults(t, chaos.ParameterDynamic)
+	f := rep.Faults[0]
+	if f.NewPrimary != f.Primary {
+		t.Errorf("the primary moved from %s to %s for a dynamic parameter", f.Primary, f.NewPrimary)
+	}
+	for _, reason := range []string{"InstanceRestarting", "InstanceUpdating", "SwitchoverStarted", "InstanceRecreated"} {
+		if hasEvent(f.Events, reason) {
+			t.Errorf("a %s Event for a dynamic parameter; Events: %v", reason, f.Events)
+		}
+	}
+	logRollout(t, f)
+	checkRouting(t, cl)
+}
+
+// A parameter mysqld takes only at its start (table_open_cache_instances): the instances report it
+// pending, the operator restarts the replicas, switches over, and restarts the old primary.
+func TestRestartParameterRollsTheCluster(t *testing.T) {
+	rep, cl := runFaults(t, chaos.ParameterRestart)
+	f := rep.Faults[0]
+	if f.NewPrimary == "" || f.NewPrimary == f.Primary {
+		t.Errorf("after a restart-requiring parameter the primary is %q, was %q: no switchover", f.NewPrimary, f.Primary)
+	}
+	for _, reason := range []string{"InstanceRestarting", "PrimaryUpdateSwitchover", "SwitchoverCompleted"} {
+		if !hasEvent(f.Events, reason) {
+			t.Errorf("no %s Event; Events: %v", reason, f.Events)
+		}
+	}
+	logRollout(t, f)
+	checkRouting(t, cl)
+}

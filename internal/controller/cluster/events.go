@@ -50,6 +50,10 @@ var (
 	evSemiSyncParticipant = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "SemiSyncParticipant",
 		Format: "Told replica %s whether it acknowledges commits: %v (maxSyncReplicas %d)"}
 
+	evParametersRefused = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ParametersRefused",
+		Format: "%s"}
+	evInstanceRestarting = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceRestarting",
+		Format: "Deleting the Pod of instance %s so that mysqld starts with %s; it is recreated on its PVC"}
 	evScaleDownBlocked = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ScaleDownBlocked",
 		Format: "Cannot scale down to %d instances: every remaining instance is the current or target primary"}
 	evDegraded = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "Degraded",

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
@@ -62,7 +63,7 @@ func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedIn
 			return
 		}
 		d.DeletePods = append(d.DeletePods, in.Name)
-		d.event(stepDeletePods, evInstanceUpdating.With(in.Name))
+		d.event(stepDeletePods, updatingEvent(c, o, in))
 		return
 	}
 	switch {
@@ -79,10 +80,23 @@ func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedIn
 	}
 }
 
-// podOutdated reports whether in's Pod runs a spec other than the one the Cluster asks for.
+// podOutdated reports whether in's Pod runs a spec other than the one the Cluster asks for, or
+// its mysqld waits for a restart to take a parameter (status.parameters.pendingRestart).
 func podOutdated(c *v1.Cluster, o Observation, in observedInstance) bool {
+	return specOutdated(c, o, in) || len(pendingRestart(c, o, in.Name)) > 0
+}
+
+func specOutdated(c *v1.Cluster, o Observation, in observedInstance) bool {
 	want := specs.BuildPod(c, in.Serial, specs.PodOptions{OperatorImage: o.OperatorImage})
 	return in.Pod.Annotations[specs.PodSpecHashAnnotation] != want.Annotations[specs.PodSpecHashAnnotation]
+}
+
+// updatingEvent says why in's Pod is replaced: a new spec, or parameters that need a restart.
+func updatingEvent(c *v1.Cluster, o Observation, in observedInstance) kit.Event {
+	if p := pendingRestart(c, o, in.Name); len(p) > 0 && !specOutdated(c, o, in) {
+		return evInstanceRestarting.With(in.Name, strings.Join(p, ", "))
+	}
+	return evInstanceUpdating.With(in.Name)
 }
 
 // acknowledgementsToHandOver names the replicas still to be told to acknowledge, or to stop, before

@@ -59,7 +59,9 @@ func aggregateStatus(c *v1.Cluster, o Observation, active []observedInstance, d 
 	}
 	st.GTIDExecutedByInstance = aggregateGTIDs(st.GTIDExecutedByInstance, names, o.Reports)
 	st.SemiSync = aggregateSemiSync(st.SemiSync, o.Reports[st.CurrentPrimary], o.Now)
+	st.Parameters = aggregateParameters(c, names, o.Reports)
 	setClusterConditions(&st, c, o, d)
+	setParametersCondition(&st, c, metav1.NewTime(o.Now))
 	return st
 }
 
@@ -201,6 +203,9 @@ func conditionEvents(old []metav1.Condition, st v1.ClusterStatus, instances int3
 	}
 	if n, ok := changed(v1.ConditionProgressing); ok && n.Status == metav1.ConditionTrue && n.Reason == reasonPrimaryUpdateSupervised {
 		out = append(out, evPrimaryUpdateWaiting.With(n.Message))
+	}
+	if e, ok := parametersRefusedEvent(old, st); ok {
+		out = append(out, e)
 	}
 	if n, ok := changed(v1.ConditionDegraded); ok {
 		if n.Status == metav1.ConditionTrue && n.Reason == reasonScaleDownBlocked {

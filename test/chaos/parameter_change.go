@@ -1,0 +1,109 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// The parameter changes: a dynamic variable (max_connections), which every instance takes at
+// once by SET GLOBAL, and one mysqld takes only at its start (table_open_cache_instances), which
+// restarts the instances in the rolling update's order.
+const (
+	ParameterDynamic Kind = "parameter-dynamic"
+	ParameterRestart Kind = "parameter-restart"
+)
+
+// parameterOf is the variable a parameter change of kind k edits, and its two values.
+func parameterOf(k Kind) (key string, a, b int) {
+	if k == ParameterRestart {
+		return "table_open_cache_instances", 8, 9
+	}
+	return "max_connections", 300, 301
+}
+
+// injectParameterChange edits spec.mysql.parameters, as a person would, and waits until every
+// instance's mysqld runs with the new value and the Cluster reports nothing pending or refused.
+func (e *Env) injectParameterChange(ctx context.Context, t Target, f *Fault, k Kind) error {
+	c, err := e.Cluster(ctx, t)
+	if err != nil {
+		return err
+	}
+	key, a, b := parameterOf(k)
+	value := strconv.Itoa(a)
+	if c.Spec.MySQL.Parameters[key] == value {
+		value = strconv.Itoa(b)
+	}
+	old := c.DeepCopy()
+	if c.Spec.MySQL.Parameters == nil {
+		c.Spec.MySQL.Parameters = map[string]string{}
+	}
+	c.Spec.MySQL.Parameters[key] = value
+	if err := e.Client.Patch(ctx, c, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("changing %s of %s: %w", key, t.Name, err)
+	}
+	f.At = time.Now()
+	f.Detail = key + " = " + value
+	deadline := f.At.Add(RolloutTimeout)
+	why := ""
+	for {
+		done, w, err := e.parameterApplied(ctx, t, c.Generation, key, value)
+		if err == nil && done {
+			break
+		}
+		if why = w; err != nil {
+			why = err.Error()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s = %s did not reach every instance within %s: %s", key, value, RolloutTimeout, why)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	now := time.Now()
+	f.Healed = &now
+	f.Detail += fmt.Sprintf("; every instance runs it after %s", now.Sub(f.At).Round(100*time.Millisecond))
+	return nil
+}
+
+// parameterApplied: the Cluster, its status describing generation, is settled with nothing
+// pending or refused, and every instance's mysqld reports key = value.
+func (e *Env) parameterApplied(ctx context.Context, t Target, generation int64, key, value string) (bool, string, error) {
+	c, err := e.Cluster(ctx, t)
+	if err != nil {
+		return false, "", err
+	}
+	pods, err := e.Pods(ctx, t)
+	if err != nil {
+		return false, "", err
+	}
+	p := meta.FindStatusCondition(c.Status.Conditions, "Progressing")
+	switch {
+	case p == nil || p.ObservedGeneration < generation || p.Status != metav1.ConditionFalse:
+		return false, fmt.Sprintf("Progressing %+v", p), nil
+	case c.Status.Parameters != nil:
+		return false, fmt.Sprintf("status.parameters %+v", c.Status.Parameters), nil
+	}
+	if ok, why := Ready(c, pods); !ok {
+		return false, why, nil
+	}
+	for _, pod := range pods {
+		out, err := e.RootSQL(ctx, t.Namespace, pod.Name, "SELECT @@GLOBAL."+key)
+		if err != nil {
+			return false, "", err
+		}
+		if got := strings.TrimSpace(out); got != value {
+			return false, fmt.Sprintf("%s runs %s = %s", pod.Name, key, got), nil
+		}
+	}
+	return true, "", nil
+}
