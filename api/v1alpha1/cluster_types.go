@@ -164,7 +164,23 @@ type StorageConfiguration struct {
 	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="storageClass must be a lower-case DNS subdomain (letters, digits, '-' and '.')"
 	// +optional
 	StorageClass *string `json:"storageClass,omitempty"`
+	// WhenScaledDown says what becomes of the PVC of an instance a scale-down removes: Retain
+	// keeps it, annotated detached, for a person to delete; Delete deletes it once its Pod is gone.
+	// +kubebuilder:default=Retain
+	// +optional
+	WhenScaledDown PVCRetention `json:"whenScaledDown,omitempty"`
 }
+
+// PVCRetention is what becomes of a removed instance's PVC.
+// +kubebuilder:validation:Enum=Retain;Delete
+type PVCRetention string
+
+const (
+	// PVCRetain keeps the PVC and its data.
+	PVCRetain PVCRetention = "Retain"
+	// PVCDelete deletes the PVC, and with it (per its StorageClass) the volume's data.
+	PVCDelete PVCRetention = "Delete"
+)
 
 // MySQLConfiguration configures mysqld on every instance.
 type MySQLConfiguration struct {

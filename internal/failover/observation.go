@@ -59,6 +59,8 @@ type Status struct {
 	// rolling update deleted to restart it in place, and when ("" and zero when none).
 	PrimaryRestart   string
 	PrimaryRestartAt time.Time
+	// PrimaryRestartPodUID is the UID of the Pod the restart deletes.
+	PrimaryRestartPodUID string
 	// FallbackCaughtUp is status.fallbackCaughtUp, nil when none or when it does not parse.
 	FallbackCaughtUp *FallbackCaughtUp
 }
@@ -106,7 +108,9 @@ type Lease struct {
 // of the instance manager's control API. The fields after Reachable mean something only when
 // Reachable is true.
 type Instance struct {
-	Name        string
+	Name string
+	// PodUID is the UID of its Pod ("" without one).
+	PodUID      string
 	PodExists   bool
 	PodReady    bool
 	PodDeleting bool
@@ -202,7 +206,7 @@ func ObserveCluster(c *v1.Cluster) (Spec, Status) {
 		st.PrimaryFailingSince = t.Time
 	}
 	if r := cs.PrimaryRestart; r != nil {
-		st.PrimaryRestart, st.PrimaryRestartAt = r.Instance, r.RequestedAt.Time
+		st.PrimaryRestart, st.PrimaryRestartAt, st.PrimaryRestartPodUID = r.Instance, r.RequestedAt.Time, r.PodUID
 	}
 	st.SemiSyncFallenBack = s.SemiSync && cs.SemiSync != nil && !cs.SemiSync.Active
 	if f := cs.FallbackCaughtUp; f != nil {

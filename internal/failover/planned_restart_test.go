@@ -5,10 +5,15 @@ import (
 	"time"
 )
 
-// plannedRestart: a rolling update deleted name's Pod at t to restart it in place.
+// plannedRestart: a rolling update recorded at t the restart of name's Pod "uid-old".
 func plannedRestart(name string, t time.Time) change {
-	return func(o *Observation) { o.Status.PrimaryRestart, o.Status.PrimaryRestartAt = name, t }
+	return func(o *Observation) {
+		o.Status.PrimaryRestart, o.Status.PrimaryRestartAt, o.Status.PrimaryRestartPodUID = name, t, "uid-old"
+	}
 }
+
+// podUID gives the instance's Pod a UID.
+func podUID(uid string) func(*Instance) { return func(in *Instance) { in.PodUID = uid } }
 
 // TestDecidePlannedRestart: the rules of a primary restarted in place by a rolling update.
 func TestDecidePlannedRestart(t *testing.T) {
@@ -31,6 +36,12 @@ func TestDecidePlannedRestart(t *testing.T) {
 		{"a planned restart of another instance holds nothing back",
 			[]change{plannedRestart("c-2", started), on("c-1", noPod), failoverDelay(0)},
 			want{kind: Failover, step: StepRecordFailing, instance: "c-1", reason: "failing"}},
+		{"a recorded restart whose Pod still runs undeleted holds nothing back (the deletion may never come)",
+			[]change{plannedRestart("c-1", started), on("c-1", podUID("uid-old")), on("c-1", unreachable), failoverDelay(0)},
+			want{kind: Failover, step: StepRecordFailing, instance: "c-1", reason: "failing"}},
+		{"the new Pod of a planned restart, not ready yet: still held",
+			[]change{plannedRestart("c-1", started), on("c-1", podUID("uid-new")), on("c-1", unreachable), failoverDelay(0)},
+			want{kind: Wait, op: PrimaryRestartOperation, until: end, reason: "restarts in place"}},
 		{"a primary back and healthy during its planned restart: nothing",
 			[]change{plannedRestart("c-1", started)},
 			want{kind: Nothing, reason: "healthy"}},

@@ -139,11 +139,17 @@ func (a *ParameterApplier) converge(ctx context.Context) error {
 	for k := range refused {
 		delete(want, k)
 	}
+	// my.cnf first: what mysqld refuses there is refused, and never set at runtime either.
+	text, checked, err := validatedMyCnf(ctx, a.Render, a.Validate, a.Log, want, refused)
+	if err != nil {
+		return err
+	}
 	pending := map[string]string{}
+	refusedAtRuntime := false
 	ch := planParameterChange(running, want)
 	for _, k := range slices.Sorted(maps.Keys(ch.Set)) {
 		v := ch.Set[k]
-		outcome, reason, err := a.set(ctx, k, v)
+		outcome, reason, err := a.set(ctx, k, v, checked)
 		if err != nil {
 			return err
 		}
@@ -155,24 +161,32 @@ func (a *ParameterApplier) converge(ctx context.Context) error {
 		case setRefused:
 			refused[k] = reason
 			delete(want, k)
+			refusedAtRuntime = true
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(ch.Reset)) {
+		if isInitOnly(k) {
+			delete(running, k) // my.cnf keeps the data directory's value whatever the spec says
+			continue
+		}
 		err := a.Op.SetGlobal(ctx, k, ch.Reset[k])
-		switch {
-		case err == nil, mysql.ClassifyGlobalError(err) == mysql.GlobalWrongValue:
+		switch kind := mysql.ClassifyGlobalError(err); {
+		case err == nil, kind == mysql.GlobalWrongValue:
 			delete(running, k)
-		case mysql.ClassifyGlobalError(err) == mysql.GlobalErrorOther:
+		case kind == mysql.GlobalErrorOther:
 			return err
-		default: // read-only or a startup-only option: its removal takes effect at the restart
+		default: // read-only, a startup-only option, refused now: its removal takes effect at the restart
 			pending[k] = "(removed)"
 		}
 	}
-	if err := a.writeValidated(ctx, want, refused); err != nil {
-		return err
+	if refusedAtRuntime {
+		if cnf, err = a.Render(want); err != nil {
+			return err
+		}
+		text = cnf.Text
 	}
-	for k := range refused {
-		delete(pending, k)
+	if err := a.Write(text); err != nil {
+		return err
 	}
 	a.mu.Lock()
 	a.running, a.pending, a.refused, a.hash, a.reported = running, pending, refused, hash, specHash
@@ -191,9 +205,14 @@ const (
 )
 
 // set applies one parameter at runtime and says what became of it. A parameter valid only at
-// initialization is refused unless the server already runs with that value.
-func (a *ParameterApplier) set(ctx context.Context, k, v string) (setOutcome, string, error) {
-	if initOnlyKeys[k] {
+// initialization is refused unless the server already runs with that value. What the server
+// refuses at runtime waits for a restart when mysqld accepted it in my.cnf (checked): a read-only
+// variable, a startup option, a resize already running, a session-only variable; unchecked, a
+// value the server refuses is refused. A failure without the server's answer is returned, to be
+// tried again.
+func (a *ParameterApplier) set(ctx context.Context, k, v string, checked bool) (setOutcome, string, error) {
+	if isInitOnly(k) {
+		k = strings.TrimPrefix(k, "loose_")
 		cur, err := a.Op.GlobalValue(ctx, k)
 		if err != nil {
 			return 0, "", err
@@ -204,27 +223,16 @@ func (a *ParameterApplier) set(ctx context.Context, k, v string) (setOutcome, st
 		return setRefused, fmt.Sprintf("valid only when the data directory is initialized: this one was initialized with %s=%s", k, cur), nil
 	}
 	err := a.Op.SetGlobal(ctx, k, v)
-	switch mysql.ClassifyGlobalError(err) {
-	case mysql.GlobalReadOnly, mysql.GlobalUnknown:
-		// Not settable at runtime, or not a system variable at all (a startup option, or a
-		// mistake): the validation of my.cnf tells the two apart.
-		return setAtRestart, "", nil
-	case mysql.GlobalWrongValue:
-		return setRefused, "mysqld refuses the value: " + serverMessage(err), nil
-	}
-	if err != nil {
+	switch kind := mysql.ClassifyGlobalError(err); {
+	case err == nil:
+		return setApplied, "", nil
+	case kind == mysql.GlobalErrorOther:
 		return 0, "", err
+	case kind == mysql.GlobalReadOnly, kind == mysql.GlobalUnknown, checked:
+		a.Log.Info("parameter takes effect at the next start", "key", k, "because", serverMessage(err))
+		return setAtRestart, "", nil
 	}
-	return setApplied, "", nil
-}
-
-// writeValidated writes my.cnf with want, less what mysqld refuses in it (validatedMyCnf).
-func (a *ParameterApplier) writeValidated(ctx context.Context, want, refused map[string]string) error {
-	text, err := validatedMyCnf(ctx, a.Render, a.Validate, a.Log, want, refused)
-	if err != nil {
-		return err
-	}
-	return a.Write(text)
+	return setRefused, "mysqld refuses the value: " + serverMessage(err), nil
 }
 
 // validatedMyCnf renders my.cnf with want. When mysqld (validate) refuses the file but accepts
@@ -233,42 +241,45 @@ func (a *ParameterApplier) writeValidated(ctx context.Context, want, refused map
 // mysqld refuses even the file without user parameters, or cannot run the check, the check says
 // nothing about them and is skipped.
 func validatedMyCnf(ctx context.Context, render func(map[string]string) (MyCnf, error),
-	validate func(context.Context, string) (string, error), log logr.Logger, want, refused map[string]string) (string, error) {
+	validate func(context.Context, string) (string, error), log logr.Logger, want, refused map[string]string) (string, bool, error) {
 	cnf, err := render(want)
 	if err != nil || validate == nil {
-		return cnf.Text, err
+		return cnf.Text, false, err
 	}
 	bad, err := validate(ctx, cnf.Text)
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return "", false, ctx.Err()
 		}
 		// No verdict (mysqld could not run its check): the parameters go unchecked, as before
 		// the check existed, rather than keep mysqld from starting.
 		log.Info("my.cnf could not be checked with mysqld --validate-config", "error", err.Error())
-		return cnf.Text, nil
+		return cnf.Text, false, nil
 	}
 	if bad == "" {
-		return cnf.Text, nil
+		return cnf.Text, true, nil
 	}
 	base, err := render(map[string]string{})
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if why, err := validate(ctx, base.Text); err != nil || why != "" {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
 		log.Info("mysqld refuses my.cnf even without user parameters; they are not checked", "refusal", why)
-		return cnf.Text, err
+		return cnf.Text, false, nil
 	}
 	accepted := map[string]string{}
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		accepted[k] = want[k]
 		alone, err := render(accepted)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		why, err := validate(ctx, alone.Text)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		if why != "" {
 			refused[k] = "mysqld refuses it in my.cnf: " + why
@@ -277,7 +288,7 @@ func validatedMyCnf(ctx context.Context, render func(map[string]string) (MyCnf, 
 		}
 	}
 	cnf, err = render(want)
-	return cnf.Text, err
+	return cnf.Text, true, err
 }
 
 // serverMessage is the server's text of a MySQL error, without the operator's context.

@@ -93,7 +93,7 @@ func TestParameterApplierOnMysqld(t *testing.T) {
 	for _, x := range r.Refused {
 		refused[x.Key] = x.Reason
 	}
-	for key, why := range map[string]string{"sql_mode": "refuses the value", "no_such_option": "unknown variable",
+	for key, why := range map[string]string{"sql_mode": "Error while setting value", "no_such_option": "unknown variable",
 		"lower_case_table_names": "initialized", "server_id": "operator-owned"} {
 		if !strings.Contains(refused[key], why) {
 			t.Errorf("%s: refused %q, want a reason saying %q (all: %v)", key, refused[key], why, refused)

@@ -48,6 +48,9 @@ type manager struct {
 	// params makes changes of spec.mysql.parameters take effect (parameters.go); created when
 	// my.cnf is first written.
 	params *ParameterApplier
+	// initRecord are the initialization-only parameters of the data directory
+	// (init_parameters.go), nil until recorded; my.cnf always carries them.
+	initRecord map[string]string
 }
 
 // Run is `manager instance run`: render my.cnf, bootstrap the data directory, supervise mysqld,
@@ -109,6 +112,9 @@ func (m *manager) stopped(ctx context.Context, err error) error {
 func (m *manager) run(ctx context.Context) error {
 	cluster, err := m.readCluster(ctx)
 	if err != nil {
+		return err
+	}
+	if m.initRecord, err = readInitParameters(m.cfg.DataDir); err != nil {
 		return err
 	}
 	if err := m.writeMyCnf(ctx, cluster); err != nil {

@@ -58,7 +58,16 @@ func (m *manager) writeMyCnf(ctx context.Context, c *v1alpha1.Cluster) error {
 	for k := range refused {
 		delete(want, k)
 	}
-	text, err := validatedMyCnf(ctx, m.renderMyCnf, m.validateMyCnf, m.deps.Log, want, refused)
+	for k, v := range want {
+		if isInitOnly(k) && m.initRecord != nil {
+			if rec := m.initRecord[strings.TrimPrefix(k, "loose_")]; !sameSetting(rec, v) {
+				refused[k] = fmt.Sprintf("valid only when the data directory is initialized: this one was initialized with %s=%s",
+					strings.TrimPrefix(k, "loose_"), rec)
+			}
+			delete(want, k) // my.cnf carries the recorded value (renderMyCnf)
+		}
+	}
+	text, _, err := validatedMyCnf(ctx, m.renderMyCnf, m.validateMyCnf, m.deps.Log, want, refused)
 	if err != nil {
 		return err
 	}
@@ -88,12 +97,14 @@ func (m *manager) userParameters(spec map[string]string) map[string]string {
 	return params
 }
 
+// renderMyCnf renders my.cnf with params, the data directory's initialization-only parameters
+// pinned to their recorded values.
 func (m *manager) renderMyCnf(params map[string]string) (MyCnf, error) {
-	return RenderMyCnf(m.cfg.MyCnfInput(m.serial, params))
+	return RenderMyCnf(m.cfg.MyCnfInput(m.serial, pinInitParameters(params, m.initRecord)))
 }
 
 func (m *manager) writeMyCnfText(text string) error {
-	if err := os.WriteFile(m.cfg.myCnfPath(), []byte(text), 0o644); err != nil {
+	if err := writeFileAtomic(m.cfg.myCnfPath(), text, 0o644); err != nil {
 		return fmt.Errorf("writing my.cnf: %w", err)
 	}
 	return nil

@@ -105,6 +105,12 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 		}
 	}
 	wg.Go(func() { m.mysqldTLS(serverFiles).Run(ctx) })
+	if rec, err := recordInitParameters(ctx, m.op, m.cfg.DataDir); err != nil {
+		// my.cnf then keeps the spec's values at the next start, as before the record existed.
+		m.deps.Log.Info("the initialization parameters of the data directory are not recorded", "error", err.Error())
+	} else {
+		m.initRecord = rec
+	}
 	state.SetBootstrapDone()
 	isolation.Arm()
 	r, err := m.roleReconciler(ctx, client, isolation, lease, state, sweep)

@@ -25,6 +25,10 @@ const (
 	// GlobalWrongValue: the server refuses the value (ER_WRONG_VALUE_FOR_VAR 1231,
 	// ER_WRONG_TYPE_FOR_VAR 1232, ER_WRONG_ARGUMENTS 1210).
 	GlobalWrongValue
+	// GlobalRefused: any other error the server answered with (a session-only variable, 1228;
+	// a resize already running; a privilege): the statement was refused, retrying it as it is
+	// will not help.
+	GlobalRefused
 )
 
 // ClassifyGlobalError says what the error of a SET GLOBAL means.
@@ -36,8 +40,10 @@ func ClassifyGlobalError(err error) GlobalErrorKind {
 		return GlobalUnknown
 	case 1231, 1232, 1210:
 		return GlobalWrongValue
+	case 0:
+		return GlobalErrorOther
 	}
-	return GlobalErrorOther
+	return GlobalRefused
 }
 
 var (

@@ -49,6 +49,8 @@ type Operator interface {
 	// ConfigureReplication stops replication and points it at src with GTID auto-positioning
 	// over TLS. It does not start replication.
 	ConfigureReplication(ctx context.Context, src Source) error
+	// HeartbeatPeriod reads the channel's source heartbeat period.
+	HeartbeatPeriod(ctx context.Context) (time.Duration, error)
 	// StartReplication starts the replication threads.
 	StartReplication(ctx context.Context) error
 	// StopReplication stops the replication threads; a server that does not replicate is fine.

@@ -43,9 +43,25 @@ func (o *operator) ConfigureReplication(ctx context.Context, src Source) error {
 		"CHANGE REPLICATION SOURCE TO SOURCE_HOST = ?, SOURCE_PORT = ?, SOURCE_USER = ?, "+
 			"SOURCE_PASSWORD = ?, SOURCE_AUTO_POSITION = 1, SOURCE_SSL = 1, SOURCE_SSL_CA = ?, "+
 			"SOURCE_SSL_CERT = ?, SOURCE_SSL_KEY = ?, SOURCE_SSL_VERIFY_SERVER_CERT = ?, "+
-			"SOURCE_CONNECT_RETRY = ?, SOURCE_RETRY_COUNT = 86400",
+			"SOURCE_CONNECT_RETRY = ?, SOURCE_RETRY_COUNT = 86400, SOURCE_HEARTBEAT_PERIOD = ?",
 		src.Host, src.Port, src.User, src.Password, src.CAFile, src.CertFile, src.KeyFile,
-		boolInt(src.VerifyServerCert), retry))
+		boolInt(src.VerifyServerCert), retry, SourceHeartbeatPeriod.Seconds()))
+}
+
+// SourceHeartbeatPeriod is how often an idle source sends its replicas a heartbeat. Set on the
+// channel explicitly: by default it is half of replica_net_timeout as it was when the channel
+// was configured, and a channel configured under the server's 60 s default kept a 30 s period
+// after replica_net_timeout became 5 s, so its receiver timed out on an idle source every 5 s.
+const SourceHeartbeatPeriod = 2 * time.Second
+
+func (o *operator) HeartbeatPeriod(ctx context.Context) (time.Duration, error) {
+	var secs float64
+	err := o.db.QueryRowContext(ctx, "SELECT HEARTBEAT_INTERVAL FROM performance_schema.replication_connection_configuration "+
+		"WHERE CHANNEL_NAME = ''").Scan(&secs)
+	if err != nil {
+		return 0, fmt.Errorf("reading the heartbeat period on %s: %w", o.addr, err)
+	}
+	return time.Duration(secs * float64(time.Second)), nil
 }
 
 func (o *operator) StartReplication(ctx context.Context) error {

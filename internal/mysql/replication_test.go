@@ -60,6 +60,9 @@ func testReplication(t *testing.T, primary, r1, r2 *node) {
 		check.Must(t, r.op.SetReadOnly(ctx, true))
 		check.Must(t, r.op.ConfigureReplication(ctx, source(primary, r)))
 		check.Must(t, r.op.StartReplication(ctx))
+		if hb, err := r.op.HeartbeatPeriod(ctx); err != nil || hb != mysql.SourceHeartbeatPeriod {
+			t.Errorf("heartbeat period %s (%v), want %s whatever replica_net_timeout was", hb, err, mysql.SourceHeartbeatPeriod)
+		}
 	}
 	primary.exec(t, "CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY, v TEXT)",
 		"INSERT INTO app.t VALUES (1, 'one')")

@@ -46,25 +46,27 @@ type ReplicaHealth struct {
 	Leaving bool
 }
 
-// readiness ranks a replica as a participant, lower first: healthy; answering and already
-// replicating from the current primary; answering and acknowledging (it keeps the role it has
-// once its receiver follows the new primary); answering; leaving; not answering.
+// readiness ranks a replica as a participant, lower first: healthy; healthy but leaving (a
+// replica that is not healthy yet cannot take its acknowledgements over: the rolling update waits
+// for it instead); answering and already replicating from the current primary; answering and
+// acknowledging (it keeps the role it has once its receiver follows the new primary); answering;
+// leaving; not answering.
 func (r ReplicaHealth) readiness() int {
 	switch {
-	case r.Leaving && (r.Healthy || r.Answers):
-		return 4
-	case r.Leaving:
-		return 5
+	case r.Healthy && r.Leaving:
+		return 1
 	case r.Healthy:
 		return 0
-	case r.Answers && r.FollowsPrimary:
-		return 1
-	case r.Answers && r.Acknowledging:
-		return 2
-	case r.Answers:
-		return 3
-	default:
+	case r.Leaving && r.Answers:
 		return 5
+	case r.Answers && r.FollowsPrimary:
+		return 2
+	case r.Answers && r.Acknowledging:
+		return 3
+	case r.Answers:
+		return 4
+	default:
+		return 6
 	}
 }
 

@@ -166,10 +166,13 @@ func TestParticipantsByReadiness(t *testing.T) {
 			ReplicaHealth{Answers: true, Acknowledging: true}, []ReplicaHealth{{Answers: true}, {}}},
 		{"a replica that answers goes before one that does not (the old primary being recreated)",
 			ReplicaHealth{Answers: true}, []ReplicaHealth{{}, {Acknowledging: true}}},
-		{"a replica that answers goes before a healthy, acknowledging one a rolling update is about to replace",
-			ReplicaHealth{Answers: true}, []ReplicaHealth{{Healthy: true, Answers: true, FollowsPrimary: true, Acknowledging: true, Leaving: true}}},
+		{"a healthy replica goes before a healthy, acknowledging one a rolling update is about to replace",
+			healthy, []ReplicaHealth{{Healthy: true, Answers: true, FollowsPrimary: true, Acknowledging: true, Leaving: true}}},
+		{"a healthy leaving replica keeps acknowledging rather than hand over to one not healthy yet",
+			ReplicaHealth{Healthy: true, Answers: true, FollowsPrimary: true, Acknowledging: true, Leaving: true},
+			[]ReplicaHealth{{Answers: true, FollowsPrimary: true}, {Answers: true}}},
 		{"a leaving replica that answers goes before one that does not",
-			ReplicaHealth{Healthy: true, Answers: true, Leaving: true}, []ReplicaHealth{{}, {Acknowledging: true}}},
+			ReplicaHealth{Answers: true, Leaving: true}, []ReplicaHealth{{}, {Acknowledging: true}}},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			in := []ReplicaHealth{tc.chosen}

@@ -75,7 +75,7 @@ const (
 // Kinds lists every kind, in the order the program uses them by default.
 var Kinds = []Kind{PodDelete, ContainerKill, MysqldKill, NetworkCut, ManagerKill, ManagerFreeze, Switchover,
 	ReplicaPartition, ReplicaPartitionThenCrash, CrashWithAckingReplicaDown, SwitchoverLaggingTarget,
-	RollingUpdate, RollingUpdateRestart, ParameterDynamic, ParameterRestart}
+	RollingUpdate, RollingUpdateRestart, ParameterDynamic, ParameterRestart, Scale}
 
 // ParseKinds reads a comma-separated list of kinds.
 func ParseKinds(s string) ([]Kind, error) {
@@ -227,6 +227,8 @@ func (e *Env) Inject(ctx context.Context, t Target, k Kind, primary, replica str
 		return f, e.injectRollingUpdate(ctx, t, &f, mysqlv1.PrimaryUpdateRestart)
 	case ParameterDynamic, ParameterRestart:
 		return f, e.injectParameterChange(ctx, t, &f, k)
+	case Scale:
+		return f, e.injectScale(ctx, t, &f)
 	}
 	return f, fmt.Errorf("unknown fault %q", k)
 }

@@ -77,3 +77,17 @@ func TestScaleUpAndDown(t *testing.T) {
 		}
 	})
 }
+
+// TestScaleDownDeletesPVCsWhenAsked: with storage.whenScaledDown Delete, a scale-down deletes the
+// removed instance's PVC once its Pod is gone; the remaining instances' PVCs stay.
+func TestScaleDownDeletesPVCsWhenAsked(t *testing.T) {
+	c := readyCluster(t, 3, func(c *v1.Cluster) { c.Spec.Storage.WhenScaledDown = v1.PVCDelete })
+	ns := c.Namespace
+	updateCluster(t, c, false, func(c *v1.Cluster) { c.Spec.Instances = 2 })
+	waitInstances(t, c, "db-1", "db-2")
+	check.Eventually(t, waitTimeout, "the removed instance's PVC is deleted", func(context.Context) (bool, error) {
+		got := names(t, ns, &corev1.PersistentVolumeClaimList{})
+		return slices.Equal(got, []string{"db-1", "db-2"}), nil
+	})
+	assertEvents(t, ns, "InstanceRemoved", "PVCDeleted")
+}

@@ -102,3 +102,21 @@ func TestRestartParameterRollsTheCluster(t *testing.T) {
 	logRollout(t, f)
 	checkRouting(t, cl)
 }
+
+// Scaling 3 -> 5 -> 2 -> 3 under the load: new replicas clone and join, the highest-numbered
+// replicas go (an acknowledging one only once another acknowledges in its place), the primary
+// stays, and no acknowledged write is lost.
+func TestScaleUpAndDownUnderWrites(t *testing.T) {
+	rep, cl := runFaults(t, chaos.Scale)
+	f := rep.Faults[0]
+	if f.NewPrimary != f.Primary {
+		t.Errorf("scaling moved the primary from %s to %s", f.Primary, f.NewPrimary)
+	}
+	for _, reason := range []string{"InstanceCreated", "InstanceRemoved"} {
+		if !hasEvent(f.Events, reason) {
+			t.Errorf("no %s Event; Events: %v", reason, f.Events)
+		}
+	}
+	logRollout(t, f)
+	checkRouting(t, cl)
+}

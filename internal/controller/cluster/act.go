@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -37,7 +38,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepSecrets, func() ([]kit.Event, error) { return r.writeSecrets(ctx, c, d.Secrets, o.Now) }},
 		{stepOwned, func() ([]kit.Event, error) { return none(r.applyOwned(ctx, d)) }},
 		{stepCreate, func() ([]kit.Event, error) { return none(r.createInstances(ctx, c, d)) }},
-		{stepDetach, func() ([]kit.Event, error) { return none(r.detach(ctx, o, d.Detach)) }},
+		{stepDetach, func() ([]kit.Event, error) { return r.detachAndDelete(ctx, o, d.Detach, d.DeletePVCs) }},
 		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c, d.DeletePods)) }},
 		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
 		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, c, o.Services, d) }},
@@ -116,6 +117,30 @@ func (r *Reconciler) createInstances(ctx context.Context, c *v1.Cluster, d Decis
 		}
 	}
 	return nil
+}
+
+// detachAndDelete detaches instance (detach) and deletes the detached PVCs named.
+func (r *Reconciler) detachAndDelete(ctx context.Context, o *Observation, instance string, pvcs []string) ([]kit.Event, error) {
+	if err := r.detach(ctx, o, instance); err != nil {
+		return nil, err
+	}
+	var events []kit.Event
+	for _, name := range pvcs {
+		pvc := &corev1.PersistentVolumeClaim{}
+		pvc.Name, pvc.Namespace = name, o.Cluster.Namespace
+		// Read afresh: only a PVC still detached (its instance removed) is ever deleted.
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(pvc), pvc); client.IgnoreNotFound(err) != nil {
+			return events, fmt.Errorf("reading PVC %s: %w", name, err)
+		} else if err != nil || pvc.Annotations[specs.DetachedAnnotation] == "" {
+			continue
+		}
+		if deleted, err := r.deleteControlled(ctx, o.Cluster, pvc, "PVC"); err != nil {
+			return events, err
+		} else if deleted {
+			events = append(events, evPVCDeleted.With(name))
+		}
+	}
+	return events, nil
 }
 
 // detach marks the instance's PVC detached (so it is never recreated nor counted), then deletes

@@ -71,8 +71,12 @@ type Decision struct {
 	// (refuseForeignInstance); act reports them in the OwnershipConflict condition.
 	RefusedObjects []string
 	// Detach is the instance a scale-down removes: its PVC is marked detached, then its Pod
-	// deleted (stepDetach).
-	Detach string
+	// deleted (stepDetach); ScaleDownWait says why the next removal waits.
+	Detach        string
+	ScaleDownWait string
+	// DeletePVCs are detached PVCs whose Pod is gone, deleted under storage.whenScaledDown
+	// Delete (stepDetach).
+	DeletePVCs []string
 	// DeletePods are Pods left on detached PVCs (a scale-down interrupted between its two steps)
 	// or one Pod replaced by a rolling update; their PVCs stay (stepDeletePods).
 	DeletePods []string
@@ -157,8 +161,9 @@ func Decide(o Observation) Decision {
 	for i := range d.CreatePods {
 		setPodRole(c, d.CreatePods[i])
 	}
-	active = d.planScaleDown(c, active)
+	active = d.planScaleDown(c, o, active)
 	d.DeletePods = podsOnDetachedPVCs(o.PVCs, o.Pods)
+	d.DeletePVCs = detachedPVCsToDelete(c, o.PVCs, o.Pods)
 	d.planRollout(c, o, active)
 	for _, in := range active {
 		d.Instances = append(d.Instances, in.Name)

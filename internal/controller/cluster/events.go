@@ -15,6 +15,8 @@ var (
 		Format: "Recreated the Pod of instance %s on its retained PVC"}
 	evInstanceRemoved = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceRemoved",
 		Format: "Scaled down: deleted the Pod of instance %s; its PVC is kept and marked detached"}
+	evPVCDeleted = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "PVCDeleted",
+		Format: "Deleted PVC %s of a removed instance (storage.whenScaledDown Delete)"}
 	evInstanceUpdating = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceUpdating",
 		Format: "Deleting the Pod of instance %s to apply the new spec; it is recreated on its PVC"}
 	evPrimaryUpdateSwitchover = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "PrimaryUpdateSwitchover",

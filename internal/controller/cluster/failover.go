@@ -59,6 +59,7 @@ func observeFailover(c *v1.Cluster, o Observation, active []observedInstance) fa
 		fi := failover.Instance{Name: in.Name}
 		if p := in.Pod; p != nil {
 			fi.PodExists, fi.PodReady, fi.PodDeleting = true, instances.PodReady(p), p.DeletionTimestamp != nil
+			fi.PodUID = string(p.UID)
 			fi.LabelRole, fi.LabelRoutable = p.Labels[v1.RoleLabel], p.Labels[v1.RoutableLabel] == specs.RoutableTrue
 		}
 		if r := o.Reports[in.Name]; r != nil && r.BootstrapDone() {

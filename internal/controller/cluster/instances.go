@@ -92,6 +92,23 @@ func podsOnDetachedPVCs(pvcs []corev1.PersistentVolumeClaim, pods []corev1.Pod) 
 	return out
 }
 
+// detachedPVCsToDelete lists, under storage.whenScaledDown Delete, the detached PVCs (removed by a
+// scale-down) whose Pod is gone and that are not being deleted already.
+func detachedPVCsToDelete(c *v1.Cluster, pvcs []corev1.PersistentVolumeClaim, pods []corev1.Pod) []string {
+	if c.Spec.Storage.WhenScaledDown != v1.PVCDelete {
+		return nil
+	}
+	var out []string
+	for _, pvc := range pvcs {
+		if pvc.Annotations[specs.DetachedAnnotation] == "" || pvc.DeletionTimestamp != nil ||
+			slices.ContainsFunc(pods, func(p corev1.Pod) bool { return p.Name == pvc.Name }) {
+			continue
+		}
+		out = append(out, pvc.Name)
+	}
+	return out
+}
+
 // planScaleUp recreates the Pods of active instances that lost theirs, and adds one new instance
 // when fewer exist than asked and every existing one is ready (replicas join one at a time).
 func (d *Decision) planScaleUp(c *v1.Cluster, o Observation, active []observedInstance) []observedInstance {
@@ -123,14 +140,24 @@ func (d *Decision) planScaleUp(c *v1.Cluster, o Observation, active []observedIn
 }
 
 // planScaleDown removes one instance per reconcile while more exist than asked, never the current
-// or target primary. Its PVC is kept.
-func (d *Decision) planScaleDown(c *v1.Cluster, active []observedInstance) []observedInstance {
+// or target primary. Its PVC is kept. A replica that acknowledges commits hands that over first,
+// and goes only while the others acknowledge the primary, as in a rolling update.
+func (d *Decision) planScaleDown(c *v1.Cluster, o Observation, active []observedInstance) []observedInstance {
 	if int32(len(active)) <= c.Spec.Instances {
 		return active
 	}
 	victim, ok := scaleDownVictim(c, active)
 	if !ok {
 		return active // reported by the Degraded condition and its Event
+	}
+	d.leaving = victim.Name
+	if to := d.acknowledgementsToHandOver(o); to != "" {
+		d.ScaleDownWait = "handing the semi-sync acknowledgements of " + victim.Name + " over to " + to + " before removing it"
+		return active
+	}
+	if why := semiSyncUncoveredWithout(c, o, active, victim.Name); why != "" {
+		d.ScaleDownWait = "removing " + victim.Name + " once commits do not need it: " + why
+		return active
 	}
 	d.Detach = victim.Name
 	d.event(stepDetach, evInstanceRemoved.With(victim.Name))

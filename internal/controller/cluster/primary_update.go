@@ -13,8 +13,8 @@ import (
 
 // primaryUpdateRetryDelay is how long an unsupervised update waits after an aborted switchover
 // (a target that did not catch up within maxSwitchoverDelay, an old primary that could not be
-// demoted) before it starts another one.
-const primaryUpdateRetryDelay = time.Minute
+// demoted) before it starts another one: each attempt stops the primary's writes for a moment.
+const primaryUpdateRetryDelay = 5 * time.Minute
 
 // plannedRestartDeleteWindow is how soon after the restart of the primary was recorded its Pod may
 // be deleted: the record holds failovers back for failover.PlannedRestartBudget from then, so an
@@ -103,7 +103,11 @@ func clearPrimaryRestart(c *v1.Cluster, o Observation, active []observedInstance
 	rep := o.Reports[r.Instance]
 	back := pod != nil && string(pod.UID) != r.PodUID && instances.PodReady(pod) &&
 		rep != nil && rep.Role == v1.RolePrimary && !rep.ReadOnly
-	if back || r.Instance != c.Status.CurrentPrimary || !o.Now.Before(r.RequestedAt.Add(failover.PlannedRestartBudget)) {
+	// The deletion never came (the rollout stopped waiting on something else): the record goes
+	// once it could no longer be acted on.
+	abandoned := pod != nil && string(pod.UID) == r.PodUID && pod.DeletionTimestamp == nil &&
+		!o.Now.Before(r.RequestedAt.Add(plannedRestartDeleteWindow))
+	if back || abandoned || r.Instance != c.Status.CurrentPrimary || !o.Now.Before(r.RequestedAt.Add(failover.PlannedRestartBudget)) {
 		c.Status.PrimaryRestart = nil
 	}
 }

@@ -122,20 +122,39 @@ func TestDecideRollout(t *testing.T) {
 
 // TestRolloutHandsAcknowledgementsOver: a replica that acknowledges commits is replaced only once
 // another replica acknowledges in its place.
-func TestRolloutHandsAcknowledgementsOver(t *testing.T) {
-	world := func(acking string) *world {
-		w := newWorld(3).primary("db-1", "db-1").instance(1, true).instance(2, true).instance(3, true).labelled().newImage().
-			spec(requiredSemiSync).spec(func(s *v1.ClusterSpec) { s.MinSyncReplicas, s.MaxSyncReplicas = 1, 1 })
-		w.o.SemiSyncSettable = true
-		rep := func(name string) *instanceclient.Status {
-			st := replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", true)
-			st.SemiSyncReplica = &instanceclient.SemiSyncReplicaStatus{Enabled: name == acking, Active: name == acking}
-			return st
-		}
-		p := primaryReport(uuidA + ":1-10")
-		p.SemiSync = &instanceclient.SemiSyncStatus{Active: true, WaitForReplicaCount: 1, Clients: 1}
-		return w.reports(map[string]*instanceclient.Status{"db-1": p, "db-2": rep("db-2"), "db-3": rep("db-3")}, nil)
+// semiSyncThree is a three-instance Cluster under required semi-sync (one acknowledger), db-1
+// primary, acking the replica that acknowledges its commits.
+func semiSyncThree(acking string) *world {
+	w := newWorld(3).primary("db-1", "db-1").instance(1, true).instance(2, true).instance(3, true).labelled().
+		spec(requiredSemiSync).spec(func(s *v1.ClusterSpec) { s.MinSyncReplicas, s.MaxSyncReplicas = 1, 1 })
+	w.o.SemiSyncSettable = true
+	rep := func(name string) *instanceclient.Status {
+		st := replicaReport("db-1", uuidA+":1-10", uuidA+":1-10", true)
+		st.SemiSyncReplica = &instanceclient.SemiSyncReplicaStatus{Enabled: name == acking, Active: name == acking}
+		return st
 	}
+	p := primaryReport(uuidA + ":1-10")
+	p.SemiSync = &instanceclient.SemiSyncStatus{Active: true, WaitForReplicaCount: 1, Clients: 1}
+	return w.reports(map[string]*instanceclient.Status{"db-1": p, "db-2": rep("db-2"), "db-3": rep("db-3")}, nil)
+}
+
+// TestScaleDownHandsAcknowledgementsOver: a scale-down removes a replica that acknowledges commits
+// only once another acknowledges in its place.
+func TestScaleDownHandsAcknowledgementsOver(t *testing.T) {
+	toTwo := func(s *v1.ClusterSpec) { s.Instances = 2 }
+	d := semiSyncThree("db-3").spec(toTwo).decide()
+	tells := namesOf(d.SemiSyncParticipants, func(t SemiSyncParticipantTell) string { return fmt.Sprintf("%s=%v", t.Instance, t.Participant) })
+	if d.Detach != "" || !slices.Equal(tells, []string{"db-2=true", "db-3=false"}) || condition(d, v1.ConditionProgressing).Reason != reasonScaling {
+		t.Errorf("db-3 acknowledges: detached %q, told %v, Progressing %+v; want nothing removed, db-2 told first",
+			d.Detach, tells, condition(d, v1.ConditionProgressing))
+	}
+	if d := semiSyncThree("db-2").spec(toTwo).decide(); d.Detach != "db-3" {
+		t.Errorf("db-2 acknowledges: detached %q, want db-3", d.Detach)
+	}
+}
+
+func TestRolloutHandsAcknowledgementsOver(t *testing.T) {
+	world := func(acking string) *world { return semiSyncThree(acking).newImage() }
 	d := world("db-3").decide()
 	tells := namesOf(d.SemiSyncParticipants, func(t SemiSyncParticipantTell) string { return fmt.Sprintf("%s=%v", t.Instance, t.Participant) })
 	if len(d.DeletePods) != 0 || !slices.Equal(tells, []string{"db-2=true", "db-3=false"}) {
@@ -144,6 +163,11 @@ func TestRolloutHandsAcknowledgementsOver(t *testing.T) {
 	d = world("db-2").decide()
 	if !slices.Equal(d.DeletePods, []string{"db-3"}) || len(d.SemiSyncParticipants) != 0 {
 		t.Errorf("db-2 acknowledges: deleted %v, told %v; want db-3 replaced, nobody told", d.DeletePods, d.SemiSyncParticipants)
+	}
+	broken := world("db-3")
+	broken.o.Reports["db-2"].Replication.IORunning = false // db-2 cannot acknowledge
+	if d := broken.decide(); len(d.DeletePods) != 0 || len(d.SemiSyncParticipants) != 0 {
+		t.Errorf("db-2 not healthy: deleted %v, told %v; want db-3 kept acknowledging and not replaced", d.DeletePods, d.SemiSyncParticipants)
 	}
 	notYet := world("db-2")
 	notYet.o.Reports["db-2"].SemiSyncReplica.Active = false // told, its semi-sync channel not up yet
@@ -182,6 +206,8 @@ func TestClearPrimaryRestart(t *testing.T) {
 		}(), true},
 		{"cleared once a new Pod is ready and its mysqld the writable primary", back().status(restartRecorded("db-1", "uid-db-1", testNow.Add(-time.Second))), false},
 		{"cleared once another instance is the primary", back().primary("db-2", "db-2").status(restartRecorded("db-1", "uid-new", testNow.Add(-time.Second))), false},
+		{"cleared when the recorded Pod was never deleted within the delete window",
+			back().status(restartRecorded("db-1", "uid-new", testNow.Add(-plannedRestartDeleteWindow))), false},
 		{"cleared once the budget has passed", back().status(restartRecorded("db-1", "uid-new", testNow.Add(-3*time.Minute))), false},
 	} {
 		c := tc.world.o.Cluster.DeepCopy()

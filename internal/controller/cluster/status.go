@@ -142,6 +142,8 @@ func setClusterConditions(st *v1.ClusterStatus, c *v1.Cluster, o Observation, d 
 		set(v1.ConditionReady, true, reasonClusterReady, fmt.Sprintf("%d instances ready, primary %s", want, st.CurrentPrimary))
 	}
 	switch {
+	case d.ScaleDownWait != "":
+		set(v1.ConditionProgressing, true, reasonScaling, fmt.Sprintf("%d of %d instances exist; %s", st.Instances, want, d.ScaleDownWait))
 	case len(d.CreatePods) > 0 || d.Detach != "" || st.Instances != want:
 		set(v1.ConditionProgressing, true, reasonScaling, fmt.Sprintf("%d of %d instances exist", st.Instances, want))
 	case len(d.DeletePods) > 0:
