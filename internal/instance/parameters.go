@@ -50,7 +50,10 @@ type ParameterApplier struct {
 	// of the last offer converged.
 	desired            map[string]string
 	specHash, reported string
-	wake               chan struct{}
+	// reload and reloaded are the Cluster's ReloadedAtAnnotation offered and converged: a new
+	// value sets every parameter afresh.
+	reload, reloaded string
+	wake             chan struct{}
 }
 
 // NewParameterApplier starts from the user parameters mysqld was started with (those my.cnf
@@ -66,9 +69,9 @@ func NewParameterApplier(started map[string]string, refusedAtStart []RefusedPara
 
 // Offer hands the parameters to converge on over, with the specs.ParametersHash of the Cluster's
 // spec.mysql.parameters they come from; Run converges on the latest one offered.
-func (a *ParameterApplier) Offer(params map[string]string, specHash string) {
+func (a *ParameterApplier) Offer(params map[string]string, specHash, reload string) {
 	a.mu.Lock()
-	a.desired, a.specHash = maps.Clone(params), specHash
+	a.desired, a.specHash, a.reload = maps.Clone(params), specHash, reload
 	if a.desired == nil {
 		a.desired = map[string]string{}
 	}
@@ -120,9 +123,12 @@ func (a *ParameterApplier) Report() *instanceclient.ParametersReport {
 // converge applies the latest offer once.
 func (a *ParameterApplier) converge(ctx context.Context) error {
 	a.mu.Lock()
-	desired, hash, specHash := maps.Clone(a.desired), ParametersHash(a.desired), a.specHash
-	done := a.desired != nil && hash == a.hash
+	desired, hash, specHash, reload := maps.Clone(a.desired), ParametersHash(a.desired), a.specHash, a.reload
+	done := a.desired != nil && hash == a.hash && reload == a.reloaded
 	running := maps.Clone(a.running)
+	if reload != a.reloaded {
+		running = map[string]string{} // a reload: every parameter is set afresh
+	}
 	a.mu.Unlock()
 	if desired == nil || done {
 		return nil
@@ -189,7 +195,7 @@ func (a *ParameterApplier) converge(ctx context.Context) error {
 		return err
 	}
 	a.mu.Lock()
-	a.running, a.pending, a.refused, a.hash, a.reported = running, pending, refused, hash, specHash
+	a.running, a.pending, a.refused, a.hash, a.reported, a.reloaded = running, pending, refused, hash, specHash, reload
 	a.mu.Unlock()
 	a.Log.Info("parameters converged", "hash", hash, "pendingRestart", slices.Sorted(maps.Keys(pending)),
 		"refused", len(refused))

@@ -68,7 +68,7 @@ func TestParameterApplierOnMysqld(t *testing.T) {
 		"lower_case_table_names":     "1",    // only at initialization
 		"server_id":                  "9",    // operator-owned
 	}
-	a.Offer(first, ParametersHash(first))
+	a.Offer(first, ParametersHash(first), "")
 	if err := a.converge(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestParameterApplierOnMysqld(t *testing.T) {
 		t.Errorf("the written my.cnf does not validate: %s", why)
 	}
 	// Removing max_connections resets it; removing the read-only one leaves its removal pending.
-	a.Offer(map[string]string{"long_query_time": "2.5"}, ParametersHash(map[string]string{"long_query_time": "2.5"}))
+	a.Offer(map[string]string{"long_query_time": "2.5"}, ParametersHash(map[string]string{"long_query_time": "2.5"}), "")
 	if err := a.converge(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -123,5 +123,16 @@ func TestParameterApplierOnMysqld(t *testing.T) {
 	want := &instanceclient.ParametersReport{Hash: ParametersHash(map[string]string{"long_query_time": "2.5"})}
 	if r := a.Report(); r == nil || r.Hash != want.Hash || len(r.Refused) != 0 || len(r.PendingRestart) != 0 {
 		t.Errorf("report after the removals %+v, want hash %s, nothing pending (the read-only one never ran) nor refused", r, want.Hash)
+	}
+	// A reload sets every parameter afresh: a value changed by hand goes back to the spec's.
+	if err := op.SetGlobal(ctx, "long_query_time", "9"); err != nil {
+		t.Fatal(err)
+	}
+	a.Offer(map[string]string{"long_query_time": "2.5"}, ParametersHash(map[string]string{"long_query_time": "2.5"}), "2026-11-29T12:00:00Z")
+	if err := a.converge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := global("long_query_time"); got != "2.5" {
+		t.Errorf("long_query_time = %s after a reload, want the spec's 2.5 again", got)
 	}
 }

@@ -55,9 +55,9 @@ type RoleReconciler struct {
 	Log      logr.Logger
 	// Wake, if set, runs a pass at once between two periods (ClusterWatch: the Cluster changed).
 	Wake <-chan struct{}
-	// OfferParameters, if set, receives spec.mysql.parameters at every read of the Cluster
-	// (ParameterApplier.Offer: it applies them apart from the role passes).
-	OfferParameters func(map[string]string)
+	// OfferParameters, if set, receives the Cluster at every read, for its spec.mysql.parameters
+	// (ParameterApplier.Offer: they are applied apart from the role passes).
+	OfferParameters func(*v1alpha1.Cluster)
 	// Isolation, if set, is told of every successful read of the Cluster.
 	Isolation *IsolationDetector
 	// OnPrimary, if set, runs on every pass that leaves this instance the primary and recorded as
@@ -136,7 +136,7 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 		cluster, asked = again, p
 	}
 	if r.OfferParameters != nil {
-		r.OfferParameters(cluster.Spec.MySQL.Parameters)
+		r.OfferParameters(cluster)
 	}
 	in.Status = &cluster.Status
 	if r.Lease != nil {

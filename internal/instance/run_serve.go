@@ -121,7 +121,10 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	r.Participation = participation
 	if m.params != nil {
 		m.params.Op = m.op
-		r.OfferParameters = func(spec map[string]string) { m.params.Offer(m.userParameters(spec), specs.ParametersHash(spec)) }
+		r.OfferParameters = func(c *v1alpha1.Cluster) {
+			spec := c.Spec.MySQL.Parameters
+			m.params.Offer(m.userParameters(spec), specs.ParametersHash(spec), c.Annotations[v1alpha1.ReloadedAtAnnotation])
+		}
 		wg.Go(func() { m.params.Run(ctx) })
 	}
 	if m.deps.Watch != nil {

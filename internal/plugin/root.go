@@ -49,7 +49,8 @@ func NewRootCommand(streams genericiooptions.IOStreams, clk clock.PassiveClock) 
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	e.flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newBackupCommand(e), newFenceCommand(e), newPromoteCommand(e), newStatusCommand(e), newVersionCommand(streams))
+	root.AddCommand(newBackupCommand(e), newFenceCommand(e), newPromoteCommand(e), newReloadCommand(e), newRestartCommand(e),
+		newStatusCommand(e), newVersionCommand(streams))
 	return root
 }
 

@@ -121,7 +121,7 @@ func bootstrapContainer(image string) corev1.Container {
 
 func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container {
 	_, scratchMounts := mysqldScratchVolumes()
-	return corev1.Container{
+	ctr := corev1.Container{
 		Name:            MySQLContainerName,
 		Image:           c.Spec.ImageName,
 		ImagePullPolicy: corev1.PullIfNotPresent,
@@ -151,6 +151,12 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 		}, scratchMounts...),
 		SecurityContext: containerSecurityContext(),
 	}
+	if at := c.Annotations[mysqlv1alpha1.RestartedAtAnnotation]; at != "" {
+		// In the spec, so in its hash: a new value restarts every instance in the rolling
+		// update's order (kubectl cnmysql restart).
+		ctr.Env = append(ctr.Env, corev1.EnvVar{Name: "RESTARTED_AT", Value: at})
+	}
+	return ctr
 }
 
 // managerProbe is an HTTP probe on the instance manager's probe port.
