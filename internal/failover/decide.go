@@ -103,7 +103,8 @@ func decideSteady(o Observation) Decision {
 	if why == "" || o.notReadyAlone(pi, why) {
 		return decideHealthy(o)
 	}
-	if end, ok := o.PlannedRestartEnd(); ok && o.Now.Before(end) && st.PrimaryFailingSince.IsZero() {
+	if end, ok := o.PlannedRestartEnd(); ok && o.Now.Before(end) &&
+		(st.PrimaryFailingSince.IsZero() || !st.PrimaryFailingSince.Before(st.PrimaryRestartAt)) {
 		return Decision{Kind: Wait, Operation: PrimaryRestartOperation, Until: end,
 			Reason: fmt.Sprintf("the primary %s restarts in place for a rolling update (%s); no failover before %s",
 				p, why, end.UTC().Format(time.RFC3339))}

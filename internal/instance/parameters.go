@@ -125,10 +125,8 @@ func (a *ParameterApplier) converge(ctx context.Context) error {
 	a.mu.Lock()
 	desired, hash, specHash, reload := maps.Clone(a.desired), ParametersHash(a.desired), a.specHash, a.reload
 	done := a.desired != nil && hash == a.hash && reload == a.reloaded
+	reloading := reload != a.reloaded
 	running := maps.Clone(a.running)
-	if reload != a.reloaded {
-		running = map[string]string{} // a reload: every parameter is set afresh
-	}
 	a.mu.Unlock()
 	if desired == nil || done {
 		return nil
@@ -151,23 +149,35 @@ func (a *ParameterApplier) converge(ctx context.Context) error {
 		return err
 	}
 	pending := map[string]string{}
-	refusedAtRuntime := false
 	ch := planParameterChange(running, want)
+	if reloading {
+		// A reload sets every parameter afresh (a value changed by hand goes back to the spec's).
+		maps.Copy(ch.Set, want)
+	}
 	for _, k := range slices.Sorted(maps.Keys(ch.Set)) {
 		v := ch.Set[k]
 		outcome, reason, err := a.set(ctx, k, v, checked)
 		if err != nil {
 			return err
 		}
-		switch outcome {
-		case setApplied:
+		switch {
+		case outcome == setApplied:
 			running[k] = v
-		case setAtRestart:
+		case outcome == setAtRestart && running[k] == v:
+			// Read-only, and mysqld already runs with this value (a reload): nothing waits.
+		case outcome == setAtRestart:
 			pending[k] = v
-		case setRefused:
+		case outcome == setRefused:
 			refused[k] = reason
 			delete(want, k)
-			refusedAtRuntime = true
+		}
+	}
+	// A parameter refused now keeps the value mysqld runs with, live and in my.cnf: a mistyped
+	// value never resets the variable to its default on every instance at once.
+	for k := range refused {
+		if old, ok := running[k]; ok {
+			want[k] = old
+			delete(ch.Reset, k)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(ch.Reset)) {
@@ -179,19 +189,19 @@ func (a *ParameterApplier) converge(ctx context.Context) error {
 		switch kind := mysql.ClassifyGlobalError(err); {
 		case err == nil, kind == mysql.GlobalWrongValue:
 			delete(running, k)
-		case kind == mysql.GlobalErrorOther:
-			return err
-		default: // read-only, a startup-only option, refused now: its removal takes effect at the restart
-			pending[k] = "(removed)"
-		}
-	}
-	if refusedAtRuntime {
-		if cnf, err = a.Render(want); err != nil {
+		case kind == mysql.GlobalReadOnly, kind == mysql.GlobalUnknown:
+			pending[k] = "(removed)" // its removal takes effect at the restart
+		default:
 			return err
 		}
-		text = cnf.Text
 	}
-	if err := a.Write(text); err != nil {
+	if cnf, err = a.Render(want); err != nil {
+		return err
+	}
+	if cnf.Text != text {
+		a.Log.Info("my.cnf keeps the running value of refused parameters")
+	}
+	if err := a.Write(cnf.Text); err != nil {
 		return err
 	}
 	a.mu.Lock()
@@ -211,11 +221,11 @@ const (
 )
 
 // set applies one parameter at runtime and says what became of it. A parameter valid only at
-// initialization is refused unless the server already runs with that value. What the server
-// refuses at runtime waits for a restart when mysqld accepted it in my.cnf (checked): a read-only
-// variable, a startup option, a resize already running, a session-only variable; unchecked, a
-// value the server refuses is refused. A failure without the server's answer is returned, to be
-// tried again.
+// initialization is refused unless the server already runs with that value. A read-only variable
+// (1238) waits for a restart; so does a name that is no system variable (1193) when mysqld took it
+// in my.cnf (checked: a startup option), else it is refused. A value the server refuses (wrong
+// value or type, a session-only variable, an unknown engine) is refused. Any other failure is
+// returned, to be tried again: it never restarts anything.
 func (a *ParameterApplier) set(ctx context.Context, k, v string, checked bool) (setOutcome, string, error) {
 	if isInitOnly(k) {
 		k = strings.TrimPrefix(k, "loose_")
@@ -232,13 +242,15 @@ func (a *ParameterApplier) set(ctx context.Context, k, v string, checked bool) (
 	switch kind := mysql.ClassifyGlobalError(err); {
 	case err == nil:
 		return setApplied, "", nil
-	case kind == mysql.GlobalErrorOther:
-		return 0, "", err
-	case kind == mysql.GlobalReadOnly, kind == mysql.GlobalUnknown, checked:
+	case kind == mysql.GlobalReadOnly, kind == mysql.GlobalUnknown && checked:
 		a.Log.Info("parameter takes effect at the next start", "key", k, "because", serverMessage(err))
 		return setAtRestart, "", nil
+	case kind == mysql.GlobalUnknown:
+		return setRefused, "mysqld knows no such variable: " + serverMessage(err), nil
+	case kind == mysql.GlobalWrongValue:
+		return setRefused, "mysqld refuses the value: " + serverMessage(err), nil
 	}
-	return setRefused, "mysqld refuses the value: " + serverMessage(err), nil
+	return 0, "", err
 }
 
 // validatedMyCnf renders my.cnf with want. When mysqld (validate) refuses the file but accepts

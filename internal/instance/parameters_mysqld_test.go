@@ -135,4 +135,34 @@ func TestParameterApplierOnMysqld(t *testing.T) {
 	if got := global("long_query_time"); got != "2.5" {
 		t.Errorf("long_query_time = %s after a reload, want the spec's 2.5 again", got)
 	}
+	// A read-only variable mysqld already runs with is not pending after a reload (else every
+	// reload would restart every instance), and a mistyped value keeps the running one.
+	ro := map[string]string{"table_open_cache_instances": global("table_open_cache_instances"), "max_connections": "250"}
+	b := NewParameterApplier(ro, nil)
+	b.Op, b.Render, b.Validate, b.Clock, b.Log = op, render, validate, clock.RealClock{}, testr.New(t)
+	b.Write = func(text string) error { written = text; return nil }
+	if err := op.SetGlobal(ctx, "max_connections", "250"); err != nil {
+		t.Fatal(err)
+	}
+	b.Offer(ro, ParametersHash(ro), "reload-1")
+	if err := b.converge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.Report(); r == nil || len(r.PendingRestart) != 0 {
+		t.Errorf("after a reload %+v, want nothing pending", r)
+	}
+	typo := map[string]string{"table_open_cache_instances": ro["table_open_cache_instances"], "max_connections": "25O"}
+	b.Offer(typo, ParametersHash(typo), "reload-1")
+	if err := b.converge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := global("max_connections"); got != "250" {
+		t.Errorf("max_connections = %s after a refused value, want the running 250 kept", got)
+	}
+	if !strings.Contains(written, "\nmax_connections = 250\n") {
+		t.Errorf("my.cnf does not keep the running max_connections:\n%s", written)
+	}
+	if r := b.Report(); r == nil || len(r.Refused) != 1 || r.Refused[0].Key != "max_connections" {
+		t.Errorf("report %+v, want max_connections refused", r)
+	}
 }

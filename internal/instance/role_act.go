@@ -15,8 +15,6 @@ import (
 // RoleActor performs a RoleDecision on the local mysqld.
 type RoleActor struct {
 	Op mysql.Operator
-	// heartbeatChecked: the channel's heartbeat period was read once (follow).
-	heartbeatChecked bool
 	// SourceFor returns how to replicate from an instance (address, account, TLS files).
 	SourceFor func(instance string) (mysql.Source, error)
 	// DrainTimeout bounds the wait for the applier before a promotion.
@@ -232,22 +230,6 @@ func (a *RoleActor) follow(ctx context.Context, source string, keepReceiverStopp
 			}
 			return a.Op.StartReplication(ctx)
 		})
-	}
-	if !a.heartbeatChecked {
-		// A channel configured by an earlier build has the heartbeat of the replica_net_timeout
-		// of then (mysql.SourceHeartbeatPeriod): configured once again, it gets the current one.
-		if hb, err := a.Op.HeartbeatPeriod(ctx); err == nil {
-			a.heartbeatChecked = true
-			if hb > mysql.SourceHeartbeatPeriod && !keepReceiverStopped {
-				a.Log.Info("configuring the channel again for its heartbeat period", "source", source, "was", hb.String())
-				return a.repairing(ctx, func() error {
-					if err := a.Op.ConfigureReplication(ctx, src); err != nil {
-						return err
-					}
-					return a.Op.StartReplication(ctx)
-				})
-			}
-		}
 	}
 	if keepReceiverStopped && r.IORunning == "No" {
 		if r.SQLRunning == "No" {

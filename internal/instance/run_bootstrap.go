@@ -80,6 +80,8 @@ func (m *manager) writeMyCnf(ctx context.Context, c *v1alpha1.Cluster) error {
 		return err
 	}
 	m.params = NewParameterApplier(want, refusals)
+	// A fresh process has nothing to reload: only a reload asked for after its start counts.
+	m.params.reloaded = c.Annotations[v1alpha1.ReloadedAtAnnotation]
 	m.params.Render, m.params.Write, m.params.Validate = m.renderMyCnf, m.writeMyCnfText, m.validateMyCnf
 	m.params.Clock, m.params.Log = m.deps.Clock, m.deps.Log.WithName("parameters")
 	return nil

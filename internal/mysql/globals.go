@@ -23,12 +23,9 @@ const (
 	// startup-only option, or a mistake.
 	GlobalUnknown
 	// GlobalWrongValue: the server refuses the value (ER_WRONG_VALUE_FOR_VAR 1231,
-	// ER_WRONG_TYPE_FOR_VAR 1232, ER_WRONG_ARGUMENTS 1210).
+	// ER_WRONG_TYPE_FOR_VAR 1232, ER_WRONG_ARGUMENTS 1210, ER_UNKNOWN_STORAGE_ENGINE 1286) or the
+	// variable is a session one (ER_LOCAL_VARIABLE 1228).
 	GlobalWrongValue
-	// GlobalRefused: any other error the server answered with (a session-only variable, 1228;
-	// a resize already running; a privilege): the statement was refused, retrying it as it is
-	// will not help.
-	GlobalRefused
 )
 
 // ClassifyGlobalError says what the error of a SET GLOBAL means.
@@ -38,12 +35,14 @@ func ClassifyGlobalError(err error) GlobalErrorKind {
 		return GlobalReadOnly
 	case 1193:
 		return GlobalUnknown
-	case 1231, 1232, 1210:
+	case 1231, 1232, 1210, 1286, 1228:
 		return GlobalWrongValue
-	case 0:
-		return GlobalErrorOther
 	}
-	return GlobalRefused
+	if errors.Is(err, ErrGlobalName) {
+		// A name SET GLOBAL cannot take (a component's dotted variable): a startup option to us.
+		return GlobalUnknown
+	}
+	return GlobalErrorOther
 }
 
 var (
@@ -53,8 +52,8 @@ var (
 	keyword     = regexp.MustCompile(`^(?i:ON|OFF|TRUE|FALSE)$`)
 )
 
-// errGlobalName is returned for a name that is not a plain system variable name.
-var errGlobalName = errors.New("not a system variable name")
+// ErrGlobalName is returned for a name that is not a plain system variable name.
+var ErrGlobalName = errors.New("not a system variable name")
 
 // DefaultValue, given to SetGlobal, resets the variable to the server's compiled-in default.
 const DefaultValue = "\x00DEFAULT"
@@ -66,7 +65,7 @@ const DefaultValue = "\x00DEFAULT"
 // quoted string.
 func globalAssignment(name, value string) (string, []any, error) {
 	if !globalName.MatchString(name) {
-		return "", nil, fmt.Errorf("%w: %q", errGlobalName, name)
+		return "", nil, fmt.Errorf("%w: %q", ErrGlobalName, name)
 	}
 	head := "SET GLOBAL " + name + " = "
 	switch {
@@ -95,7 +94,7 @@ func (o *operator) SetGlobal(ctx context.Context, name, value string) error {
 
 func (o *operator) GlobalValue(ctx context.Context, name string) (string, error) {
 	if !globalName.MatchString(name) {
-		return "", fmt.Errorf("%w: %q", errGlobalName, name)
+		return "", fmt.Errorf("%w: %q", ErrGlobalName, name)
 	}
 	var v sql.NullString
 	if err := o.db.QueryRowContext(ctx, "SELECT @@GLOBAL."+name).Scan(&v); err != nil {

@@ -24,6 +24,9 @@ func TestSetGlobalOnMysqld(t *testing.T) {
 		{"an unknown name is told apart (1193)", "no_such_variable_here", "1", "", mysql.GlobalUnknown},
 		{"a wrong value is refused (1231)", "sql_mode", "NOT_A_MODE", "", mysql.GlobalWrongValue},
 		{"a wrong type is refused (1232)", "max_connections", "many", "", mysql.GlobalWrongValue},
+		{"a session-only variable is refused (1228)", "sql_log_bin", "0", "", mysql.GlobalWrongValue},
+		{"an unknown storage engine is refused (1286)", "default_storage_engine", "NoSuchEngine", "", mysql.GlobalWrongValue},
+		{"a dotted component variable is a startup option to SET GLOBAL", "validate_password.length", "8", "", mysql.GlobalUnknown},
 	} {
 		err := n.op.SetGlobal(ctx, tc.name, tc.value)
 		if tc.kind >= 0 {

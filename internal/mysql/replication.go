@@ -48,10 +48,11 @@ func (o *operator) ConfigureReplication(ctx context.Context, src Source) error {
 		boolInt(src.VerifyServerCert), retry, SourceHeartbeatPeriod.Seconds()))
 }
 
-// SourceHeartbeatPeriod is how often an idle source sends its replicas a heartbeat. Set on the
-// channel explicitly: by default it is half of replica_net_timeout as it was when the channel
-// was configured, and a channel configured under the server's 60 s default kept a 30 s period
-// after replica_net_timeout became 5 s, so its receiver timed out on an idle source every 5 s.
+// SourceHeartbeatPeriod is how often an idle source sends its replicas a heartbeat, set on the
+// channel explicitly: by default it is half of replica_net_timeout as it was when the channel was
+// configured. A channel configured by an earlier build (under the server's 60 s default) keeps a
+// 30 s period until it is configured again (the next switchover or failover repoints it): with
+// replica_net_timeout 5 s its receiver reconnects after 5 s without events meanwhile.
 const SourceHeartbeatPeriod = 2 * time.Second
 
 func (o *operator) HeartbeatPeriod(ctx context.Context) (time.Duration, error) {

@@ -25,7 +25,7 @@ func annotateNow(ctx context.Context, c client.Client, clk clock.PassiveClock, n
 		if cluster.Annotations == nil {
 			cluster.Annotations = map[string]string{}
 		}
-		cluster.Annotations[annotation] = clk.Now().UTC().Format(time.RFC3339)
+		cluster.Annotations[annotation] = clk.Now().UTC().Format(time.RFC3339Nano)
 		return c.Patch(ctx, cluster, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{}))
 	})
 }
@@ -38,7 +38,9 @@ func RestartCluster(ctx context.Context, c client.Client, clk clock.PassiveClock
 
 // RestartInstance restarts one replica: its Pod is deleted with its grace period and recreated on
 // its PVC. The primary of several instances is refused (restart the Cluster, or promote another
-// instance first): deleting its Pod would be a failure, not a restart.
+// instance first): deleting its Pod would be a failure, not a restart. The replica's semi-sync
+// acknowledgements are not handed over first (restart the Cluster for that): under required with
+// one acknowledger, commits wait until another replica is told to acknowledge.
 func RestartInstance(ctx context.Context, c client.Client, ns, name, instance string) error {
 	cluster, err := getCluster(ctx, c, ns, name)
 	if err != nil {

@@ -30,7 +30,7 @@ func TestRestartAndReloadVerbs(t *testing.T) {
 		out := w.mustRun(t, "restart", "db")
 		after := w.get(t)
 		at := after.Annotations[v1.RestartedAtAnnotation]
-		if at != testNow.UTC().Format(time.RFC3339) || !strings.Contains(out, "rolling restart of db requested") {
+		if at != testNow.UTC().Format(time.RFC3339Nano) || !strings.Contains(out, "rolling restart of db requested") {
 			t.Fatalf("annotation %q, output %q", at, out)
 		}
 		hash := func(c *v1.Cluster) string {
@@ -67,7 +67,7 @@ func TestRestartAndReloadVerbs(t *testing.T) {
 		w := newWorld(t)
 		w.newCluster(t, 3, nil)
 		w.mustRun(t, "reload", "db")
-		if at := w.get(t).Annotations[v1.ReloadedAtAnnotation]; at != testNow.UTC().Format(time.RFC3339) {
+		if at := w.get(t).Annotations[v1.ReloadedAtAnnotation]; at != testNow.UTC().Format(time.RFC3339Nano) {
 			t.Errorf("annotation %q", at)
 		}
 	})

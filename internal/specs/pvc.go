@@ -11,6 +11,10 @@ import (
 // used, so it is never reused.
 const DetachedAnnotation = "mysql.cloudnative-mysql.io/detached"
 
+// DeleteWhenDetachedAnnotation marks a PVC detached under storage.whenScaledDown Delete: only
+// such a PVC is ever deleted (one detached under Retain stays, even if the policy changes later).
+const DeleteWhenDetachedAnnotation = "mysql.cloudnative-mysql.io/delete-when-detached"
+
 // BuildPVC returns the data volume claim of instance serial of c. The claim is owned by the
 // Cluster (deleted with it; keep data across a Cluster deletion with a Retain reclaim policy) and
 // outlives its Pod: scale-down and failover delete Pods, never claims.

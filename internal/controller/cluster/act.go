@@ -131,7 +131,7 @@ func (r *Reconciler) detachAndDelete(ctx context.Context, o *Observation, instan
 		// Read afresh: only a PVC still detached (its instance removed) is ever deleted.
 		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(pvc), pvc); client.IgnoreNotFound(err) != nil {
 			return events, fmt.Errorf("reading PVC %s: %w", name, err)
-		} else if err != nil || pvc.Annotations[specs.DetachedAnnotation] == "" {
+		} else if err != nil || pvc.Annotations[specs.DetachedAnnotation] == "" || pvc.Annotations[specs.DeleteWhenDetachedAnnotation] != "true" {
 			continue
 		}
 		if deleted, err := r.deleteControlled(ctx, o.Cluster, pvc, "PVC"); err != nil {
@@ -159,6 +159,9 @@ func (r *Reconciler) detach(ctx context.Context, o *Observation, instance string
 			pvc.Annotations = map[string]string{}
 		}
 		pvc.Annotations[specs.DetachedAnnotation] = o.Now.UTC().Format("2006-01-02T15:04:05Z")
+		if o.Cluster.Spec.Storage.WhenScaledDown == v1.PVCDelete {
+			pvc.Annotations[specs.DeleteWhenDetachedAnnotation] = "true"
+		}
 		if err := kit.PatchSpec(ctx, r.Client, pvc, old); err != nil {
 			return fmt.Errorf("marking PVC %s detached: %w", instance, err)
 		}

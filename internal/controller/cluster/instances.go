@@ -92,15 +92,16 @@ func podsOnDetachedPVCs(pvcs []corev1.PersistentVolumeClaim, pods []corev1.Pod) 
 	return out
 }
 
-// detachedPVCsToDelete lists, under storage.whenScaledDown Delete, the detached PVCs (removed by a
-// scale-down) whose Pod is gone and that are not being deleted already.
+// detachedPVCsToDelete lists, under storage.whenScaledDown Delete, the PVCs a scale-down detached
+// under that policy too, whose Pod is gone and that are not being deleted already.
 func detachedPVCsToDelete(c *v1.Cluster, pvcs []corev1.PersistentVolumeClaim, pods []corev1.Pod) []string {
 	if c.Spec.Storage.WhenScaledDown != v1.PVCDelete {
 		return nil
 	}
 	var out []string
 	for _, pvc := range pvcs {
-		if pvc.Annotations[specs.DetachedAnnotation] == "" || pvc.DeletionTimestamp != nil ||
+		if pvc.Annotations[specs.DetachedAnnotation] == "" || pvc.Annotations[specs.DeleteWhenDetachedAnnotation] != "true" ||
+			pvc.DeletionTimestamp != nil ||
 			slices.ContainsFunc(pods, func(p corev1.Pod) bool { return p.Name == pvc.Name }) {
 			continue
 		}

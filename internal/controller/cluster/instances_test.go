@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 func TestDecideScaleUp(t *testing.T) {
@@ -126,4 +127,27 @@ func TestDecideScaleDown(t *testing.T) {
 				}
 			}},
 	})
+}
+
+// TestDetachedPVCsToDelete: only PVCs detached under storage.whenScaledDown Delete, whose Pod is
+// gone, are deleted, and only while the policy is still Delete.
+func TestDetachedPVCsToDelete(t *testing.T) {
+	w := newWorld(3).primary("db-1", "db-1").instance(1, true).instance(2, true).instance(3, true).
+		detached("db-2").detached("db-3")
+	for i := range w.o.PVCs {
+		if w.o.PVCs[i].Name == "db-3" {
+			w.o.PVCs[i].Annotations[specs.DeleteWhenDetachedAnnotation] = "true"
+		}
+	}
+	if got := detachedPVCsToDelete(w.o.Cluster, w.o.PVCs, w.o.Pods); len(got) != 0 {
+		t.Errorf("under Retain: %v, want none", got)
+	}
+	w.o.Cluster.Spec.Storage.WhenScaledDown = v1.PVCDelete
+	if got := detachedPVCsToDelete(w.o.Cluster, w.o.PVCs, w.o.Pods); !slices.Equal(got, []string{"db-3"}) {
+		t.Errorf("under Delete: %v, want db-3 only (db-2 was detached under Retain)", got)
+	}
+	w = w.withPodBack("db-3")
+	if got := detachedPVCsToDelete(w.o.Cluster, w.o.PVCs, w.o.Pods); len(got) != 0 {
+		t.Errorf("with db-3's Pod still there: %v, want none", got)
+	}
 }

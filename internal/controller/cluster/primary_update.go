@@ -18,8 +18,13 @@ const primaryUpdateRetryDelay = 5 * time.Minute
 
 // plannedRestartDeleteWindow is how soon after the restart of the primary was recorded its Pod may
 // be deleted: the record holds failovers back for failover.PlannedRestartBudget from then, so an
-// older record is written anew rather than acted on.
-const plannedRestartDeleteWindow = 30 * time.Second
+// older record is written anew rather than acted on. plannedRestartAbandonAfter is when a record
+// whose Pod is still seen undeleted is dropped: later than the window, so that a deletion made at
+// its end and not yet in the cache never loses its record.
+const (
+	plannedRestartDeleteWindow = 20 * time.Second
+	plannedRestartAbandonAfter = time.Minute
+)
 
 // planPrimaryUpdate updates the primary of several instances once every replica runs the new
 // spec, the Cluster otherwise settled (planRollout). Supervised, it waits for a person to promote
@@ -106,7 +111,7 @@ func clearPrimaryRestart(c *v1.Cluster, o Observation, active []observedInstance
 	// The deletion never came (the rollout stopped waiting on something else): the record goes
 	// once it could no longer be acted on.
 	abandoned := pod != nil && string(pod.UID) == r.PodUID && pod.DeletionTimestamp == nil &&
-		!o.Now.Before(r.RequestedAt.Add(plannedRestartDeleteWindow))
+		!o.Now.Before(r.RequestedAt.Add(plannedRestartAbandonAfter))
 	if back || abandoned || r.Instance != c.Status.CurrentPrimary || !o.Now.Before(r.RequestedAt.Add(failover.PlannedRestartBudget)) {
 		c.Status.PrimaryRestart = nil
 	}
