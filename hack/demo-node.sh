@@ -3,10 +3,12 @@
 # installs the operator from config/default as a user would, starts the local S3 server on the
 # node, creates a three-instance Cluster with an object store and a ScheduledBackup, waits, and
 # prints the objects, the primary, the replicas and the first backup, then deletes the primary's Pod
-# and shows a replica promoted. What does not happen within
+# and shows a replica promoted, then changes the Cluster's resources and shows the rolling update
+# move the primary by itself. What does not happen within
 # its wait is printed as not done, with where to look, never faked.
 #   bash hack/demo-node.sh        up and run the demo (the cluster stays up to look around)
 #   bash hack/demo-node.sh failover  delete the primary's Pod again and show the failover
+#   bash hack/demo-node.sh update    change the resources and show the rolling update move the primary
 #   bash hack/demo-node.sh down   stop the S3 server and the local cluster
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -88,6 +90,39 @@ failover() {
 		-o custom-columns='REASON:.reason,MESSAGE:.message' 2>/dev/null | grep -Ei 'REASON|failover|lease|promot|primary' | tail -n 12 || true
 }
 
+# update changes the Cluster's resources, as a person editing it would, and shows the unsupervised
+# rolling update: both replicas replaced, then the operator switching over to an updated replica by
+# itself and replacing the old primary.
+update() {
+	local old new t0 cpu
+	echo "== rolling update: kubectl patch cluster demo (resources.requests.cpu)"
+	old=$(current_primary)
+	if [ -z "$old" ] || ! cluster_ready; then
+		echo "no Ready Cluster with a primary: update not shown"
+		return 0
+	fi
+	cpu=50m
+	[ "$(k -n $DEMO_NS get cluster demo -o jsonpath='{.spec.resources.requests.cpu}')" = 50m ] && cpu=60m
+	t0=$SECONDS
+	k -n $DEMO_NS patch cluster demo --type merge -p "{\"spec\":{\"resources\":{\"requests\":{\"cpu\":\"$cpu\"}}}}" >/dev/null
+	echo "primary: $old; requests.cpu -> $cpu"
+	primary_moved() { new=$(current_primary) && [ -n "$new" ] && [ "$new" != "$old" ]; }
+	if wait_until 300 primary_moved; then
+		echo "the operator switched over: status.currentPrimary $old -> $(current_primary) after $((SECONDS - t0)) s"
+	else
+		echo "status.currentPrimary still $(current_primary) after 5 minutes: $(k -n $DEMO_NS get cluster demo \
+			-o jsonpath='{.status.conditions[?(@.type=="Progressing")].message}')"
+	fi
+	converged() { [ "$(k -n $DEMO_NS get cluster demo -o jsonpath='{.status.conditions[?(@.type=="Progressing")].status}')" = False ] && cluster_ready; }
+	if wait_until 180 converged; then
+		echo "every instance runs the new spec, Cluster Ready, $((SECONDS - t0)) s after the patch"
+	else
+		echo "not converged within 3 more minutes"
+	fi
+	k -n $DEMO_NS get events --field-selector involvedObject.kind=Cluster --sort-by=.lastTimestamp \
+		-o custom-columns='REASON:.reason,MESSAGE:.message' 2>/dev/null | grep -E 'REASON|InstanceUpdating|PrimaryUpdate|Switchover' | tail -n 8 || true
+}
+
 up() {
 	local t0=$SECONDS
 	bash "$LC" up
@@ -167,6 +202,8 @@ EOF
 	k -n $DEMO_NS get backups -o custom-columns='NAME:.metadata.name,PHASE:.status.phase,INSTANCE:.status.instanceName,ID:.status.backupId,DESTINATION:.status.destinationPath' || true
 	find "$DEMO_DIR/s3/backups" -type f 2>/dev/null | sed "s|$DEMO_DIR/s3/||" | head -n 10
 	failover
+	echo
+	update
 
 	# root@localhost matches the local socket only, and its password is in the Secret demo-root: the
 	# SQL commands run in the current primary's mysql container and keep the password off every
@@ -192,6 +229,7 @@ EOF
 case "${1:-up}" in
 up) up ;;
 failover) failover ;;
+update) update ;;
 down) down ;;
-*) die "usage: $0 [up|down]" ;;
+*) die "usage: $0 [up|failover|update|down]" ;;
 esac
