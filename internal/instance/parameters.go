@@ -14,6 +14,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // ParameterApplier makes a change of spec.mysql.parameters take effect on the running server:
@@ -59,7 +60,7 @@ type ParameterApplier struct {
 // NewParameterApplier starts from the user parameters mysqld was started with (those my.cnf
 // holds) and those refused when it was rendered.
 func NewParameterApplier(started map[string]string, refusedAtStart []RefusedParameter) *ParameterApplier {
-	a := &ParameterApplier{running: canonicalParameters(started), pending: map[string]string{}, refused: map[string]string{},
+	a := &ParameterApplier{running: specs.CanonicalParameters(started), pending: map[string]string{}, refused: map[string]string{},
 		wake: make(chan struct{}, 1)}
 	for _, r := range refusedAtStart {
 		a.refused[canonicalKey(r.Key)] = r.Reason
@@ -123,7 +124,7 @@ func (a *ParameterApplier) Report() *instanceclient.ParametersReport {
 // converge applies the latest offer once.
 func (a *ParameterApplier) converge(ctx context.Context) error {
 	a.mu.Lock()
-	desired, hash, specHash, reload := maps.Clone(a.desired), ParametersHash(a.desired), a.specHash, a.reload
+	desired, hash, specHash, reload := maps.Clone(a.desired), specs.ParametersHash(a.desired), a.specHash, a.reload
 	done := a.desired != nil && hash == a.hash && reload == a.reloaded
 	reloading := reload != a.reloaded
 	running := maps.Clone(a.running)
@@ -139,12 +140,12 @@ func (a *ParameterApplier) converge(ctx context.Context) error {
 	for _, r := range cnf.Refused {
 		refused[canonicalKey(r.Key)] = r.Reason
 	}
-	want := canonicalParameters(desired)
+	want := specs.CanonicalParameters(desired)
 	for k := range refused {
 		delete(want, k)
 	}
 	// my.cnf first: what mysqld refuses there is refused, and never set at runtime either.
-	text, checked, err := validatedMyCnf(ctx, a.Render, a.Validate, a.Log, want, refused)
+	_, checked, err := validatedMyCnf(ctx, a.Render, a.Validate, a.Log, want, refused)
 	if err != nil {
 		return err
 	}
@@ -195,11 +196,9 @@ func (a *ParameterApplier) converge(ctx context.Context) error {
 			return err
 		}
 	}
+	// Rendered again: runtime refusals left want, and refused values put their running one back.
 	if cnf, err = a.Render(want); err != nil {
 		return err
-	}
-	if cnf.Text != text {
-		a.Log.Info("my.cnf keeps the running value of refused parameters")
 	}
 	if err := a.Write(cnf.Text); err != nil {
 		return err

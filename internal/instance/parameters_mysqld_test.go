@@ -15,6 +15,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 )
 
@@ -68,7 +69,7 @@ func TestParameterApplierOnMysqld(t *testing.T) {
 		"lower_case_table_names":     "1",    // only at initialization
 		"server_id":                  "9",    // operator-owned
 	}
-	a.Offer(first, ParametersHash(first), "")
+	a.Offer(first, specs.ParametersHash(first), "")
 	if err := a.converge(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -113,14 +114,14 @@ func TestParameterApplierOnMysqld(t *testing.T) {
 		t.Errorf("the written my.cnf does not validate: %s", why)
 	}
 	// Removing max_connections resets it; removing the read-only one leaves its removal pending.
-	a.Offer(map[string]string{"long_query_time": "2.5"}, ParametersHash(map[string]string{"long_query_time": "2.5"}), "")
+	a.Offer(map[string]string{"long_query_time": "2.5"}, specs.ParametersHash(map[string]string{"long_query_time": "2.5"}), "")
 	if err := a.converge(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := global("max_connections"); got != "151" {
 		t.Errorf("max_connections = %s after its removal, want the default 151", got)
 	}
-	want := &instanceclient.ParametersReport{Hash: ParametersHash(map[string]string{"long_query_time": "2.5"})}
+	want := &instanceclient.ParametersReport{Hash: specs.ParametersHash(map[string]string{"long_query_time": "2.5"})}
 	if r := a.Report(); r == nil || r.Hash != want.Hash || len(r.Refused) != 0 || len(r.PendingRestart) != 0 {
 		t.Errorf("report after the removals %+v, want hash %s, nothing pending (the read-only one never ran) nor refused", r, want.Hash)
 	}
@@ -128,7 +129,7 @@ func TestParameterApplierOnMysqld(t *testing.T) {
 	if err := op.SetGlobal(ctx, "long_query_time", "9"); err != nil {
 		t.Fatal(err)
 	}
-	a.Offer(map[string]string{"long_query_time": "2.5"}, ParametersHash(map[string]string{"long_query_time": "2.5"}), "2026-11-29T12:00:00Z")
+	a.Offer(map[string]string{"long_query_time": "2.5"}, specs.ParametersHash(map[string]string{"long_query_time": "2.5"}), "2026-11-29T12:00:00Z")
 	if err := a.converge(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestParameterApplierOnMysqld(t *testing.T) {
 	if err := op.SetGlobal(ctx, "max_connections", "250"); err != nil {
 		t.Fatal(err)
 	}
-	b.Offer(ro, ParametersHash(ro), "reload-1")
+	b.Offer(ro, specs.ParametersHash(ro), "reload-1")
 	if err := b.converge(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestParameterApplierOnMysqld(t *testing.T) {
 		t.Errorf("after a reload %+v, want nothing pending", r)
 	}
 	typo := map[string]string{"table_open_cache_instances": ro["table_open_cache_instances"], "max_connections": "25O"}
-	b.Offer(typo, ParametersHash(typo), "reload-1")
+	b.Offer(typo, specs.ParametersHash(typo), "reload-1")
 	if err := b.converge(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ var initOnlyKeys = map[string]bool{
 }
 
 // canonicalParameters is specs.CanonicalParameters.
-func canonicalParameters(params map[string]string) map[string]string {
+func CanonicalParameters(params map[string]string) map[string]string {
 	return specs.CanonicalParameters(params)
 }
 

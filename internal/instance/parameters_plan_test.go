@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
 // TestPlanParameterChange: one row per rule of what a change of spec.mysql.parameters sets and
@@ -34,9 +35,9 @@ func TestPlanParameterChange(t *testing.T) {
 }
 
 func TestParametersHashIgnoresSpelling(t *testing.T) {
-	a := ParametersHash(map[string]string{"max-connections": "5", "Long_Query_Time": "1"})
-	b := ParametersHash(map[string]string{"max_connections": "5", "long_query_time": "1"})
-	c := ParametersHash(map[string]string{"max_connections": "6", "long_query_time": "1"})
+	a := specs.ParametersHash(map[string]string{"max-connections": "5", "Long_Query_Time": "1"})
+	b := specs.ParametersHash(map[string]string{"max_connections": "5", "long_query_time": "1"})
+	c := specs.ParametersHash(map[string]string{"max_connections": "6", "long_query_time": "1"})
 	if a != b || a == c {
 		t.Errorf("hashes %s %s %s: spelling must not matter, values must", a, b, c)
 	}

@@ -54,7 +54,7 @@ func (m *manager) writeMyCnf(ctx context.Context, c *v1alpha1.Cluster) error {
 	for _, r := range cnf.Refused {
 		refused[canonicalKey(r.Key)] = r.Reason
 	}
-	want := canonicalParameters(params)
+	want := specs.CanonicalParameters(params)
 	for k := range refused {
 		delete(want, k)
 	}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -50,24 +48,10 @@ func (e *Env) injectParameterChange(ctx context.Context, t Target, f *Fault, k K
 	}
 	f.At = time.Now()
 	f.Detail = key + " = " + value
-	deadline := f.At.Add(RolloutTimeout)
-	why := ""
-	for {
-		done, w, err := e.parameterApplied(ctx, t, c.Generation, key, value)
-		if err == nil && done {
-			break
-		}
-		if why = w; err != nil {
-			why = err.Error()
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s = %s did not reach every instance within %s: %s", key, value, RolloutTimeout, why)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
+	if err := pollUntil(ctx, RolloutTimeout, func() (bool, string, error) {
+		return e.parameterApplied(ctx, t, c.Generation, key, value)
+	}); err != nil {
+		return fmt.Errorf("%s = %s on every instance: %w", key, value, err)
 	}
 	now := time.Now()
 	f.Healed = &now
@@ -86,15 +70,11 @@ func (e *Env) parameterApplied(ctx context.Context, t Target, generation int64, 
 	if err != nil {
 		return false, "", err
 	}
-	p := meta.FindStatusCondition(c.Status.Conditions, "Progressing")
-	switch {
-	case p == nil || p.ObservedGeneration < generation || p.Status != metav1.ConditionFalse:
-		return false, fmt.Sprintf("Progressing %+v", p), nil
-	case c.Status.Parameters != nil:
-		return false, fmt.Sprintf("status.parameters %+v", c.Status.Parameters), nil
-	}
-	if ok, why := Ready(c, pods); !ok {
+	if ok, why := settledAt(c, pods, generation); !ok {
 		return false, why, nil
+	}
+	if c.Status.Parameters != nil {
+		return false, fmt.Sprintf("status.parameters %+v", c.Status.Parameters), nil
 	}
 	for _, pod := range pods {
 		out, err := e.RootSQL(ctx, t.Namespace, pod.Name, "SELECT @@GLOBAL."+key)

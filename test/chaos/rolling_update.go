@@ -6,9 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -43,8 +41,8 @@ func (e *Env) injectRollingUpdate(ctx context.Context, t Target, f *Fault, metho
 	}
 	f.At = time.Now()
 	f.Detail = fmt.Sprintf("resources.requests.cpu %s, primaryUpdateMethod %s", cpu.String(), method)
-	if err := e.waitRolledOut(ctx, t, c.Generation, RolloutTimeout); err != nil {
-		return err
+	if err := pollUntil(ctx, RolloutTimeout, func() (bool, string, error) { return e.rolledOut(ctx, t, c.Generation) }); err != nil {
+		return fmt.Errorf("the rolling update of %s: %w", t.Name, err)
 	}
 	now := time.Now()
 	f.Healed = &now
@@ -52,30 +50,8 @@ func (e *Env) injectRollingUpdate(ctx context.Context, t Target, f *Fault, metho
 	return nil
 }
 
-// waitRolledOut waits until the Cluster's status describes generation with Progressing False and
-// every instance's Pod, ready, carries the spec hash of the Cluster's current spec.
-func (e *Env) waitRolledOut(ctx context.Context, t Target, generation int64, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	why := ""
-	for {
-		if done, w, err := e.rolledOut(ctx, t, generation); err != nil {
-			why = err.Error()
-		} else if done {
-			return nil
-		} else {
-			why = w
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the rolling update of %s did not end within %s: %s", t.Name, timeout, why)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-}
-
+// rolledOut: the Cluster is settled at generation and every instance's Pod, ready, carries the
+// spec hash of the Cluster's current spec.
 func (e *Env) rolledOut(ctx context.Context, t Target, generation int64) (bool, string, error) {
 	c, err := e.Cluster(ctx, t)
 	if err != nil {
@@ -85,11 +61,7 @@ func (e *Env) rolledOut(ctx context.Context, t Target, generation int64) (bool, 
 	if err != nil {
 		return false, "", err
 	}
-	p := meta.FindStatusCondition(c.Status.Conditions, "Progressing")
-	if p == nil || p.ObservedGeneration < generation || p.Status != metav1.ConditionFalse {
-		return false, fmt.Sprintf("Progressing %+v", p), nil
-	}
-	if ok, why := Ready(c, pods); !ok {
+	if ok, why := settledAt(c, pods, generation); !ok {
 		return false, why, nil
 	}
 	for _, pod := range pods {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -35,7 +33,19 @@ func (e *Env) injectScale(ctx context.Context, t Target, f *Fault) error {
 		if i == 0 {
 			f.At = start
 		}
-		if err := e.waitSettledAt(ctx, t, c.Generation, RolloutTimeout); err != nil {
+		generation := c.Generation
+		if err := pollUntil(ctx, RolloutTimeout, func() (bool, string, error) {
+			c, err := e.Cluster(ctx, t)
+			if err != nil {
+				return false, "", err
+			}
+			pods, err := e.Pods(ctx, t)
+			if err != nil {
+				return false, "", err
+			}
+			ok, why := settledAt(c, pods, generation)
+			return ok, why, nil
+		}); err != nil {
 			return fmt.Errorf("scaling to %d: %w", n, err)
 		}
 		steps = append(steps, fmt.Sprintf("%d in %s", n, time.Since(start).Round(100*time.Millisecond)))
@@ -44,37 +54,4 @@ func (e *Env) injectScale(ctx context.Context, t Target, f *Fault) error {
 	f.Healed = &now
 	f.Detail = "instances " + strings.Join(steps, ", then ")
 	return nil
-}
-
-// waitSettledAt waits until the status describes generation, Progressing False and Ready.
-func (e *Env) waitSettledAt(ctx context.Context, t Target, generation int64, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	why := ""
-	for {
-		c, err := e.Cluster(ctx, t)
-		if err == nil {
-			pods, perr := e.Pods(ctx, t)
-			p := meta.FindStatusCondition(c.Status.Conditions, "Progressing")
-			switch ok, w := Ready(c, pods); {
-			case perr != nil:
-				why = perr.Error()
-			case p == nil || p.ObservedGeneration < generation || p.Status != metav1.ConditionFalse:
-				why = fmt.Sprintf("Progressing %+v", p)
-			case !ok:
-				why = w
-			default:
-				return nil
-			}
-		} else {
-			why = err.Error()
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not settled within %s: %s", timeout, why)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
 }

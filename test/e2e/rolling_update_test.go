@@ -19,14 +19,8 @@ func TestRollingUpdateMovesThePrimary(t *testing.T) {
 	if f.NewPrimary == "" || f.NewPrimary == f.Primary {
 		t.Errorf("after the update the primary is %q, was %q: the operator did not switch over", f.NewPrimary, f.Primary)
 	}
-	for _, reason := range []string{"PrimaryUpdateSwitchover", "SwitchoverCompleted", "InstanceUpdating"} {
-		if !hasEvent(f.Events, reason) {
-			t.Errorf("no %s Event; Events: %v", reason, f.Events)
-		}
-	}
-	if hasEvent(f.Events, "FailoverStarted") {
-		t.Errorf("a failover started during the update; Events: %v", f.Events)
-	}
+	wantEvents(t, f, true, "PrimaryUpdateSwitchover", "SwitchoverCompleted", "InstanceUpdating")
+	wantEvents(t, f, false, "FailoverStarted")
 	logRollout(t, f)
 	checkRouting(t, cl)
 }
@@ -39,14 +33,8 @@ func TestRollingUpdateRestartsThePrimaryInPlace(t *testing.T) {
 	if f.NewPrimary != f.Primary {
 		t.Errorf("after a restart-method update the primary is %q, was %q", f.NewPrimary, f.Primary)
 	}
-	if !hasEvent(f.Events, "PrimaryUpdateRestart") {
-		t.Errorf("no PrimaryUpdateRestart Event; Events: %v", f.Events)
-	}
-	for _, reason := range []string{"FailoverStarted", "PrimaryFailing", "SwitchoverStarted"} {
-		if hasEvent(f.Events, reason) {
-			t.Errorf("a %s Event during a restart-method update; Events: %v", reason, f.Events)
-		}
-	}
+	wantEvents(t, f, true, "PrimaryUpdateRestart")
+	wantEvents(t, f, false, "FailoverStarted", "PrimaryFailing", "SwitchoverStarted")
 	logRollout(t, f)
 	checkRouting(t, cl)
 }
@@ -77,11 +65,7 @@ func TestDynamicParameterChangeTakesEffectInPlace(t *testing.T) {
 	if f.NewPrimary != f.Primary {
 		t.Errorf("the primary moved from %s to %s for a dynamic parameter", f.Primary, f.NewPrimary)
 	}
-	for _, reason := range []string{"InstanceRestarting", "InstanceUpdating", "SwitchoverStarted", "InstanceRecreated"} {
-		if hasEvent(f.Events, reason) {
-			t.Errorf("a %s Event for a dynamic parameter; Events: %v", reason, f.Events)
-		}
-	}
+	wantEvents(t, f, false, "InstanceRestarting", "InstanceUpdating", "SwitchoverStarted", "InstanceRecreated")
 	logRollout(t, f)
 	checkRouting(t, cl)
 }
@@ -94,11 +78,7 @@ func TestRestartParameterRollsTheCluster(t *testing.T) {
 	if f.NewPrimary == "" || f.NewPrimary == f.Primary {
 		t.Errorf("after a restart-requiring parameter the primary is %q, was %q: no switchover", f.NewPrimary, f.Primary)
 	}
-	for _, reason := range []string{"InstanceRestarting", "PrimaryUpdateSwitchover", "SwitchoverCompleted"} {
-		if !hasEvent(f.Events, reason) {
-			t.Errorf("no %s Event; Events: %v", reason, f.Events)
-		}
-	}
+	wantEvents(t, f, true, "InstanceRestarting", "PrimaryUpdateSwitchover", "SwitchoverCompleted")
 	logRollout(t, f)
 	checkRouting(t, cl)
 }
@@ -112,11 +92,17 @@ func TestScaleUpAndDownUnderWrites(t *testing.T) {
 	if f.NewPrimary != f.Primary {
 		t.Errorf("scaling moved the primary from %s to %s", f.Primary, f.NewPrimary)
 	}
-	for _, reason := range []string{"InstanceCreated", "InstanceRemoved"} {
-		if !hasEvent(f.Events, reason) {
-			t.Errorf("no %s Event; Events: %v", reason, f.Events)
-		}
-	}
+	wantEvents(t, f, true, "InstanceCreated", "InstanceRemoved")
 	logRollout(t, f)
 	checkRouting(t, cl)
+}
+
+// wantEvents fails t unless each of reasons is among the fault's Events (present) or none is.
+func wantEvents(t *testing.T, f chaos.FaultResult, present bool, reasons ...string) {
+	t.Helper()
+	for _, reason := range reasons {
+		if hasEvent(f.Events, reason) != present {
+			t.Errorf("%s %s: Event %s present %v, want %v; Events: %v", f.Kind, f.Detail, reason, !present, present, f.Events)
+		}
+	}
 }
