@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sretry "k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -45,6 +46,28 @@ func (e *Env) Cluster(ctx context.Context, t Target) (*mysqlv1.Cluster, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// EditCluster changes the Cluster's spec as a person would: it reads the Cluster, lets edit change
+// it, and patches the difference with optimistic locking, reading again and re-applying edit when
+// the operator wrote the Cluster (its status) in between. It returns the Cluster as written, so its
+// Generation is the one the edit produced.
+func (e *Env) EditCluster(ctx context.Context, t Target, edit func(c *mysqlv1.Cluster)) (*mysqlv1.Cluster, error) {
+	var out *mysqlv1.Cluster
+	err := k8sretry.RetryOnConflict(k8sretry.DefaultRetry, func() error {
+		c, err := e.Cluster(ctx, t)
+		if err != nil {
+			return err
+		}
+		old := c.DeepCopy()
+		edit(c)
+		if err := e.Client.Patch(ctx, c, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+			return err
+		}
+		out = c
+		return nil
+	})
+	return out, err
 }
 
 // Pods lists the Cluster's instance Pods, by name.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
 // The parameter changes: a dynamic variable (max_connections), which every instance takes at
@@ -29,21 +29,19 @@ func parameterOf(k Kind) (key string, a, b int) {
 // injectParameterChange edits spec.mysql.parameters, as a person would, and waits until every
 // instance's mysqld runs with the new value and the Cluster reports nothing pending or refused.
 func (e *Env) injectParameterChange(ctx context.Context, t Target, f *Fault, k Kind) error {
-	c, err := e.Cluster(ctx, t)
-	if err != nil {
-		return err
-	}
 	key, a, b := parameterOf(k)
-	value := strconv.Itoa(a)
-	if c.Spec.MySQL.Parameters[key] == value {
-		value = strconv.Itoa(b)
-	}
-	old := c.DeepCopy()
-	if c.Spec.MySQL.Parameters == nil {
-		c.Spec.MySQL.Parameters = map[string]string{}
-	}
-	c.Spec.MySQL.Parameters[key] = value
-	if err := e.Client.Patch(ctx, c, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+	var value string
+	c, err := e.EditCluster(ctx, t, func(c *mysqlv1.Cluster) {
+		value = strconv.Itoa(a)
+		if c.Spec.MySQL.Parameters[key] == value {
+			value = strconv.Itoa(b)
+		}
+		if c.Spec.MySQL.Parameters == nil {
+			c.Spec.MySQL.Parameters = map[string]string{}
+		}
+		c.Spec.MySQL.Parameters[key] = value
+	})
+	if err != nil {
 		return fmt.Errorf("changing %s of %s: %w", key, t.Name, err)
 	}
 	f.At = time.Now()

@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
@@ -22,21 +21,19 @@ const RolloutTimeout = 6 * time.Minute
 // waits until every instance runs the new spec and the Cluster reports it converged. The fault is
 // the whole update: f.At is the patch, f.Healed the end of the rollout.
 func (e *Env) injectRollingUpdate(ctx context.Context, t Target, f *Fault, method mysqlv1.PrimaryUpdateMethod) error {
-	c, err := e.Cluster(ctx, t)
+	var cpu resource.Quantity
+	c, err := e.EditCluster(ctx, t, func(c *mysqlv1.Cluster) {
+		cpu = resource.MustParse("50m")
+		if cur, ok := c.Spec.Resources.Requests[corev1.ResourceCPU]; ok && cur.Cmp(cpu) == 0 {
+			cpu = resource.MustParse("60m")
+		}
+		if c.Spec.Resources.Requests == nil {
+			c.Spec.Resources.Requests = corev1.ResourceList{}
+		}
+		c.Spec.Resources.Requests[corev1.ResourceCPU] = cpu
+		c.Spec.PrimaryUpdateStrategy, c.Spec.PrimaryUpdateMethod = mysqlv1.PrimaryUpdateUnsupervised, method
+	})
 	if err != nil {
-		return err
-	}
-	old := c.DeepCopy()
-	cpu := resource.MustParse("50m")
-	if cur, ok := c.Spec.Resources.Requests[corev1.ResourceCPU]; ok && cur.Cmp(cpu) == 0 {
-		cpu = resource.MustParse("60m")
-	}
-	if c.Spec.Resources.Requests == nil {
-		c.Spec.Resources.Requests = corev1.ResourceList{}
-	}
-	c.Spec.Resources.Requests[corev1.ResourceCPU] = cpu
-	c.Spec.PrimaryUpdateStrategy, c.Spec.PrimaryUpdateMethod = mysqlv1.PrimaryUpdateUnsupervised, method
-	if err := e.Client.Patch(ctx, c, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("changing the resources of %s: %w", t.Name, err)
 	}
 	f.At = time.Now()

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
 // Scale changes spec.instances 3 -> 5 -> 2 -> 3 under the load, each step once the previous one
@@ -20,13 +20,8 @@ var scaleSteps = []int32{5, 2, 3}
 func (e *Env) injectScale(ctx context.Context, t Target, f *Fault) error {
 	var steps []string
 	for i, n := range scaleSteps {
-		c, err := e.Cluster(ctx, t)
+		c, err := e.EditCluster(ctx, t, func(c *mysqlv1.Cluster) { c.Spec.Instances = n })
 		if err != nil {
-			return err
-		}
-		old := c.DeepCopy()
-		c.Spec.Instances = n
-		if err := e.Client.Patch(ctx, c, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
 			return fmt.Errorf("scaling %s to %d: %w", t.Name, n, err)
 		}
 		start := time.Now()
