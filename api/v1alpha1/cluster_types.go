@@ -101,6 +101,29 @@ type ClusterSpec struct {
 	// +optional
 	Resources ResourceRequirements `json:"resources,omitempty"`
 
+	// Affinity places the instances: anti-affinity between them (preferred on distinct nodes
+	// by default), a node selector and tolerations.
+	// +kubebuilder:default={}
+	// +optional
+	Affinity AffinityConfiguration `json:"affinity"`
+
+	// TopologySpreadConstraints spread the instances over the values of node labels (zones,
+	// say); each constraint counts the Cluster's own instances.
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	TopologySpreadConstraints []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+
+	// PriorityClassName is the PriorityClass of the instance Pods: with a high one, the
+	// scheduler preempts less important Pods to place an instance.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="priorityClassName must be a lower-case DNS subdomain (letters, digits, '-' and '.')"
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+
+	// PodMetadata are labels and annotations every instance Pod carries beside the operator's.
+	// +optional
+	PodMetadata *PodMetadata `json:"podMetadata,omitempty"`
+
 	// Managed configures objects the operator manages beside the instances, such as Services.
 	// +optional
 	Managed *ManagedConfiguration `json:"managed,omitempty"`

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -90,10 +89,11 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 			InitContainers:     []corev1.Container{bootstrapContainer(opts.OperatorImage)},
 			Containers:         []corev1.Container{mysqlContainer(c, name)},
 			Volumes:            instanceVolumes(c.Name, name),
-			Affinity:           defaultAffinity(c.Name),
 		},
 	}
-	pod.Annotations = map[string]string{PodSpecHashAnnotation: PodSpecHash(&pod.Spec)}
+	applyScheduling(&pod.Spec, c)
+	pod.Annotations = map[string]string{PodSpecHashAnnotation: podHash(&pod.Spec, c.Spec.PodMetadata)}
+	applyPodMetadata(&pod.ObjectMeta, c)
 	return pod
 }
 
@@ -104,6 +104,22 @@ const PodSpecHashAnnotation = "mysql.cloudnative-mysql.io/pod-spec-hash"
 // PodSpecHash hashes a Pod spec as built.
 func PodSpecHash(spec *corev1.PodSpec) string {
 	data, _ := json.Marshal(spec) // a built spec always marshals
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// podHash is the hash a Pod is built with: its spec's, and with podMetadata set, the spec's and
+// the metadata's together, so a change of either rolls the Cluster (a Pod's labels and annotations
+// are then the Cluster's as they were when it was created, never a partial patch). Without
+// podMetadata it is PodSpecHash, so Pods built before the field existed are not rolled by it.
+func podHash(spec *corev1.PodSpec, pm *mysqlv1alpha1.PodMetadata) string {
+	if pm == nil || (len(pm.Labels) == 0 && len(pm.Annotations) == 0) {
+		return PodSpecHash(spec)
+	}
+	data, _ := json.Marshal(struct {
+		Spec     *corev1.PodSpec            `json:"spec"`
+		Metadata *mysqlv1alpha1.PodMetadata `json:"metadata"`
+	}{spec, pm})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
 }
@@ -182,18 +198,4 @@ func instanceVolumes(cluster, instance string) []corev1.Volume {
 		{Name: replicationTLSVolume, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: ReplicationClientSecretName(cluster)}}},
 	}, scratch...)
-}
-
-// defaultAffinity prefers spreading a Cluster's instances over distinct nodes; it is a preference,
-// so a single-node cluster still schedules every instance.
-func defaultAffinity(cluster string) *corev1.Affinity {
-	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
-			Weight: 100,
-			PodAffinityTerm: corev1.PodAffinityTerm{
-				TopologyKey:   corev1.LabelHostname,
-				LabelSelector: &metav1.LabelSelector{MatchLabels: ClusterLabels(cluster)},
-			},
-		}},
-	}}
 }

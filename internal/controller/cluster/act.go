@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -37,7 +38,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 	}{
 		{stepSecrets, func() ([]kit.Event, error) { return r.writeSecrets(ctx, c, d.Secrets, o.Now) }},
 		{stepOwned, func() ([]kit.Event, error) { return none(r.applyOwned(ctx, d)) }},
-		{stepCreate, func() ([]kit.Event, error) { return none(r.createInstances(ctx, c, d)) }},
+		{stepCreate, func() ([]kit.Event, error) { return r.createInstances(ctx, c, d) }},
 		{stepDetach, func() ([]kit.Event, error) { return r.detachAndDelete(ctx, o, d.Detach, d.DeletePVCs) }},
 		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c, d.DeletePods)) }},
 		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
@@ -105,18 +106,28 @@ func (r *Reconciler) patchStatus(ctx context.Context, c *v1.Cluster, st v1.Clust
 // createInstances creates the planned PVCs, then the Pods; an object that already exists counts
 // as created when the Cluster controls it (a previous reconcile got that far), and stops the step
 // when it does not (refuseForeign reports it on the next reconcile).
-func (r *Reconciler) createInstances(ctx context.Context, c *v1.Cluster, d Decision) error {
+//
+// An object the API server refuses (a Pod label it finds invalid, a PriorityClass that does not
+// exist, a quota) is reported as a Warning Event with the API server's reason: the Cluster's spec
+// needs a person's change, and retrying alone will not help.
+func (r *Reconciler) createInstances(ctx context.Context, c *v1.Cluster, d Decision) ([]kit.Event, error) {
+	refused := func(kind, name string, err error) []kit.Event {
+		if apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err) {
+			return []kit.Event{evInstanceRefused.With(kind, name, err.Error())}
+		}
+		return nil
+	}
 	for _, pvc := range d.CreatePVCs {
 		if err := r.createOwned(ctx, c, pvc, &corev1.PersistentVolumeClaim{}, "PVC"); err != nil {
-			return err
+			return refused("PVC", pvc.Name, err), err
 		}
 	}
 	for _, pod := range d.CreatePods {
 		if err := r.createOwned(ctx, c, pod, &corev1.Pod{}, "Pod"); err != nil {
-			return err
+			return refused("Pod", pod.Name, err), err
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // detachAndDelete detaches instance (detach) and deletes the detached PVCs named.

@@ -11,6 +11,8 @@ import (
 var (
 	evInstanceCreated = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceCreated",
 		Format: "Created instance %s (PVC and Pod)"}
+	evInstanceRefused = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "InstanceRefused",
+		Format: "The API server refused %s %s: %s"}
 	evPodRecreated = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceRecreated",
 		Format: "Recreated the Pod of instance %s on its retained PVC"}
 	evInstanceRemoved = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceRemoved",

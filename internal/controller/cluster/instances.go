@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -174,5 +175,11 @@ func (d *Decision) planScaleDown(c *v1.Cluster, o Observation, active []observed
 // setPodRole labels a new Pod with the role and routability the status gives its instance.
 func setPodRole(c *v1.Cluster, pod *corev1.Pod) {
 	role, routable := specs.InstanceRole(c, pod.Name), specs.InstanceRoutable(c, pod.Name)
-	pod.Labels = specs.InstanceLabels(c.Name, pod.Name, role, routable)
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	// The Pod's other labels (the Cluster's podMetadata) stay.
+	delete(pod.Labels, v1.RoleLabel)
+	delete(pod.Labels, v1.RoutableLabel)
+	maps.Copy(pod.Labels, specs.InstanceLabels(c.Name, pod.Name, role, routable))
 }

@@ -1,0 +1,100 @@
+package specs
+
+import (
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// applyScheduling copies the Cluster's scheduling fields into an instance Pod's spec: the
+// anti-affinity between the Cluster's instances, the node selector, tolerations, topology spread
+// and priority class. They are part of the spec, so of its hash: a change rolls the Cluster.
+func applyScheduling(spec *corev1.PodSpec, c *mysqlv1alpha1.Cluster) {
+	a := &c.Spec.Affinity
+	spec.Affinity = instanceAntiAffinity(c.Name, a)
+	if len(a.NodeSelector) > 0 {
+		spec.NodeSelector = maps.Clone(a.NodeSelector)
+	}
+	for _, t := range a.Tolerations {
+		spec.Tolerations = append(spec.Tolerations, corev1.Toleration{
+			Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect,
+			TolerationSeconds: copyInt64(t.TolerationSeconds),
+		})
+	}
+	for _, t := range c.Spec.TopologySpreadConstraints {
+		spec.TopologySpreadConstraints = append(spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
+			MaxSkew:            t.MaxSkew,
+			TopologyKey:        t.TopologyKey,
+			WhenUnsatisfiable:  t.WhenUnsatisfiable,
+			LabelSelector:      &metav1.LabelSelector{MatchLabels: ClusterLabels(c.Name)},
+			MinDomains:         copyInt32(t.MinDomains),
+			NodeAffinityPolicy: copyPolicy(t.NodeAffinityPolicy),
+			NodeTaintsPolicy:   copyPolicy(t.NodeTaintsPolicy),
+		})
+	}
+	spec.PriorityClassName = c.Spec.PriorityClassName
+}
+
+// instanceAntiAffinity keeps a Cluster's instances on distinct values of the topology key: a
+// preference by default (a single-node cluster still schedules every instance), a requirement
+// when asked. Nil when anti-affinity is off.
+func instanceAntiAffinity(cluster string, a *mysqlv1alpha1.AffinityConfiguration) *corev1.Affinity {
+	if a.EnablePodAntiAffinity != nil && !*a.EnablePodAntiAffinity {
+		return nil
+	}
+	term := corev1.PodAffinityTerm{
+		TopologyKey:   a.TopologyKey,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: ClusterLabels(cluster)},
+	}
+	if term.TopologyKey == "" {
+		term.TopologyKey = corev1.LabelHostname
+	}
+	if a.PodAntiAffinityType == mysqlv1alpha1.PodAntiAffinityRequired {
+		return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term},
+		}}
+	}
+	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: term}},
+	}}
+}
+
+// applyPodMetadata adds the Cluster's podMetadata to an instance Pod's labels and annotations;
+// the operator's own keys win.
+func applyPodMetadata(meta *metav1.ObjectMeta, c *mysqlv1alpha1.Cluster) {
+	pm := c.Spec.PodMetadata
+	if pm == nil {
+		return
+	}
+	meta.Labels = mergeLabels(pm.Labels, meta.Labels)
+	if len(pm.Annotations) > 0 {
+		meta.Annotations = mergeLabels(pm.Annotations, meta.Annotations)
+	}
+}
+
+func copyInt64(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func copyInt32(p *int32) *int32 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func copyPolicy(p *corev1.NodeInclusionPolicy) *corev1.NodeInclusionPolicy {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
