@@ -178,9 +178,12 @@ func (r *ResourceRequirements) Container() corev1.ResourceRequirements {
 
 // StorageConfiguration describes the PersistentVolumeClaim of each instance.
 type StorageConfiguration struct {
-	// Size of each instance's volume.
+	// Size of each instance's volume. Raising it grows every instance's PVC when its
+	// StorageClass allows volume expansion (all of them, or none: the StorageResized condition
+	// says why); it cannot shrink.
 	// +kubebuilder:validation:XValidation:rule="type(self) == int || isQuantity(self)",message="storage.size must be a quantity such as 10Gi"
 	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self > 0 : (!isQuantity(self) || quantity(self).isGreaterThan(quantity('0')))",message="storage.size must be greater than zero"
+	// +kubebuilder:validation:XValidation:rule="!(type(self) == int || isQuantity(self)) || !(type(oldSelf) == int || isQuantity(oldSelf)) || !(type(self) == int ? quantity(string(self)) : quantity(self)).isLessThan(type(oldSelf) == int ? quantity(string(oldSelf)) : quantity(oldSelf))",message="storage.size cannot shrink: a volume cannot be made smaller (raise it, or keep it)"
 	Size resource.Quantity `json:"size"`
 	// StorageClass of the claims; the cluster default when empty.
 	// +kubebuilder:validation:MaxLength=253

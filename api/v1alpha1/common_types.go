@@ -68,4 +68,7 @@ const (
 	// ConditionParametersRefused is True while an instance leaves a parameter of
 	// spec.mysql.parameters out of my.cnf (status.parameters.refused says which and why).
 	ConditionParametersRefused = "ParametersRefused"
+	// ConditionStorageResized is True when every instance's volume has spec.storage.size, False
+	// while volumes grow to it or when their StorageClass cannot grow them (the reason says which).
+	ConditionStorageResized = "StorageResized"
 )

@@ -21,3 +21,4 @@ package operator
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=list
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get

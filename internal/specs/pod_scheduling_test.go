@@ -39,7 +39,9 @@ func TestBuildPodScheduling(t *testing.T) {
 		}, func(p *corev1.Pod) bool { return p.Spec.Affinity == nil }},
 		{"the node selector is copied", func(c *mysqlv1alpha1.Cluster) {
 			c.Spec.Affinity.NodeSelector = map[string]string{"pool": "db"}
-		}, func(p *corev1.Pod) bool { return reflect.DeepEqual(p.Spec.NodeSelector, map[string]string{"pool": "db"}) }},
+		}, func(p *corev1.Pod) bool {
+			return reflect.DeepEqual(p.Spec.NodeSelector, map[string]string{"pool": "db"})
+		}},
 		{"tolerations are copied with their seconds", func(c *mysqlv1alpha1.Cluster) {
 			c.Spec.Affinity.Tolerations = []mysqlv1alpha1.Toleration{
 				{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "db", Effect: corev1.TaintEffectNoSchedule},

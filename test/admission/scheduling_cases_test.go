@@ -1,6 +1,10 @@
 package admission_test
 
-import "testing"
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
 
 func TestClusterSchedulingFields(t *testing.T) {
 	withSpec := func(extra string) string { return validCluster + extra }
@@ -43,5 +47,24 @@ func TestClusterSchedulingFields(t *testing.T) {
 		{name: "a Pod annotation under the operator's prefix is rejected",
 			manifest: withSpec("  podMetadata: {annotations: {mysql.cloudnative-mysql.io/pod-spec-hash: x}}\n"),
 			wantErr:  "podMetadata.annotations must not use the operator's prefix"},
+	})
+}
+
+func TestClusterStorageSizeChanges(t *testing.T) {
+	size := func(v any) func(u *unstructured.Unstructured) {
+		return func(u *unstructured.Unstructured) {
+			if err := unstructured.SetNestedField(u.Object, v, "spec", "storage", "size"); err != nil {
+				panic(err)
+			}
+		}
+	}
+	runAdmissionCases(t, []admissionCase{
+		{name: "raising storage.size is accepted", manifest: validCluster, update: size("2Gi")},
+		{name: "raising storage.size to a number of bytes is accepted", manifest: validCluster, update: size(int64(2147483648))},
+		{name: "the same size written otherwise is accepted", manifest: validCluster, update: size("1024Mi")},
+		{name: "shrinking storage.size is rejected", manifest: validCluster, update: size("512Mi"),
+			wantUpdateErr: "storage.size cannot shrink"},
+		{name: "shrinking storage.size to a number of bytes is rejected", manifest: validCluster, update: size(int64(1000)),
+			wantUpdateErr: "storage.size cannot shrink"},
 	})
 }

@@ -41,6 +41,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepCreate, func() ([]kit.Event, error) { return r.createInstances(ctx, c, d) }},
 		{stepDetach, func() ([]kit.Event, error) { return r.detachAndDelete(ctx, o, d.Detach, d.DeletePVCs) }},
 		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c, d.DeletePods)) }},
+		{stepExpand, func() ([]kit.Event, error) { return r.expandPVCs(ctx, o, d.ExpandPVCs) }},
 		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
 		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, c, o.Services, d) }},
 		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents) }},

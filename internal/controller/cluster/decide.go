@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
@@ -40,6 +42,9 @@ type Observation struct {
 	// RecoveryBackup is the Backup bootstrap.recovery names, nil when there is none or it does
 	// not exist: the instances' Role lets them read the Secrets it recorded.
 	RecoveryBackup *v1.Backup
+	// StorageClasses are the classes of the PVCs asking for less than storage.size, by name; nil
+	// for one that does not exist, absent for one the operator may not read (storage.go).
+	StorageClasses map[string]*storagev1.StorageClass
 	// ForeignObjects are the PVCs and Pods named after an instance this reconcile may create that
 	// exist with another controller, as "Kind name", by instance name (ownership_instances.go).
 	ForeignObjects map[string][]string
@@ -83,6 +88,10 @@ type Decision struct {
 	// PrimaryUnknown says targetPrimary is empty on a Cluster with instances and no single
 	// instance reports itself primary: nothing is promoted or added until a human sets it.
 	PrimaryUnknown bool
+	// ExpandPVCs are the PVCs whose storage request to raise to storage.size (stepExpand);
+	// storageCondition is the StorageResized condition (planStorage).
+	ExpandPVCs       []string
+	storageCondition metav1.Condition
 	// Rollout, when not nil, says why a rolling update waits or which step of the primary's
 	// update is under way (rollout.go, primary_update.go).
 	Rollout *rolloutWait
@@ -133,6 +142,8 @@ const (
 	stepCreate
 	stepDetach
 	stepDeletePods
+	// stepExpand raises the PVCs' storage requests (storage.go).
+	stepExpand
 	// stepFailover stops replicas' IO threads, demotes or deletes the old primary (failover.go).
 	stepFailover
 	// stepServices before stepRelabel: see act.
@@ -165,6 +176,8 @@ func Decide(o Observation) Decision {
 	d.DeletePods = podsOnDetachedPVCs(o.PVCs, o.Pods)
 	d.DeletePVCs = detachedPVCsToDelete(c, o.PVCs, o.Pods)
 	d.planRollout(c, o, active)
+	storage := planStorage(c.Spec.Storage.Size, active, o.StorageClasses)
+	d.ExpandPVCs, d.storageCondition = storage.Expand, storage.Condition
 	for _, in := range active {
 		d.Instances = append(d.Instances, in.Name)
 	}

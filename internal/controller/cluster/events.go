@@ -13,6 +13,12 @@ var (
 		Format: "Created instance %s (PVC and Pod)"}
 	evInstanceRefused = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "InstanceRefused",
 		Format: "The API server refused %s %s: %s"}
+	evVolumeExpanding = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "VolumeExpanding",
+		Format: "Asked PVC %s to grow from %s to %s"}
+	evStorageResized = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "StorageResized",
+		Format: "%s"}
+	evStorageNotResized = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "StorageNotResized",
+		Format: "%s"}
 	evPodRecreated = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceRecreated",
 		Format: "Recreated the Pod of instance %s on its retained PVC"}
 	evInstanceRemoved = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceRemoved",

@@ -73,6 +73,9 @@ func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (*Observa
 		return nil, err
 	}
 	o.Secrets = secrets
+	if o.StorageClasses, err = r.readStorageClasses(ctx, o.Cluster, o.PVCs); err != nil {
+		return nil, err
+	}
 	if o.ForeignObjects, err = r.readForeignInstanceObjects(ctx, o); err != nil {
 		return nil, err
 	}

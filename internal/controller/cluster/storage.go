@@ -1,0 +1,239 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// Storage growth: raising spec.storage.size expands every instance's PVC when its StorageClass
+// allows it (allowVolumeExpansion), all of them or none. The external resizer and the kubelet do
+// the growing; the StorageResized condition follows each PVC's status until its capacity reaches
+// the size. A shrink is refused at admission (a volume cannot be made smaller).
+
+// Reasons of the StorageResized condition.
+const (
+	reasonStorageResized         = "Resized"
+	reasonStorageResizing        = "Resizing"
+	reasonExpansionNotSupported  = "ExpansionNotSupported"
+	reasonStorageExpansionFailed = "ExpansionFailed"
+)
+
+// storagePlan is what storage growth does in one reconcile: the PVCs whose request to raise to
+// storage.size, and the condition that says how far the growth is.
+type storagePlan struct {
+	Expand    []string
+	Condition metav1.Condition
+}
+
+// planStorage decides storage growth from the instances' PVCs and the StorageClasses of those
+// below size (classes: by name; a nil value is a class that does not exist). Every PVC is grown,
+// or none: one whose class cannot expand stops the growth of all, so the instances never end
+// with volumes of different sizes because of a half-applied change.
+func planStorage(size resource.Quantity, active []observedInstance, classes map[string]*storagev1.StorageClass) storagePlan {
+	var expand, refused, failed, growing []string
+	for _, in := range active {
+		pvc := in.PVC
+		if pvc == nil || pvc.DeletionTimestamp != nil {
+			continue
+		}
+		requested := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+		if requested.Cmp(size) < 0 {
+			if why := cannotExpand(pvc, classes); why != "" {
+				refused = append(refused, why)
+			} else {
+				expand = append(expand, pvc.Name)
+			}
+			continue
+		}
+		if pvc.Status.Phase != corev1.ClaimBound {
+			continue // provisioned at the size it asks for
+		}
+		capacity := pvc.Status.Capacity[corev1.ResourceStorage]
+		if capacity.Cmp(size) >= 0 {
+			continue
+		}
+		if why := resizeFailure(pvc); why != "" {
+			failed = append(failed, fmt.Sprintf("%s: %s", pvc.Name, why))
+		} else {
+			growing = append(growing, fmt.Sprintf("%s %s of %s%s", pvc.Name, capacity.String(), size.String(), resizeStep(pvc)))
+		}
+	}
+	cond := metav1.Condition{Type: v1.ConditionStorageResized, Status: metav1.ConditionTrue, Reason: reasonStorageResized,
+		Message: "every instance's volume has storage.size " + size.String()}
+	switch {
+	case len(refused) > 0:
+		cond.Status, cond.Reason = metav1.ConditionFalse, reasonExpansionNotSupported
+		cond.Message = fmt.Sprintf("storage.size %s is not applied, no volume was changed: %s. Set storage.size back, "+
+			"or move the Cluster to a StorageClass with allowVolumeExpansion", size.String(), strings.Join(refused, "; "))
+		expand = nil
+	case len(failed) > 0:
+		cond.Status, cond.Reason = metav1.ConditionFalse, reasonStorageExpansionFailed
+		cond.Message = "the volume expansion failed: " + strings.Join(failed, "; ")
+	case len(expand) > 0 || len(growing) > 0:
+		cond.Status, cond.Reason = metav1.ConditionFalse, reasonStorageResizing
+		parts := slices.Clone(growing)
+		for _, name := range expand {
+			parts = append(parts, name+" asked to grow to "+size.String())
+		}
+		cond.Message = "growing the volumes to " + size.String() + ": " + strings.Join(parts, "; ")
+	}
+	return storagePlan{Expand: expand, Condition: cond}
+}
+
+// cannotExpand says why pvc's StorageClass cannot grow it, empty when it can.
+func cannotExpand(pvc *corev1.PersistentVolumeClaim, classes map[string]*storagev1.StorageClass) string {
+	name := ""
+	if pvc.Spec.StorageClassName != nil {
+		name = *pvc.Spec.StorageClassName
+	}
+	if name == "" {
+		return fmt.Sprintf("PVC %s has no StorageClass, so nothing can expand it", pvc.Name)
+	}
+	sc, ok := classes[name]
+	switch {
+	case !ok:
+		return fmt.Sprintf("StorageClass %s of PVC %s could not be read (the operator needs get on storageclasses)", name, pvc.Name)
+	case sc == nil:
+		return fmt.Sprintf("StorageClass %s of PVC %s does not exist", name, pvc.Name)
+	case sc.AllowVolumeExpansion == nil || !*sc.AllowVolumeExpansion:
+		return fmt.Sprintf("StorageClass %s of PVC %s does not allow volume expansion (allowVolumeExpansion is not true)", name, pvc.Name)
+	}
+	return ""
+}
+
+// resizeFailure is what a PVC's status says about an expansion that cannot finish: the
+// resizer's or the kubelet's infeasible state, empty when none.
+func resizeFailure(pvc *corev1.PersistentVolumeClaim) string {
+	switch pvc.Status.AllocatedResourceStatuses[corev1.ResourceStorage] {
+	case corev1.PersistentVolumeClaimControllerResizeInfeasible:
+		return "the storage provider refused the new size" + conditionMessage(pvc, corev1.PersistentVolumeClaimControllerResizeError)
+	case corev1.PersistentVolumeClaimNodeResizeInfeasible:
+		return "the node could not grow the file system" + conditionMessage(pvc, corev1.PersistentVolumeClaimNodeResizeError)
+	}
+	return ""
+}
+
+// resizeStep names the step of a running expansion, from the PVC's status.
+func resizeStep(pvc *corev1.PersistentVolumeClaim) string {
+	switch pvc.Status.AllocatedResourceStatuses[corev1.ResourceStorage] {
+	case corev1.PersistentVolumeClaimNodeResizePending, corev1.PersistentVolumeClaimNodeResizeInProgress:
+		return " (the node grows the file system)"
+	}
+	for _, c := range pvc.Status.Conditions {
+		if c.Type == corev1.PersistentVolumeClaimFileSystemResizePending && c.Status == corev1.ConditionTrue {
+			return " (the node grows the file system)"
+		}
+	}
+	return " (the storage provider grows the volume)"
+}
+
+func conditionMessage(pvc *corev1.PersistentVolumeClaim, t corev1.PersistentVolumeClaimConditionType) string {
+	for _, c := range pvc.Status.Conditions {
+		if c.Type == t && c.Message != "" {
+			return ": " + c.Message
+		}
+	}
+	return ""
+}
+
+// storageEvent is the Event of StorageResized changing reason: a Warning when the growth is
+// refused or failed, Normal when every volume reached the size after a growth.
+func storageEvent(old []metav1.Condition, st v1.ClusterStatus) (kit.Event, bool) {
+	n := meta.FindStatusCondition(st.Conditions, v1.ConditionStorageResized)
+	o := meta.FindStatusCondition(old, v1.ConditionStorageResized)
+	if n == nil || (o != nil && o.Reason == n.Reason && o.Message == n.Message) {
+		return kit.Event{}, false
+	}
+	switch n.Reason {
+	case reasonExpansionNotSupported, reasonStorageExpansionFailed:
+		return evStorageNotResized.With(n.Message), true
+	case reasonStorageResized:
+		if o != nil && o.Reason != reasonStorageResized {
+			return evStorageResized.With(n.Message), true
+		}
+	}
+	return kit.Event{}, false
+}
+
+// classesToRead are the StorageClasses of the active PVCs asking for less than storage.size.
+func classesToRead(c *v1.Cluster, pvcs []corev1.PersistentVolumeClaim) []string {
+	var out []string
+	for _, pvc := range pvcs {
+		requested := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+		if pvc.Annotations[specs.DetachedAnnotation] != "" || requested.Cmp(c.Spec.Storage.Size) >= 0 ||
+			pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName == "" {
+			continue
+		}
+		if !slices.Contains(out, *pvc.Spec.StorageClassName) {
+			out = append(out, *pvc.Spec.StorageClassName)
+		}
+	}
+	return out
+}
+
+// readStorageClasses reads the StorageClasses classesToRead names, from the API server (the
+// operator reads a class only while a growth is pending; it keeps no cache of them).
+func (r *Reconciler) readStorageClasses(ctx context.Context, c *v1.Cluster, pvcs []corev1.PersistentVolumeClaim) (map[string]*storagev1.StorageClass, error) {
+	names := classesToRead(c, pvcs)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]*storagev1.StorageClass, len(names))
+	for _, name := range names {
+		sc := &storagev1.StorageClass{}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Name: name}, sc)
+		switch {
+		case apierrors.IsNotFound(err):
+			out[name] = nil
+		case apierrors.IsForbidden(err):
+			// An operator installed for some namespaces only may not read cluster-scoped
+			// objects: the growth is refused with that reason (cannotExpand).
+			log.FromContext(ctx).Info("may not read StorageClass", "storageClass", name, "error", err.Error())
+		case err != nil:
+			return nil, fmt.Errorf("reading StorageClass %s: %w", name, err)
+		default:
+			out[name] = sc
+		}
+	}
+	return out, nil
+}
+
+// expandPVCs raises the storage request of each PVC named to storage.size.
+func (r *Reconciler) expandPVCs(ctx context.Context, o *Observation, names []string) ([]kit.Event, error) {
+	size := o.Cluster.Spec.Storage.Size
+	var events []kit.Event
+	for _, name := range names {
+		i := slices.IndexFunc(o.PVCs, func(p corev1.PersistentVolumeClaim) bool { return p.Name == name })
+		if i < 0 {
+			continue
+		}
+		pvc := &o.PVCs[i]
+		old := pvc.DeepCopy()
+		from := old.Spec.Resources.Requests[corev1.ResourceStorage]
+		if pvc.Spec.Resources.Requests == nil {
+			pvc.Spec.Resources.Requests = corev1.ResourceList{}
+		}
+		pvc.Spec.Resources.Requests[corev1.ResourceStorage] = size.DeepCopy()
+		if err := kit.PatchSpec(ctx, r.Client, pvc, old); err != nil {
+			return events, fmt.Errorf("expanding PVC %s to %s: %w", name, size.String(), err)
+		}
+		log.FromContext(ctx).Info("expanding PVC", "pvc", name, "from", from.String(), "to", size.String())
+		events = append(events, evVolumeExpanding.With(name, from.String(), size.String()))
+	}
+	return events, nil
+}
