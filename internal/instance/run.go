@@ -129,6 +129,9 @@ func (m *manager) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := m.refuseDowngrade(ctx, decision); err != nil {
+		return err
+	}
 	if err := m.initialize(ctx, decision); err != nil {
 		return err
 	}
@@ -149,6 +152,11 @@ func (m *manager) run(ctx context.Context) error {
 	defer stopMysqld()
 	supErr := make(chan error, 1)
 	go func() { supErr <- sup.Run(supCtx) }()
+	// The start of the shutdown budget (SIGTERM): a primary gives up its Lease, serving ends,
+	// then mysqld gets GracePeriod to stop; the supervisor logs when it stopped and how long that
+	// took, so a Pod's whole shutdown can be read from its log.
+	announced := context.AfterFunc(ctx, func() { m.deps.Log.Info("shutting down", "gracePeriod", m.cfg.GracePeriod) })
+	defer announced()
 	err = m.serve(ctx, decision, cluster)
 	stopMysqld()
 	return errors.Join(err, <-supErr)

@@ -62,6 +62,11 @@ func aggregateStatus(c *v1.Cluster, o Observation, active []observedInstance, d 
 	st.Parameters = aggregateParameters(c, names, o.Reports)
 	setClusterConditions(&st, c, o, d)
 	setParametersCondition(&st, c, metav1.NewTime(o.Now))
+	if d.storageCondition.Type != "" {
+		cond := d.storageCondition
+		cond.ObservedGeneration, cond.LastTransitionTime = c.Generation, metav1.NewTime(o.Now)
+		meta.SetStatusCondition(&st.Conditions, cond)
+	}
 	return st
 }
 
@@ -172,7 +177,11 @@ func degradation(st *v1.ClusterStatus, c *v1.Cluster, o Observation, d *Decision
 	if len(st.DivergedInstances) > 0 {
 		return reasonDivergedInstances, divergedMessagePrefix + strings.Join(st.DivergedInstances, ", ")
 	}
-	if active, _ := indexInstances(c, o.PVCs, o.Pods); int32(len(active)) > c.Spec.Instances {
+	active, _ := indexInstances(c, o.PVCs, o.Pods)
+	if refused := versionRefusals(active); len(refused) > 0 {
+		return reasonServerVersionRefused, "mysqld not started, the rolling update waits: " + strings.Join(refused, "; ")
+	}
+	if int32(len(active)) > c.Spec.Instances {
 		if _, ok := scaleDownVictim(c, active); !ok {
 			return reasonScaleDownBlocked, "only primaries are left to remove"
 		}
@@ -207,6 +216,9 @@ func conditionEvents(old []metav1.Condition, st v1.ClusterStatus, instances int3
 		out = append(out, evPrimaryUpdateWaiting.With(n.Message))
 	}
 	if e, ok := parametersRefusedEvent(old, st); ok {
+		out = append(out, e)
+	}
+	if e, ok := storageEvent(old, st); ok {
 		out = append(out, e)
 	}
 	if n, ok := changed(v1.ConditionDegraded); ok {
