@@ -6,6 +6,8 @@
 #   status      print the processes and the Node
 #   kubeconfig  print the path of the admin kubeconfig
 #   images      (re)build and import the images (pause, operator, mysql) into the running node
+#   next-operator  build and import $OPERATOR_NEXT_IMAGE: the same tree built as version "next",
+#               what an operator upgrade moves to (test/chaos operator-upgrade)
 #
 # The whole node lives in its own network namespace ($NODE_NETNS), joined to the host by one veth
 # pair: every port, route, sysctl and iptables rule of the node and its Pods stays in there, the host
@@ -31,6 +33,7 @@ COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler container
 
 PAUSE_IMAGE=docker.io/cloudnative-mysql/pause:dev
 OPERATOR_IMAGE=cloudnative-mysql/operator:dev
+OPERATOR_NEXT_IMAGE=cloudnative-mysql/operator:next
 MYSQL_IMAGE=cloudnative-mysql/mysql:9.7
 # VOLUME_GID owns the node's volumes: the fsGroup of instance Pods (specs.MySQLGID), the group
 # of the MySQL image's mysql user.
@@ -156,10 +159,28 @@ build_images() {
 	fi
 }
 
+# build_next_operator packs the operator image an upgrade moves to: the same sources, built with
+# another version stamp, so its binary and its digest differ from $OPERATOR_IMAGE's. Built only on
+# demand (the operator-upgrade fault), cached by the tree's hash like the others.
+build_next_operator() {
+	build_images
+	local want
+	want=$(cd "$CNM_ROOT" && tree_hash cmd internal api go.mod go.sum)
+	if [ "$(cat "$IMAGES_DIR/.stamp-operator-next.tar" 2>/dev/null)" != "$want" ]; then
+		log "building the next operator image (the manager binary, version next)"
+		(cd "$CNM_ROOT" && CGO_ENABLED=0 go build -trimpath \
+			-ldflags '-s -w -X github.com/cloudnative-mysql/cloudnative-mysql/internal/version.Version=next' \
+			-o "$IMAGES_DIR/manager-next" ./cmd/manager)
+		"$IMAGES_DIR/imgpack" -ref "$OPERATOR_NEXT_IMAGE" -out "$IMAGES_DIR/operator-next.tar" \
+			-add "$IMAGES_DIR/manager-next:/manager" -entrypoint /manager -user 65532 >/dev/null
+		echo "$want" >"$IMAGES_DIR/.stamp-operator-next.tar"
+	fi
+}
+
 # import_images loads every image tarball whose digest the node does not have yet.
 import_images() {
 	local t
-	for t in pause operator mysql; do
+	for t in pause operator mysql operator-next; do
 		[ -f "$IMAGES_DIR/$t.tar" ] || continue
 		local sum
 		sum=$(sha256sum "$IMAGES_DIR/$t.tar" | cut -c1-16)
@@ -655,5 +676,9 @@ images)
 	build_images
 	import_images
 	;;
-*) die "usage: $0 up|down|status|kubeconfig|images" ;;
+next-operator)
+	build_next_operator
+	import_images
+	;;
+*) die "usage: $0 up|down|status|kubeconfig|images|next-operator" ;;
 esac

@@ -101,6 +101,17 @@ type ClusterSpec struct {
 	// +optional
 	Resources ResourceRequirements `json:"resources,omitempty"`
 
+	// StopDelay is how many seconds an instance has to shut down once its Pod is deleted (the
+	// Pod's terminationGracePeriodSeconds): a primary gives up its Lease, then mysqld stops
+	// cleanly, flushing its dirty pages, with all but ten of these seconds; only a mysqld still
+	// running then is killed. mysqld's stop grows with the dirty pages of its buffer pool: raise
+	// this for a large one on slow disks.
+	// +kubebuilder:default=180
+	// +kubebuilder:validation:Minimum=15
+	// +kubebuilder:validation:Maximum=86400
+	// +optional
+	StopDelay int32 `json:"stopDelay,omitempty"`
+
 	// Affinity places the instances: anti-affinity between them (preferred on distinct nodes
 	// by default), a node selector and tolerations.
 	// +kubebuilder:default={}

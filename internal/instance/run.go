@@ -158,8 +158,48 @@ func (m *manager) run(ctx context.Context) error {
 	announced := context.AfterFunc(ctx, func() { m.deps.Log.Info("shutting down", "gracePeriod", m.cfg.GracePeriod) })
 	defer announced()
 	err = m.serve(ctx, decision, cluster)
+	// Serving is over and nothing runs SQL any more: client sessions, then the manager's own,
+	// end before mysqld is asked to stop. mysqld waits 10 s for an idle session before it forces
+	// it closed (measured: a primary's stop took 10.7 s with sessions open, 3.4 s without).
+	m.refuseClients(ctx)
+	m.closeSessions()
 	stopMysqld()
 	return errors.Join(err, <-supErr)
+}
+
+// refuseClientsTimeout bounds ending the client sessions at shutdown.
+const refuseClientsTimeout = 5 * time.Second
+
+// refuseClients, at shutdown, turns offline_mode on (no ordinary client may log in again: a pool
+// would reconnect to a server that is about to stop) and ends the client sessions. Best effort:
+// mysqld's own shutdown ends whatever is left, only later. offline_mode is not persisted, so the
+// next start serves clients again.
+func (m *manager) refuseClients(ctx context.Context) {
+	if m.op == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refuseClientsTimeout)
+	defer cancel()
+	if err := m.op.SetOfflineMode(ctx, true); err != nil {
+		m.deps.Log.Info("shutting down: offline_mode could not be turned on", "error", err.Error())
+		return
+	}
+	n, err := m.op.KillClientSessions(ctx)
+	if err != nil {
+		m.deps.Log.Info("shutting down: ending the client sessions failed", "error", err.Error())
+		return
+	}
+	m.deps.Log.Info("shutting down: clients refused (offline_mode) and their sessions ended", "sessions", n)
+}
+
+// closeSessions closes the manager's connection pools (closing is idempotent: the deferred
+// closes of Run follow).
+func (m *manager) closeSessions() {
+	for _, op := range []mysql.Operator{m.op, m.probeOp, m.fallbackOp} {
+		if op != nil {
+			_ = op.Close()
+		}
+	}
 }
 
 // initialize creates the system tables for a first primary or a new replica; a replica's data

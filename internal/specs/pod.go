@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -92,6 +93,8 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 		},
 	}
 	applyScheduling(&pod.Spec, c)
+	grace, _ := stopBudget(c)
+	pod.Spec.TerminationGracePeriodSeconds = &grace
 	pod.Annotations = map[string]string{PodSpecHashAnnotation: podHash(&pod.Spec, c.Spec.PodMetadata)}
 	applyPodMetadata(&pod.ObjectMeta, c)
 	return pod
@@ -141,7 +144,7 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 		Name:            MySQLContainerName,
 		Image:           c.Spec.ImageName,
 		ImagePullPolicy: corev1.PullIfNotPresent,
-		Command:         []string{ManagerPath, "instance", "run", "--data-volume=" + DataVolumeDir, "--data-dir=" + DataDir},
+		Command:         instanceCommand(c),
 		Env: []corev1.EnvVar{
 			{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 			{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
@@ -173,6 +176,13 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 		ctr.Env = append(ctr.Env, corev1.EnvVar{Name: "RESTARTED_AT", Value: at})
 	}
 	return ctr
+}
+
+// instanceCommand runs the instance manager, giving mysqld its part of the shutdown budget.
+func instanceCommand(c *mysqlv1alpha1.Cluster) []string {
+	_, mysqld := stopBudget(c)
+	return []string{ManagerPath, "instance", "run", "--data-volume=" + DataVolumeDir, "--data-dir=" + DataDir,
+		"--grace-period=" + strconv.FormatInt(mysqld, 10) + "s"}
 }
 
 // managerProbe is an HTTP probe on the instance manager's probe port.

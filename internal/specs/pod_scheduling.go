@@ -98,3 +98,22 @@ func copyPolicy(p *corev1.NodeInclusionPolicy) *corev1.NodeInclusionPolicy {
 	v := *p
 	return &v
 }
+
+// Shutdown budget: of a Pod's grace period (spec.stopDelay), the instance manager keeps
+// shutdownOverhead for what precedes and follows mysqld's stop (a primary gives up its Lease, at
+// most 5 s; the HTTP servers close, at most 2 s) and gives mysqld the rest, so the kubelet never
+// has to kill a mysqld that is still flushing.
+const (
+	shutdownOverhead = 10
+	// DefaultStopDelay applies to a Cluster read before the field existed.
+	DefaultStopDelay = 180
+)
+
+// stopBudget returns the Pod's grace period and the part of it mysqld gets, in seconds.
+func stopBudget(c *mysqlv1alpha1.Cluster) (pod int64, mysqld int64) {
+	pod = int64(c.Spec.StopDelay)
+	if pod == 0 {
+		pod = DefaultStopDelay
+	}
+	return pod, max(pod-shutdownOverhead, 5)
+}

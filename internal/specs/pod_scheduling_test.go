@@ -115,6 +115,8 @@ func TestPodHashCoversScheduling(t *testing.T) {
 		{"a spread constraint changes it", func(c *mysqlv1alpha1.Cluster) {
 			c.Spec.TopologySpreadConstraints = []mysqlv1alpha1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: corev1.ScheduleAnyway}}
 		}, true},
+		{"the defaults written out keep the hash: stopDelay", func(c *mysqlv1alpha1.Cluster) { c.Spec.StopDelay = DefaultStopDelay }, false},
+		{"a stop delay changes it", func(c *mysqlv1alpha1.Cluster) { c.Spec.StopDelay = 600 }, true},
 		{"a priority class changes it", func(c *mysqlv1alpha1.Cluster) { c.Spec.PriorityClassName = "high" }, true},
 		{"a Pod label changes it", func(c *mysqlv1alpha1.Cluster) {
 			c.Spec.PodMetadata = &mysqlv1alpha1.PodMetadata{Labels: map[string]string{"team": "a"}}
@@ -129,6 +131,26 @@ func TestPodHashCoversScheduling(t *testing.T) {
 			got := BuildPod(c, 1, PodOptions{OperatorImage: "op:1"}).Annotations[PodSpecHashAnnotation]
 			if (got != base) != tc.changes {
 				t.Errorf("hash %s, before %s: want changed=%v", got, base, tc.changes)
+			}
+		})
+	}
+}
+
+func TestStopBudget(t *testing.T) {
+	for _, tc := range []struct {
+		rule              string
+		stopDelay         int32
+		wantPod, wantMsql int64
+	}{
+		{"unset is the default, 180 s", 0, 180, 170},
+		{"the Pod gets stopDelay, mysqld all but 10 s of it", 600, 600, 590},
+		{"the smallest admitted stopDelay leaves mysqld 5 s", 15, 15, 5},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			c := testCluster()
+			c.Spec.StopDelay = tc.stopDelay
+			if pod, mysqld := stopBudget(c); pod != tc.wantPod || mysqld != tc.wantMsql {
+				t.Errorf("got pod %d, mysqld %d; want %d, %d", pod, mysqld, tc.wantPod, tc.wantMsql)
 			}
 		})
 	}

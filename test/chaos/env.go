@@ -26,6 +26,8 @@ type Env struct {
 	Kubeconfig string
 	CtrSocket  string
 	Dialer     *NetnsDialer
+	// Operator is the operator's Deployment, for OperatorUpgrade.
+	Operator Operator
 	// Logf, when set, receives progress lines.
 	Logf func(format string, args ...any)
 }

@@ -75,7 +75,7 @@ const (
 // Kinds lists every kind, in the order the program uses them by default.
 var Kinds = []Kind{PodDelete, ContainerKill, MysqldKill, NetworkCut, ManagerKill, ManagerFreeze, Switchover,
 	ReplicaPartition, ReplicaPartitionThenCrash, CrashWithAckingReplicaDown, SwitchoverLaggingTarget,
-	RollingUpdate, RollingUpdateRestart, ParameterDynamic, ParameterRestart, Scale}
+	RollingUpdate, RollingUpdateRestart, ParameterDynamic, ParameterRestart, Scale, OperatorUpgrade}
 
 // ParseKinds reads a comma-separated list of kinds.
 func ParseKinds(s string) ([]Kind, error) {
@@ -105,6 +105,8 @@ type Fault struct {
 	At     time.Time  `json:"at"`
 	Healed *time.Time `json:"healed,omitempty"`
 	Detail string     `json:"detail,omitempty"`
+	// Shutdowns are the instance restarts a rollout made, as their logs show them.
+	Shutdowns []Shutdown `json:"shutdowns,omitempty"`
 	// FallbackGTIDs is the gtidExecuted of the semi-sync fallback record the primary wrote during
 	// a replica partition: the commits after it may have been acknowledged by it alone.
 	FallbackGTIDs string `json:"fallbackGTIDs,omitempty"`
@@ -229,6 +231,8 @@ func (e *Env) Inject(ctx context.Context, t Target, k Kind, primary, replica str
 		return f, e.injectParameterChange(ctx, t, &f, k)
 	case Scale:
 		return f, e.injectScale(ctx, t, &f)
+	case OperatorUpgrade:
+		return f, e.injectOperatorUpgrade(ctx, t, &f)
 	}
 	return f, fmt.Errorf("unknown fault %q", k)
 }

@@ -54,5 +54,6 @@ func LocalEnv(kubeconfig, kubectl, ctrSocket string) (*Env, error) {
 	if _, err := os.Stat(NodeNetns); err != nil {
 		return nil, fmt.Errorf("the local node's network namespace: %w (is hack/localcluster.sh up?)", err)
 	}
-	return &Env{Client: c, Kubectl: kubectl, Kubeconfig: kubeconfig, CtrSocket: ctrSocket, Dialer: &NetnsDialer{Path: NodeNetns}}, nil
+	return &Env{Client: c, Kubectl: kubectl, Kubeconfig: kubeconfig, CtrSocket: ctrSocket, Dialer: &NetnsDialer{Path: NodeNetns},
+		Operator: LocalOperator}, nil
 }

@@ -29,6 +29,11 @@ func parameterOf(k Kind) (key string, a, b int) {
 // injectParameterChange edits spec.mysql.parameters, as a person would, and waits until every
 // instance's mysqld runs with the new value and the Cluster reports nothing pending or refused.
 func (e *Env) injectParameterChange(ctx context.Context, t Target, f *Fault, k Kind) error {
+	watch, err := e.watchShutdowns(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer watch.stop()
 	key, a, b := parameterOf(k)
 	var value string
 	c, err := e.EditCluster(ctx, t, func(c *mysqlv1.Cluster) {
@@ -54,7 +59,7 @@ func (e *Env) injectParameterChange(ctx context.Context, t Target, f *Fault, k K
 	now := time.Now()
 	f.Healed = &now
 	f.Detail += fmt.Sprintf("; every instance runs it after %s", now.Sub(f.At).Round(100*time.Millisecond))
-	return nil
+	return f.recordShutdowns(watch.stop())
 }
 
 // parameterApplied: the Cluster, its status describing generation, is settled with nothing

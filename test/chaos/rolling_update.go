@@ -21,6 +21,11 @@ const RolloutTimeout = 6 * time.Minute
 // waits until every instance runs the new spec and the Cluster reports it converged. The fault is
 // the whole update: f.At is the patch, f.Healed the end of the rollout.
 func (e *Env) injectRollingUpdate(ctx context.Context, t Target, f *Fault, method mysqlv1.PrimaryUpdateMethod) error {
+	watch, err := e.watchShutdowns(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer watch.stop()
 	var cpu resource.Quantity
 	c, err := e.EditCluster(ctx, t, func(c *mysqlv1.Cluster) {
 		cpu = resource.MustParse("50m")
@@ -44,7 +49,7 @@ func (e *Env) injectRollingUpdate(ctx context.Context, t Target, f *Fault, metho
 	now := time.Now()
 	f.Healed = &now
 	f.Detail += fmt.Sprintf("; rolled out in %s", now.Sub(f.At).Round(100*time.Millisecond))
-	return nil
+	return f.recordShutdowns(watch.stop())
 }
 
 // rolledOut: the Cluster is settled at generation and every instance's Pod, ready, carries the

@@ -77,7 +77,7 @@ func runFaults(t *testing.T, kinds ...chaos.Kind) (*chaos.Report, *mysqlv1.Clust
 	ns := Namespace(t)
 	ctx := context.Background()
 	ce := &chaos.Env{Client: env.c, Kubectl: env.kubectl, Kubeconfig: env.kubeconfig, CtrSocket: env.ctrSocket,
-		Dialer: &chaos.NetnsDialer{Path: chaos.NodeNetns}, Logf: t.Logf}
+		Dialer: &chaos.NetnsDialer{Path: chaos.NodeNetns}, Logf: t.Logf, Operator: chaos.LocalOperator}
 	target := chaos.Target{Namespace: ns, Name: "db"}
 	if err := ce.CreateCluster(ctx, chaos.ClusterSpec(target, mysqlImage, mysqlv1.DataDurabilityRequired, 0)); err != nil {
 		t.Fatal(err)

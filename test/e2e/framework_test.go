@@ -29,6 +29,8 @@ import (
 const (
 	operatorNamespace  = "cloudnative-mysql-system"
 	operatorDeployment = "cloudnative-mysql-manager"
+	// operatorImage is the image config/default installs, built by hack/localcluster.sh.
+	operatorImage = "cloudnative-mysql/operator:dev"
 )
 
 // env is the cluster the tests run against, set up once by TestMain.

@@ -3,7 +3,12 @@
 package e2e
 
 import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/test/chaos"
 )
@@ -39,6 +44,32 @@ func TestRollingUpdateRestartsThePrimaryInPlace(t *testing.T) {
 	checkRouting(t, cl)
 }
 
+// An operator upgrade under the same load: the operator's Deployment moves to another operator
+// image (the same sources built as version "next"), which is also the image instance Pods copy
+// the manager from, so every instance is replaced in the rolling update's order and the primary
+// switched over once. No acknowledged write is lost, never two writers, the write gap is the
+// switchover's, and every restart stops mysqld cleanly. The operator is moved back at the end.
+func TestOperatorUpgradeUnderWrites(t *testing.T) {
+	if out, err := exec.Command("bash", filepath.Join(env.root, "hack/localcluster.sh"), "next-operator").CombinedOutput(); err != nil {
+		t.Fatalf("building the next operator image: %v\n%s", err, out)
+	}
+	restore := &chaos.Env{Client: env.c, Operator: chaos.LocalOperator}
+	t.Cleanup(func() {
+		if err := restore.SetOperatorImage(context.Background(), operatorImage); err != nil {
+			t.Errorf("moving the operator back to %s: %v", operatorImage, err)
+		}
+	})
+	rep, cl := runFaults(t, chaos.OperatorUpgrade)
+	f := rep.Faults[0]
+	if f.NewPrimary == "" || f.NewPrimary == f.Primary {
+		t.Errorf("after the upgrade the primary is %q, was %q: the operator did not switch over", f.NewPrimary, f.Primary)
+	}
+	wantEvents(t, f, true, "PrimaryUpdateSwitchover", "SwitchoverCompleted", "InstanceUpdating")
+	wantEvents(t, f, false, "FailoverStarted")
+	logRollout(t, f)
+	checkRouting(t, cl)
+}
+
 func logRollout(t *testing.T, f chaos.FaultResult) {
 	t.Helper()
 	gap := "none"
@@ -54,6 +85,11 @@ func logRollout(t *testing.T, f chaos.FaultResult) {
 	}
 	for _, e := range f.Events {
 		t.Logf("event: %s", e)
+	}
+	for _, s := range f.Shutdowns {
+		if s.Seen && s.Total > 5*time.Second {
+			t.Logf("the shutdown of %s took %s; mysqld's log meanwhile:\n%s", s.Pod, s.Total, strings.Join(s.Lines, "\n"))
+		}
 	}
 }
 

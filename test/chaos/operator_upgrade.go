@@ -1,0 +1,125 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	k8sretry "k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// OperatorUpgrade moves the operator's Deployment to another operator image under the load, as an
+// upgrade does: the new operator image is also the one instance Pods copy the manager from, so
+// every instance is replaced in the rolling update's order and the primary switched over once
+// (this build has no in-place update of the instance manager).
+const OperatorUpgrade Kind = "operator-upgrade"
+
+// Operator names the operator's Deployment and the image an upgrade moves it to.
+type Operator struct {
+	Namespace, Deployment string
+	// ManagerContainer is the Deployment's container, ImageEnv its variable naming the image
+	// instance Pods copy the manager from.
+	ManagerContainer, ImageEnv string
+	// NextImage is the image OperatorUpgrade moves to.
+	NextImage string
+}
+
+// LocalOperator is the operator as config/default installs it on the local node, and the image
+// `bash hack/localcluster.sh next-operator` builds for an upgrade.
+var LocalOperator = Operator{Namespace: "cloudnative-mysql-system", Deployment: "cloudnative-mysql-manager",
+	ManagerContainer: "manager", ImageEnv: "OPERATOR_IMAGE_NAME", NextImage: "cloudnative-mysql/operator:next"}
+
+// SetOperatorImage points the operator's Deployment (its container image and the image instance
+// Pods copy the manager from) at image, and waits until the Deployment runs it.
+func (e *Env) SetOperatorImage(ctx context.Context, image string) error {
+	o := e.Operator
+	key := client.ObjectKey{Namespace: o.Namespace, Name: o.Deployment}
+	var d appsv1.Deployment
+	err := k8sretry.RetryOnConflict(k8sretry.DefaultRetry, func() error {
+		if err := e.Client.Get(ctx, key, &d); err != nil {
+			return err
+		}
+		found := false
+		for i := range d.Spec.Template.Spec.Containers {
+			ctr := &d.Spec.Template.Spec.Containers[i]
+			if ctr.Name != o.ManagerContainer {
+				continue
+			}
+			found, ctr.Image = true, image
+			for j := range ctr.Env {
+				if ctr.Env[j].Name == o.ImageEnv {
+					ctr.Env[j].Value = image
+				}
+			}
+		}
+		if !found {
+			return fmt.Errorf("deployment %s has no container %s", key, o.ManagerContainer)
+		}
+		return e.Client.Update(ctx, &d)
+	})
+	if err != nil {
+		return fmt.Errorf("setting the operator image to %s: %w", image, err)
+	}
+	generation := d.Generation
+	return pollUntil(ctx, 3*time.Minute, func() (bool, string, error) {
+		if err := e.Client.Get(ctx, key, &d); err != nil {
+			return false, "", err
+		}
+		want := int32(1)
+		if d.Spec.Replicas != nil {
+			want = *d.Spec.Replicas
+		}
+		st := d.Status
+		return st.ObservedGeneration >= generation && st.UpdatedReplicas == want && st.AvailableReplicas == want &&
+				st.Replicas == want,
+			fmt.Sprintf("deployment %s: %d updated, %d available, %d in all", key, st.UpdatedReplicas, st.AvailableReplicas, st.Replicas), nil
+	})
+}
+
+// injectOperatorUpgrade moves the operator to e.Operator.NextImage and waits until every
+// instance runs the manager of that image with the Cluster settled. The fault is the whole
+// upgrade: f.At is the Deployment's update, f.Healed the end of the instances' rollout.
+func (e *Env) injectOperatorUpgrade(ctx context.Context, t Target, f *Fault) error {
+	next := e.Operator.NextImage
+	if next == "" {
+		return fmt.Errorf("no operator image to upgrade to (Env.Operator.NextImage)")
+	}
+	watch, err := e.watchShutdowns(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer watch.stop()
+	f.At = time.Now()
+	if err := e.SetOperatorImage(ctx, next); err != nil {
+		return err
+	}
+	operatorReady := time.Since(f.At)
+	if err := pollUntil(ctx, RolloutTimeout, func() (bool, string, error) {
+		c, err := e.Cluster(ctx, t)
+		if err != nil {
+			return false, "", err
+		}
+		pods, err := e.Pods(ctx, t)
+		if err != nil {
+			return false, "", err
+		}
+		for _, p := range pods {
+			if img := operatorImageOf(&p); img != next {
+				return false, fmt.Sprintf("%s runs the manager of %s", p.Name, img), nil
+			}
+		}
+		if ok, why := settledAt(c, pods, c.Generation); !ok {
+			return false, why, nil
+		}
+		return e.rolledOut(ctx, t, c.Generation)
+	}); err != nil {
+		return fmt.Errorf("the instances' rollout to %s: %w", next, err)
+	}
+	now := time.Now()
+	f.Healed = &now
+	f.Detail = fmt.Sprintf("operator image %s: the operator ran it after %s, every instance after %s", next,
+		operatorReady.Round(100*time.Millisecond), now.Sub(f.At).Round(100*time.Millisecond))
+	return f.recordShutdowns(watch.stop())
+}
