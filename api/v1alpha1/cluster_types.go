@@ -103,11 +103,11 @@ type ClusterSpec struct {
 
 	// StopDelay is how many seconds an instance has to shut down once its Pod is deleted (the
 	// Pod's terminationGracePeriodSeconds): a primary gives up its Lease, then mysqld stops
-	// cleanly, flushing its dirty pages, with all but ten of these seconds; only a mysqld still
+	// cleanly, flushing its dirty pages, with all but 15 of these seconds; only a mysqld still
 	// running then is killed. mysqld's stop grows with the dirty pages of its buffer pool: raise
 	// this for a large one on slow disks.
 	// +kubebuilder:default=180
-	// +kubebuilder:validation:Minimum=15
+	// +kubebuilder:validation:Minimum=20
 	// +kubebuilder:validation:Maximum=86400
 	// +optional
 	StopDelay int32 `json:"stopDelay,omitempty"`
@@ -191,10 +191,10 @@ func (r *ResourceRequirements) Container() corev1.ResourceRequirements {
 type StorageConfiguration struct {
 	// Size of each instance's volume. Raising it grows every instance's PVC when its
 	// StorageClass allows volume expansion (all of them, or none: the StorageResized condition
-	// says why); it cannot shrink.
+	// says why). A volume cannot shrink: a smaller size is not applied, and new instances get
+	// the existing volumes' size.
 	// +kubebuilder:validation:XValidation:rule="type(self) == int || isQuantity(self)",message="storage.size must be a quantity such as 10Gi"
 	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self > 0 : (!isQuantity(self) || quantity(self).isGreaterThan(quantity('0')))",message="storage.size must be greater than zero"
-	// +kubebuilder:validation:XValidation:rule="!(type(self) == int || isQuantity(self)) || !(type(oldSelf) == int || isQuantity(oldSelf)) || !(type(self) == int ? quantity(string(self)) : quantity(self)).isLessThan(type(oldSelf) == int ? quantity(string(oldSelf)) : quantity(oldSelf))",message="storage.size cannot shrink: a volume cannot be made smaller (raise it, or keep it)"
 	Size resource.Quantity `json:"size"`
 	// StorageClass of the claims; the cluster default when empty.
 	// +kubebuilder:validation:MaxLength=253

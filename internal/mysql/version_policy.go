@@ -12,7 +12,8 @@ import (
 const RefusedStartMessage = "refusing to start mysqld"
 
 // ServerVersion is a MySQL server version as mysqld prints it: MAJOR.MINOR.PATCH and an optional
-// suffix ("9.7.0-debug", "9.7.4-2" of a distribution build, "8.4.1-u1" of a cloud update).
+// suffix ("9.7.0-debug", "9.7.4-2" of a distribution build, "8.4.1-u1" of a cloud update,
+// "8.4.5+build" of a custom build).
 type ServerVersion struct {
 	Major, Minor, Patch int
 	// Suffix is what follows the three numbers, its "-" included. It names a build, not a
@@ -20,7 +21,7 @@ type ServerVersion struct {
 	Suffix string
 }
 
-var serverVersionPattern = regexp.MustCompile(`^([0-9]{1,4})\.([0-9]{1,4})\.([0-9]{1,6})(-\S*)?$`)
+var serverVersionPattern = regexp.MustCompile(`^([0-9]{1,4})\.([0-9]{1,4})\.([0-9]{1,6})([-+]\S*)?$`)
 
 // ParseServerVersion reads a version such as "9.7.0", "8.0.40" or "9.7.0-debug".
 func ParseServerVersion(s string) (ServerVersion, error) {

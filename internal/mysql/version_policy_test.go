@@ -17,6 +17,7 @@ func TestParseServerVersion(t *testing.T) {
 		// What the Debian build of the test machines prints and records.
 		{"9.7.4-2", ServerVersion{Major: 9, Minor: 7, Patch: 4, Suffix: "-2"}},
 		{"26.7.0", ServerVersion{Major: 26, Minor: 7, Patch: 0}},
+		{"8.4.5+build1", ServerVersion{Major: 8, Minor: 4, Patch: 5, Suffix: "+build1"}},
 		{"", ServerVersion{}},
 		{"9.7", ServerVersion{}},
 		{"9.7.x", ServerVersion{}},

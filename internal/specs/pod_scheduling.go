@@ -100,11 +100,11 @@ func copyPolicy(p *corev1.NodeInclusionPolicy) *corev1.NodeInclusionPolicy {
 }
 
 // Shutdown budget: of a Pod's grace period (spec.stopDelay), the instance manager keeps
-// shutdownOverhead for what precedes and follows mysqld's stop (a primary gives up its Lease, at
-// most 5 s; the HTTP servers close, at most 2 s) and gives mysqld the rest, so the kubelet never
-// has to kill a mysqld that is still flushing.
+// shutdownOverhead for what precedes mysqld's stop (a primary gives up its Lease, at most 5 s; the
+// HTTP servers close, at most 2 s; client sessions end, at most 5 s) with 3 s to spare, and gives
+// mysqld the rest, so the kubelet never has to kill a mysqld that is still flushing.
 const (
-	shutdownOverhead = 10
+	shutdownOverhead = 15
 	// DefaultStopDelay applies to a Cluster read before the field existed.
 	DefaultStopDelay = 180
 )

@@ -142,9 +142,9 @@ func TestStopBudget(t *testing.T) {
 		stopDelay         int32
 		wantPod, wantMsql int64
 	}{
-		{"unset is the default, 180 s", 0, 180, 170},
-		{"the Pod gets stopDelay, mysqld all but 10 s of it", 600, 600, 590},
-		{"the smallest admitted stopDelay leaves mysqld 5 s", 15, 15, 5},
+		{"unset is the default, 180 s", 0, 180, 165},
+		{"the Pod gets stopDelay, mysqld all but 15 s of it", 600, 600, 585},
+		{"the smallest admitted stopDelay leaves mysqld 5 s", 20, 20, 5},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			c := testCluster()

@@ -41,10 +41,10 @@ func TestBuildPod(t *testing.T) {
 			volumes[controllerVolume].EmptyDir != nil},
 		{"the MySQL container runs the copied manager", mysql.Image == "percona/percona-server:8.4" &&
 			reflect.DeepEqual(mysql.Command, []string{"/controller/manager", "instance", "run",
-				"--data-volume=/var/lib/mysql", "--data-dir=/var/lib/mysql/data", "--grace-period=170s"}) &&
+				"--data-volume=/var/lib/mysql", "--data-dir=/var/lib/mysql/data", "--grace-period=165s"}) &&
 			mounts[controllerVolume] == "/controller"},
-		{"the Pod's grace period is stopDelay (180 s by default), mysqld gets all but 10 s of it",
-			*pod.Spec.TerminationGracePeriodSeconds == 180 && slices.Contains(mysql.Command, "--grace-period=170s")},
+		{"the Pod's grace period is stopDelay (180 s by default), mysqld gets all but 15 s of it",
+			*pod.Spec.TerminationGracePeriodSeconds == 180 && slices.Contains(mysql.Command, "--grace-period=165s")},
 		{"resources come from the spec", mysql.Resources.Requests.Cpu().Equal(resource.MustParse("500m"))},
 		{"the data PVC is mounted", volumes[dataVolume].PersistentVolumeClaim != nil &&
 			volumes[dataVolume].PersistentVolumeClaim.ClaimName == "db-2" && mounts[dataVolume] == "/var/lib/mysql"},

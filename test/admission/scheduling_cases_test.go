@@ -62,9 +62,8 @@ func TestClusterStorageSizeChanges(t *testing.T) {
 		{name: "raising storage.size is accepted", manifest: validCluster, update: size("2Gi")},
 		{name: "raising storage.size to a number of bytes is accepted", manifest: validCluster, update: size(int64(2147483648))},
 		{name: "the same size written otherwise is accepted", manifest: validCluster, update: size("1024Mi")},
-		{name: "shrinking storage.size is rejected", manifest: validCluster, update: size("512Mi"),
-			wantUpdateErr: "storage.size cannot shrink"},
-		{name: "shrinking storage.size to a number of bytes is rejected", manifest: validCluster, update: size(int64(1000)),
-			wantUpdateErr: "storage.size cannot shrink"},
+		// A smaller size is admitted (a refused growth must be revertible); the operator applies
+		// no shrink and says so (StorageResized ShrinkNotSupported).
+		{name: "lowering storage.size is admitted", manifest: validCluster, update: size("512Mi")},
 	})
 }

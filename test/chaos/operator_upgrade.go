@@ -121,5 +121,5 @@ func (e *Env) injectOperatorUpgrade(ctx context.Context, t Target, f *Fault) err
 	f.Healed = &now
 	f.Detail = fmt.Sprintf("operator image %s: the operator ran it after %s, every instance after %s", next,
 		operatorReady.Round(100*time.Millisecond), now.Sub(f.At).Round(100*time.Millisecond))
-	return f.recordShutdowns(watch.stop())
+	return f.recordShutdowns(e.finishShutdownWatch(ctx, t, watch))
 }

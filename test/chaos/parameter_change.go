@@ -59,7 +59,7 @@ func (e *Env) injectParameterChange(ctx context.Context, t Target, f *Fault, k K
 	now := time.Now()
 	f.Healed = &now
 	f.Detail += fmt.Sprintf("; every instance runs it after %s", now.Sub(f.At).Round(100*time.Millisecond))
-	return f.recordShutdowns(watch.stop())
+	return f.recordShutdowns(e.finishShutdownWatch(ctx, t, watch))
 }
 
 // parameterApplied: the Cluster, its status describing generation, is settled with nothing

@@ -49,7 +49,7 @@ func (e *Env) injectRollingUpdate(ctx context.Context, t Target, f *Fault, metho
 	now := time.Now()
 	f.Healed = &now
 	f.Detail += fmt.Sprintf("; rolled out in %s", now.Sub(f.At).Round(100*time.Millisecond))
-	return f.recordShutdowns(watch.stop())
+	return f.recordShutdowns(e.finishShutdownWatch(ctx, t, watch))
 }
 
 // rolledOut: the Cluster is settled at generation and every instance's Pod, ready, carries the

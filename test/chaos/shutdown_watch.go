@@ -33,6 +33,8 @@ type Shutdown struct {
 	Clean bool `json:"clean"`
 	// Lines are mysqld's own log lines from the start of the shutdown on (what it waited for).
 	Lines []string `json:"lines,omitempty"`
+	// Replaced: when the watch ended, the Pod was gone or another Pod had its name.
+	Replaced bool `json:"replaced"`
 }
 
 func (s Shutdown) String() string {
@@ -53,6 +55,7 @@ type shutdownWatch struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	logs   map[string]*strings.Builder
+	uids   map[string]string
 }
 
 // watchShutdowns starts following the instance container of every Pod of the Cluster.
@@ -62,8 +65,9 @@ func (e *Env) watchShutdowns(ctx context.Context, t Target) (*shutdownWatch, err
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &shutdownWatch{cancel: cancel, logs: map[string]*strings.Builder{}}
+	w := &shutdownWatch{cancel: cancel, logs: map[string]*strings.Builder{}, uids: map[string]string{}}
 	for _, p := range pods {
+		w.uids[p.Name] = string(p.UID)
 		cmd := exec.CommandContext(ctx, e.Kubectl, "--kubeconfig", e.Kubeconfig, "-n", t.Namespace,
 			"logs", "-f", "--since=1s", p.Name, "-c", "mysql")
 		out, err := cmd.StdoutPipe()
@@ -108,6 +112,24 @@ func (w *shutdownWatch) stop() []Shutdown {
 	}
 	slices.SortFunc(out, func(a, b Shutdown) int { return strings.Compare(a.Pod, b.Pod) })
 	return out
+}
+
+// finish ends the watch and marks the Pods replaced since it began, so that a restart whose log
+// was not seen fails the check instead of passing unjudged.
+func (e *Env) finishShutdownWatch(ctx context.Context, t Target, w *shutdownWatch) ([]Shutdown, error) {
+	shutdowns := w.stop()
+	pods, err := e.Pods(ctx, t)
+	if err != nil {
+		return shutdowns, err
+	}
+	now := map[string]string{}
+	for _, p := range pods {
+		now[p.Name] = string(p.UID)
+	}
+	for i := range shutdowns {
+		shutdowns[i].Replaced = now[shutdowns[i].Pod] != w.uids[shutdowns[i].Pod]
+	}
+	return shutdowns, nil
 }
 
 // managerLine is the part of an instance manager's JSON log line a shutdown is read from.
@@ -175,8 +197,11 @@ func parseShutdown(pod, log string) Shutdown {
 func checkShutdowns(shutdowns []Shutdown) error {
 	var bad []string
 	for _, s := range shutdowns {
-		if s.Seen && (s.Killed || !s.Clean) {
+		switch {
+		case s.Seen && (s.Killed || !s.Clean):
 			bad = append(bad, s.String())
+		case s.Replaced && !s.Seen:
+			bad = append(bad, s.Pod+" was replaced but its log showed no shutdown")
 		}
 	}
 	if len(bad) > 0 {
@@ -187,7 +212,10 @@ func checkShutdowns(shutdowns []Shutdown) error {
 
 // recordShutdowns adds the restarts' shutdowns to the fault's detail, and fails the fault when
 // one did not stop mysqld cleanly.
-func (f *Fault) recordShutdowns(shutdowns []Shutdown) error {
+func (f *Fault) recordShutdowns(shutdowns []Shutdown, err error) error {
+	if err != nil {
+		return err
+	}
 	var seen []string
 	for _, s := range shutdowns {
 		if s.Seen {

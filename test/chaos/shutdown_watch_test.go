@@ -41,4 +41,7 @@ func TestParseShutdown(t *testing.T) {
 	if err := checkShutdowns([]Shutdown{{Pod: "db-1", Seen: true}}); err == nil {
 		t.Error("a stop without mysqld's last line must fail the check")
 	}
+	if err := checkShutdowns([]Shutdown{{Pod: "db-1", Replaced: true}}); err == nil {
+		t.Error("a replaced Pod whose shutdown was not seen must fail the check")
+	}
 }

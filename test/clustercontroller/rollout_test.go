@@ -2,10 +2,13 @@ package clustercontroller
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -77,5 +80,44 @@ func waitFormerPrimaryUpdated(t *testing.T, ns string) {
 	check.Eventually(t, waitTimeout, "the former primary runs the new image", func(ctx context.Context) (bool, error) {
 		img, err := podImage(ctx, ns, "db-1")
 		return img == "mysql:new", err
+	})
+}
+
+// TestRollingUpdateHeldWhileTheNewPodIsRefused: a spec the Cluster admits but the API server
+// refuses for a Pod (a PriorityClass that does not exist) replaces no Pod: the new Pod is tried in
+// a dry run first, the rollout waits and says why, and it goes on once the class exists.
+func TestRollingUpdateHeldWhileTheNewPodIsRefused(t *testing.T) {
+	c := readyCluster(t, 2, nil)
+	ns := c.Namespace
+	uid := func(ctx context.Context, name string) (string, error) {
+		var p corev1.Pod
+		err := kc.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p)
+		return string(p.UID), client.IgnoreNotFound(err)
+	}
+	before, err := uid(context.Background(), "db-2")
+	if err != nil || before == "" {
+		t.Fatalf("db-2: %q %v", before, err)
+	}
+	class := "held-" + ns
+	updateCluster(t, c, false, func(c *v1.Cluster) { c.Spec.PriorityClassName = class })
+	check.Eventually(t, waitTimeout, "the rollout waits, naming the refusal", func(context.Context) (bool, error) {
+		cond := meta.FindStatusCondition(getCluster(t, c).Status.Conditions, v1.ConditionProgressing)
+		return cond != nil && strings.Contains(cond.Message, "the API server refuses the new spec's Pod of") &&
+			strings.Contains(cond.Message, class), nil
+	})
+	assertEvents(t, ns, "InstanceRefused")
+	for _, name := range []string{"db-1", "db-2"} {
+		if now, err := uid(context.Background(), name); err != nil || (name == "db-2" && now != before) || now == "" {
+			t.Errorf("%s was replaced (or is gone) while its new Pod is refused: %q %v", name, now, err)
+		}
+	}
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: class}, Value: 10}
+	if err := kc.Create(context.Background(), pc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = kc.Delete(context.Background(), pc) })
+	check.Eventually(t, waitTimeout, "db-2 replaced once its new Pod is admitted", func(ctx context.Context) (bool, error) {
+		now, err := uid(ctx, "db-2")
+		return now != "" && now != before, err
 	})
 }

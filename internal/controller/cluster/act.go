@@ -41,17 +41,28 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepCreate, func() ([]kit.Event, error) { return r.createInstances(ctx, c, d) }},
 		{stepDetach, func() ([]kit.Event, error) { return r.detachAndDelete(ctx, o, d.Detach, d.DeletePVCs) }},
 		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c, d.DeletePods)) }},
-		{stepExpand, func() ([]kit.Event, error) { return r.expandPVCs(ctx, o, d.ExpandPVCs) }},
 		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
 		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, c, o.Services, d) }},
 		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents) }},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
 		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync, d.SemiSyncParticipants)) }},
+		{stepExpand, func() ([]kit.Event, error) { return r.expandPVCs(ctx, o, d.ExpandPVCs) }},
 	}
+	var createErr error
 	for _, s := range steps {
+		if createErr != nil && (s.step == stepDetach || s.step == stepDeletePods) {
+			continue
+		}
 		ev, err := s.run()
 		events = append(events, ev...)
 		if err != nil {
+			if s.step == stepCreate && !apierrors.IsConflict(err) {
+				// An instance the API server refuses (reported as InstanceRefused) must not hold
+				// back the failover, the Services, the labels and the status: the other steps that
+				// change instances are skipped, the rest run, and the error ends the reconcile.
+				createErr = err
+				continue
+			}
 			if s.step == stepServices {
 				// A Service that cannot be applied (a quota, a refused template) must not keep the
 				// labels that take suspected, fenced or diverged instances out of routing from
@@ -81,7 +92,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		}
 		events = append(events, d.Events[s.step]...)
 	}
-	return nil
+	return createErr
 }
 
 // relabelAfterDeletions is d.Relabel without the Pods this act deletes (a detached instance's,

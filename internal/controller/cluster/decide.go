@@ -42,6 +42,9 @@ type Observation struct {
 	// RecoveryBackup is the Backup bootstrap.recovery names, nil when there is none or it does
 	// not exist: the instances' Role lets them read the Secrets it recorded.
 	RecoveryBackup *v1.Backup
+	// RefusedReplacements are the instances whose Pod runs an outdated spec and whose new Pod the
+	// API server refuses (a dry-run create), with its message (rollout_dryrun.go).
+	RefusedReplacements map[string]string
 	// StorageClasses are the classes of the PVCs asking for less than storage.size, by name; nil
 	// for one that does not exist, absent for one the operator may not read (storage.go).
 	StorageClasses map[string]*storagev1.StorageClass
@@ -142,8 +145,6 @@ const (
 	stepCreate
 	stepDetach
 	stepDeletePods
-	// stepExpand raises the PVCs' storage requests (storage.go).
-	stepExpand
 	// stepFailover stops replicas' IO threads, demotes or deletes the old primary (failover.go).
 	stepFailover
 	// stepServices before stepRelabel: see act.
@@ -151,6 +152,9 @@ const (
 	stepRelabel
 	stepStatus
 	stepSemiSync
+	// stepExpand raises the PVCs' storage requests (storage.go); last, and it never fails act, so
+	// that a PVC that cannot grow never holds back a failover, the Services or the status.
+	stepExpand
 )
 
 // Decide is the pure heart of the Cluster controller: from what gather read it decides the
@@ -167,6 +171,10 @@ func Decide(o Observation) Decision {
 	d.planLeaseEvents(o)
 
 	created := maxSerial == 0 && c.Status.LatestGeneratedNode == 0
+	if largest := largestRequest(active); largest.Cmp(c.Spec.Storage.Size) > 0 {
+		// A size below the volumes' is not applied (planStorage): new instances get theirs.
+		c.Spec.Storage.Size = largest
+	}
 	active = d.planScaleUp(c, o, active)
 	d.planTargetPrimary(c, o, active, created)
 	for i := range d.CreatePods {
@@ -176,7 +184,7 @@ func Decide(o Observation) Decision {
 	d.DeletePods = podsOnDetachedPVCs(o.PVCs, o.Pods)
 	d.DeletePVCs = detachedPVCsToDelete(c, o.PVCs, o.Pods)
 	d.planRollout(c, o, active)
-	storage := planStorage(c.Spec.Storage.Size, active, o.StorageClasses)
+	storage := planStorage(o.Cluster.Spec.Storage.Size, active, o.StorageClasses)
 	d.ExpandPVCs, d.storageCondition = storage.Expand, storage.Condition
 	for _, in := range active {
 		d.Instances = append(d.Instances, in.Name)

@@ -15,6 +15,8 @@ var (
 		Format: "The API server refused %s %s: %s"}
 	evVolumeExpanding = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "VolumeExpanding",
 		Format: "Asked PVC %s to grow from %s to %s"}
+	evVolumeExpansionFailed = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "VolumeExpansionFailed",
+		Format: "The API server refused to grow PVC %s to %s: %s"}
 	evStorageResized = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "StorageResized",
 		Format: "%s"}
 	evStorageNotResized = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "StorageNotResized",

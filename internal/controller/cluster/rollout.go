@@ -24,6 +24,16 @@ type rolloutWait struct {
 // restarted.
 func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedInstance) {
 	primary := c.Status.CurrentPrimary
+	if why := refusedReplacements(o); why != "" {
+		d.Rollout = &rolloutWait{reasonRollingUpdate, why}
+		for name, msg := range o.RefusedReplacements {
+			d.event(stepStatus, evInstanceRefused.With("the new Pod of", name, msg))
+		}
+		return
+	}
+	if d.replaceRefusedStart(c, o, active) {
+		return
+	}
 	if d.pending() || !allPodsReady(active) || primary == "" || primary != c.Status.TargetPrimary ||
 		c.Status.PrimaryFailingSince != nil || int32(len(active)) != c.Spec.Instances {
 		return
@@ -78,6 +88,26 @@ func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedIn
 			}
 		}
 	}
+}
+
+// replaceRefusedStart replaces, one at a time, the Pod of an instance whose manager refused to
+// start mysqld (a version downgrade MySQL does not support) once the Cluster asks for another
+// spec: setting imageName back must recover it, and the rollout's wait for every instance to be
+// ready would wait for ever on a Pod that never becomes ready. It serves nothing, so replacing it
+// takes nothing away.
+func (d *Decision) replaceRefusedStart(c *v1.Cluster, o Observation, active []observedInstance) bool {
+	if d.pending() {
+		return false
+	}
+	for _, in := range active {
+		if in.Pod == nil || in.Pod.DeletionTimestamp != nil || refusedStart(in.Pod) == "" || !specOutdated(c, o, in) {
+			continue
+		}
+		d.DeletePods = append(d.DeletePods, in.Name)
+		d.event(stepDeletePods, evInstanceUpdating.With(in.Name))
+		return true
+	}
+	return false
 }
 
 // podOutdated reports whether in's Pod runs a spec other than the one the Cluster asks for, or

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -99,6 +100,25 @@ func TestDecideRollout(t *testing.T) {
 		{"restart method: a record of another Pod is written anew, the Pod kept", updatedThree().spec(func(s *v1.ClusterSpec) {
 			s.PrimaryUpdateMethod = v1.PrimaryUpdateRestart
 		}).status(restartRecorded("db-1", "uid-older", testNow.Add(-time.Second))), nil, reasonPrimaryUpdateRestart, "", "db-1"},
+		{"no Pod is replaced while the API server refuses the new spec's Pod (a dry run)", func() *world {
+			w := three().newImage()
+			w.o.RefusedReplacements = map[string]string{"db-3": `pods "db-3" is forbidden: no PriorityClass with name x was found`}
+			return w
+		}(), nil, reasonRollingUpdate, "", ""},
+		{"a Pod that refused to start mysqld is replaced once the spec changes, though not ready", func() *world {
+			w := newWorld(2).primary("db-1", "db-1").instance(1, true).instance(2, false).newImage()
+			w.o.Pods[1].Status.ContainerStatuses = []corev1.ContainerStatus{{Name: specs.MySQLContainerName,
+				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1,
+					Message: "refusing to start mysqld: the data directory was last used by MySQL 9.8.0"}}}}
+			return w
+		}(), []string{"db-2"}, reasonRollingUpdate, "", ""},
+		{"a Pod that refused to start mysqld on the current spec is left alone", func() *world {
+			w := newWorld(2).primary("db-1", "db-1").instance(1, true).instance(2, false)
+			w.o.Pods[1].Status.ContainerStatuses = []corev1.ContainerStatus{{Name: specs.MySQLContainerName,
+				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1,
+					Message: "refusing to start mysqld: the data directory was last used by MySQL 9.8.0"}}}}
+			return w
+		}(), nil, reasonInstancesNotReady, "", ""},
 		{"a single instance records its restart first", single(), nil, reasonPrimaryUpdateRestart, "", "db-1"},
 		{"a single instance is restarted once recorded", single().status(restartRecorded("db-1", "uid-db-1", testNow.Add(-time.Second))),
 			[]string{"db-1"}, reasonRollingUpdate, "", "db-1"},

@@ -23,7 +23,9 @@ import (
 // Storage growth: raising spec.storage.size expands every instance's PVC when its StorageClass
 // allows it (allowVolumeExpansion), all of them or none. The external resizer and the kubelet do
 // the growing; the StorageResized condition follows each PVC's status until its capacity reaches
-// the size. A shrink is refused at admission (a volume cannot be made smaller).
+// the size. A size below the volumes' is not applied (a volume cannot be made smaller): the
+// condition says so, and new instances get the volumes' size (largestRequest). It is not refused at
+// admission, so that a growth the StorageClass refused can be taken back.
 
 // Reasons of the StorageResized condition.
 const (
@@ -31,6 +33,7 @@ const (
 	reasonStorageResizing        = "Resizing"
 	reasonExpansionNotSupported  = "ExpansionNotSupported"
 	reasonStorageExpansionFailed = "ExpansionFailed"
+	reasonShrinkNotSupported     = "ShrinkNotSupported"
 )
 
 // storagePlan is what storage growth does in one reconcile: the PVCs whose request to raise to
@@ -45,22 +48,33 @@ type storagePlan struct {
 // or none: one whose class cannot expand stops the growth of all, so the instances never end
 // with volumes of different sizes because of a half-applied change.
 func planStorage(size resource.Quantity, active []observedInstance, classes map[string]*storagev1.StorageClass) storagePlan {
-	var expand, refused, failed, growing []string
+	if largest := largestRequest(active); largest.Cmp(size) > 0 {
+		return storagePlan{Condition: metav1.Condition{Type: v1.ConditionStorageResized, Status: metav1.ConditionFalse,
+			Reason: reasonShrinkNotSupported, Message: fmt.Sprintf("storage.size %s is below the volumes' %s: a volume cannot be "+
+				"made smaller, so every volume keeps %s and new instances get it too; set storage.size to %s or more",
+				size.String(), largest.String(), largest.String(), largest.String())}}
+	}
+	var expand, refused, failed, growing, unbound []string
 	for _, in := range active {
 		pvc := in.PVC
 		if pvc == nil || pvc.DeletionTimestamp != nil {
 			continue
 		}
 		requested := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+		bound := pvc.Status.Phase == corev1.ClaimBound
 		if requested.Cmp(size) < 0 {
-			if why := cannotExpand(pvc, classes); why != "" {
+			switch why := cannotExpand(pvc, classes); {
+			case why != "":
 				refused = append(refused, why)
-			} else {
+			case !bound:
+				// The API server lets a claim's request grow only once it is bound.
+				unbound = append(unbound, pvc.Name+" waits to be bound before it grows")
+			default:
 				expand = append(expand, pvc.Name)
 			}
 			continue
 		}
-		if pvc.Status.Phase != corev1.ClaimBound {
+		if !bound {
 			continue // provisioned at the size it asks for
 		}
 		capacity := pvc.Status.Capacity[corev1.ResourceStorage]
@@ -78,21 +92,41 @@ func planStorage(size resource.Quantity, active []observedInstance, classes map[
 	switch {
 	case len(refused) > 0:
 		cond.Status, cond.Reason = metav1.ConditionFalse, reasonExpansionNotSupported
-		cond.Message = fmt.Sprintf("storage.size %s is not applied, no volume was changed: %s. Set storage.size back, "+
-			"or move the Cluster to a StorageClass with allowVolumeExpansion", size.String(), strings.Join(refused, "; "))
+		cond.Message = fmt.Sprintf("storage.size %s is not applied to the existing volumes, none was asked to grow: %s. "+
+			"Set allowVolumeExpansion: true on the StorageClass, or set storage.size back to the volumes' %s",
+			size.String(), strings.Join(refused, "; "), largestString(active))
 		expand = nil
 	case len(failed) > 0:
 		cond.Status, cond.Reason = metav1.ConditionFalse, reasonStorageExpansionFailed
 		cond.Message = "the volume expansion failed: " + strings.Join(failed, "; ")
-	case len(expand) > 0 || len(growing) > 0:
+	case len(expand) > 0 || len(growing) > 0 || len(unbound) > 0:
 		cond.Status, cond.Reason = metav1.ConditionFalse, reasonStorageResizing
-		parts := slices.Clone(growing)
+		parts := append(slices.Clone(growing), unbound...)
 		for _, name := range expand {
 			parts = append(parts, name+" asked to grow to "+size.String())
 		}
 		cond.Message = "growing the volumes to " + size.String() + ": " + strings.Join(parts, "; ")
 	}
 	return storagePlan{Expand: expand, Condition: cond}
+}
+
+// largestRequest is the largest storage request of the active instances' PVCs (zero when none).
+func largestRequest(active []observedInstance) resource.Quantity {
+	var out resource.Quantity
+	for _, in := range active {
+		if in.PVC == nil || in.PVC.DeletionTimestamp != nil {
+			continue
+		}
+		if q := in.PVC.Spec.Resources.Requests[corev1.ResourceStorage]; q.Cmp(out) > 0 {
+			out = q.DeepCopy()
+		}
+	}
+	return out
+}
+
+func largestString(active []observedInstance) string {
+	q := largestRequest(active)
+	return q.String()
 }
 
 // cannotExpand says why pvc's StorageClass cannot grow it, empty when it can.
@@ -156,11 +190,13 @@ func conditionMessage(pvc *corev1.PersistentVolumeClaim, t corev1.PersistentVolu
 func storageEvent(old []metav1.Condition, st v1.ClusterStatus) (kit.Event, bool) {
 	n := meta.FindStatusCondition(st.Conditions, v1.ConditionStorageResized)
 	o := meta.FindStatusCondition(old, v1.ConditionStorageResized)
-	if n == nil || (o != nil && o.Reason == n.Reason && o.Message == n.Message) {
+	// By reason only: a failure's message carries the provider's error text, which may change at
+	// every retry (request IDs), and one Warning per failure is enough.
+	if n == nil || (o != nil && o.Reason == n.Reason) {
 		return kit.Event{}, false
 	}
 	switch n.Reason {
-	case reasonExpansionNotSupported, reasonStorageExpansionFailed:
+	case reasonExpansionNotSupported, reasonStorageExpansionFailed, reasonShrinkNotSupported:
 		return evStorageNotResized.With(n.Message), true
 	case reasonStorageResized:
 		if o != nil && o.Reason != reasonStorageResized {
@@ -213,7 +249,10 @@ func (r *Reconciler) readStorageClasses(ctx context.Context, c *v1.Cluster, pvcs
 	return out, nil
 }
 
-// expandPVCs raises the storage request of each PVC named to storage.size.
+// expandPVCs raises the storage request of each PVC named to storage.size. It is the last step of
+// act and never fails it: a PVC the API server refuses to grow (a quota, say) is reported as a
+// Warning, and the next reconcile asks again. The patch carries no optimistic lock: it changes
+// only the storage request, which nobody else writes.
 func (r *Reconciler) expandPVCs(ctx context.Context, o *Observation, names []string) ([]kit.Event, error) {
 	size := o.Cluster.Spec.Storage.Size
 	var events []kit.Event
@@ -229,8 +268,10 @@ func (r *Reconciler) expandPVCs(ctx context.Context, o *Observation, names []str
 			pvc.Spec.Resources.Requests = corev1.ResourceList{}
 		}
 		pvc.Spec.Resources.Requests[corev1.ResourceStorage] = size.DeepCopy()
-		if err := kit.PatchSpec(ctx, r.Client, pvc, old); err != nil {
-			return events, fmt.Errorf("expanding PVC %s to %s: %w", name, size.String(), err)
+		if err := r.Client.Patch(ctx, pvc, client.MergeFrom(old)); err != nil {
+			log.FromContext(ctx).Error(err, "expanding PVC", "pvc", name, "to", size.String())
+			events = append(events, evVolumeExpansionFailed.With(name, size.String(), err.Error()))
+			continue
 		}
 		log.FromContext(ctx).Info("expanding PVC", "pvc", name, "from", from.String(), "to", size.String())
 		events = append(events, evVolumeExpanding.With(name, from.String(), size.String()))
