@@ -64,6 +64,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="(has(self.key) && size(self.key) > 0) || (has(self.operator) && self.operator == 'Exists')",message="a toleration without a key must use operator Exists"
 // +kubebuilder:validation:XValidation:rule="!has(self.operator) || self.operator != 'Exists' || !has(self.value) || size(self.value) == 0",message="a toleration with operator Exists must not have a value"
 // +kubebuilder:validation:XValidation:rule="!has(self.tolerationSeconds) || (has(self.effect) && self.effect == 'NoExecute')",message="tolerationSeconds applies only to effect NoExecute"
+// +kubebuilder:validation:XValidation:rule="!has(self.value) || self.value.matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$')",message="a toleration value must be a label value: letters, digits, '-', '_' or '.', beginning and ending with a letter or digit"
 type Toleration struct {
 	// Key is the taint key tolerated; empty with operator Exists tolerates every taint.
 	// +kubebuilder:validation:MaxLength=316
@@ -92,6 +93,7 @@ type Toleration struct {
 // TopologySpreadConstraint spreads the Cluster's instances over the values of a node label. It is
 // a corev1.TopologySpreadConstraint whose label selector is always the Cluster's own instances
 // (what spreading a Cluster means), with bounded integers.
+// +kubebuilder:validation:XValidation:rule="!has(self.minDomains) || self.whenUnsatisfiable == 'DoNotSchedule'",message="minDomains applies only with whenUnsatisfiable DoNotSchedule"
 type TopologySpreadConstraint struct {
 	// MaxSkew is the largest difference allowed between the number of instances on two values
 	// of topologyKey.
