@@ -19,7 +19,8 @@ import (
 // does not exist, a quota) would leave the instance without a Pod. Before any Pod of a rollout is
 // deleted, the new Pod of each outdated instance is created in dry-run mode: the API server runs
 // its validation and admission on it, and only the write is skipped. A Pod of that name exists, so
-// a dry-run that passes them ends with AlreadyExists; any refusal holds the whole rollout.
+// a dry-run that passes them ends with AlreadyExists; any refusal holds the whole rollout, except a
+// ResourceQuota's, which counts the new Pod beside the one it replaces.
 
 // dryRunReplacements dry-runs the new Pod of every instance whose Pod runs an outdated spec and
 // returns the API server's refusals, by instance. Nothing is sent while no Pod is outdated.
@@ -35,6 +36,9 @@ func (r *Reconciler) dryRunReplacements(ctx context.Context, o *Observation) (ma
 		err := r.Client.Create(ctx, pod, client.DryRunAll)
 		switch {
 		case err == nil, apierrors.IsAlreadyExists(err):
+		case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota"):
+			// A quota counts the new Pod beside the old one it replaces: the replacement itself
+			// fits where the old one did.
 		case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
 			if refused == nil {
 				refused = map[string]string{}
