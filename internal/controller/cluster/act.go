@@ -31,6 +31,12 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 	}
 	var events []kit.Event
 	defer func() { kit.Emit(r.Recorder, c, mergeEvents(events)) }()
+	// Growing volumes is independent of every other step and never fails: it runs whatever they
+	// did (a full disk is when the other steps tend to fail).
+	defer func() {
+		ev, _ := r.expandPVCs(ctx, o, d.ExpandPVCs)
+		events = append(events, ev...)
+	}()
 	none := func(err error) ([]kit.Event, error) { return nil, err }
 	steps := []struct {
 		step actStep
@@ -46,7 +52,6 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents) }},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
 		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync, d.SemiSyncParticipants)) }},
-		{stepExpand, func() ([]kit.Event, error) { return r.expandPVCs(ctx, o, d.ExpandPVCs) }},
 	}
 	var createErr error
 	for _, s := range steps {
@@ -56,10 +61,12 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		ev, err := s.run()
 		events = append(events, ev...)
 		if err != nil {
-			if s.step == stepCreate && !apierrors.IsConflict(err) {
-				// An instance the API server refuses (reported as InstanceRefused) must not hold
-				// back the failover, the Services, the labels and the status: the other steps that
-				// change instances are skipped, the rest run, and the error ends the reconcile.
+			if s.step == stepCreate && errors.Is(err, errPodRefused) {
+				// A Pod the API server refuses (reported as InstanceRefused; its PVC exists, so
+				// its serial is taken) must not hold back the failover, the Services, the labels
+				// and the status: the other steps that change instances are skipped, the rest
+				// run, and the error ends the reconcile. A refused PVC still stops everything: the
+				// status would record a serial and a target primary that have no volume.
 				createErr = err
 				continue
 			}
@@ -115,6 +122,9 @@ func (r *Reconciler) patchStatus(ctx context.Context, c *v1.Cluster, st v1.Clust
 	return kit.PatchStatus(ctx, r.Client, next, c)
 }
 
+// errPodRefused marks a Pod the API server refused to create.
+var errPodRefused = errors.New("the API server refused an instance Pod")
+
 // createInstances creates the planned PVCs, then the Pods; an object that already exists counts
 // as created when the Cluster controls it (a previous reconcile got that far), and stops the step
 // when it does not (refuseForeign reports it on the next reconcile).
@@ -136,7 +146,10 @@ func (r *Reconciler) createInstances(ctx context.Context, c *v1.Cluster, d Decis
 	}
 	for _, pod := range d.CreatePods {
 		if err := r.createOwned(ctx, c, pod, &corev1.Pod{}, "Pod"); err != nil {
-			return refused("Pod", pod.Name, err), err
+			if ev := refused("Pod", pod.Name, err); ev != nil {
+				return ev, fmt.Errorf("%w: %w", errPodRefused, err)
+			}
+			return nil, err
 		}
 	}
 	return nil, nil

@@ -152,8 +152,9 @@ const (
 	stepRelabel
 	stepStatus
 	stepSemiSync
-	// stepExpand raises the PVCs' storage requests (storage.go); last, and it never fails act, so
-	// that a PVC that cannot grow never holds back a failover, the Services or the status.
+	// stepExpand raises the PVCs' storage requests (storage.go); it runs after the others
+	// whatever they did, and never fails act, so that a PVC that cannot grow never holds back a
+	// failover, the Services or the status.
 	stepExpand
 )
 
@@ -184,7 +185,7 @@ func Decide(o Observation) Decision {
 	d.DeletePods = podsOnDetachedPVCs(o.PVCs, o.Pods)
 	d.DeletePVCs = detachedPVCsToDelete(c, o.PVCs, o.Pods)
 	d.planRollout(c, o, active)
-	storage := planStorage(o.Cluster.Spec.Storage.Size, active, o.StorageClasses)
+	storage := planStorage(o.Cluster.Spec.Storage.Size, active, o.StorageClasses, o.Now)
 	d.ExpandPVCs, d.storageCondition = storage.Expand, storage.Condition
 	for _, in := range active {
 		d.Instances = append(d.Instances, in.Name)

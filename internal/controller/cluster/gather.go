@@ -73,9 +73,7 @@ func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (*Observa
 		return nil, err
 	}
 	o.Secrets = secrets
-	if o.RefusedReplacements, err = r.dryRunReplacements(ctx, o); err != nil {
-		return nil, err
-	}
+	o.RefusedReplacements = r.dryRunReplacements(ctx, o)
 	if o.StorageClasses, err = r.readStorageClasses(ctx, o.Cluster, o.PVCs); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
@@ -26,8 +28,12 @@ func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedIn
 	primary := c.Status.CurrentPrimary
 	if why := refusedReplacements(o); why != "" {
 		d.Rollout = &rolloutWait{reasonRollingUpdate, why}
-		for name, msg := range o.RefusedReplacements {
-			d.event(stepStatus, evInstanceRefused.With("the new Pod of", name, msg))
+		// Once per refusal, not per reconcile: the Warnings of one Cluster share the recorder's
+		// rate limit, and a held rollout must not crowd out the others.
+		if prev := meta.FindStatusCondition(c.Status.Conditions, v1.ConditionProgressing); prev == nil || prev.Message != why {
+			for name, msg := range o.RefusedReplacements {
+				d.event(stepStatus, evInstanceRefused.With("the new Pod of", name, msg))
+			}
 		}
 		return
 	}

@@ -2,13 +2,13 @@ package cluster
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
@@ -23,11 +23,19 @@ import (
 // ResourceQuota's, which counts the new Pod beside the one it replaces.
 
 // dryRunReplacements dry-runs the new Pod of every instance whose Pod runs an outdated spec and
-// returns the API server's refusals, by instance. Nothing is sent while no Pod is outdated.
-func (r *Reconciler) dryRunReplacements(ctx context.Context, o *Observation) (map[string]string, error) {
+// returns, by instance, why it may not be replaced now: the API server's refusal, or a dry run
+// that could not be made (a webhook down, a timeout), which holds the rollout until it can. It
+// never fails the reconcile: only the rollout waits. Nothing is sent while no Pod is outdated.
+func (r *Reconciler) dryRunReplacements(ctx context.Context, o *Observation) map[string]string {
 	c := o.Cluster
 	active, _ := indexInstances(c, o.PVCs, o.Pods)
-	var refused map[string]string
+	var held map[string]string
+	hold := func(name, why string) {
+		if held == nil {
+			held = map[string]string{}
+		}
+		held[name] = clipMessage(why)
+	}
 	for _, in := range active {
 		if in.Pod == nil || in.Pod.DeletionTimestamp != nil || !specOutdated(c, *o, in) {
 			continue
@@ -36,19 +44,56 @@ func (r *Reconciler) dryRunReplacements(ctx context.Context, o *Observation) (ma
 		err := r.Client.Create(ctx, pod, client.DryRunAll)
 		switch {
 		case err == nil, apierrors.IsAlreadyExists(err):
-		case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota"):
-			// A quota counts the new Pod beside the old one it replaces: the replacement itself
-			// fits where the old one did.
-		case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
-			if refused == nil {
-				refused = map[string]string{}
-			}
-			refused[in.Name] = err.Error()
+		case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota") && notLarger(pod, in.Pod):
+			// A quota counts the new Pod beside the one it replaces: a replacement that asks
+			// for no more than its predecessor fits where it did.
+		case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) ||
+			(apierrors.IsBadRequest(err) && !strings.Contains(err.Error(), "dry run")):
+			hold(in.Name, err.Error())
 		default:
-			return nil, fmt.Errorf("checking the new Pod of %s (dry run): %w", in.Name, err)
+			log.FromContext(ctx).Info("could not check the new Pod in a dry run", "instance", in.Name, "error", err.Error())
+			hold(in.Name, "its new Pod could not be checked in a dry run: "+err.Error())
 		}
 	}
-	return refused, nil
+	return held
+}
+
+// notLarger says whether pod asks for no more of any resource, in requests and in limits, than
+// old does, summed over its containers.
+func notLarger(pod, old *corev1.Pod) bool {
+	sum := func(p *corev1.Pod, limits bool) corev1.ResourceList {
+		out := corev1.ResourceList{}
+		for _, ctr := range append(slices.Clone(p.Spec.InitContainers), p.Spec.Containers...) {
+			l := ctr.Resources.Requests
+			if limits {
+				l = ctr.Resources.Limits
+			}
+			for k, v := range l {
+				q := out[k]
+				q.Add(v)
+				out[k] = q
+			}
+		}
+		return out
+	}
+	for _, limits := range []bool{false, true} {
+		was := sum(old, limits)
+		for k, v := range sum(pod, limits) {
+			if w, ok := was[k]; !ok || v.Cmp(w) > 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// clipMessage keeps a message short enough for a condition that may list many instances.
+func clipMessage(s string) string {
+	const limit = 512
+	if len(s) > limit {
+		return s[:limit] + "…"
+	}
+	return s
 }
 
 // newInstancePod is the Pod an instance gets when its Pod is replaced, labelled as planScaleUp
@@ -74,5 +119,5 @@ func refusedReplacements(o Observation) string {
 	for i, name := range names {
 		parts[i] = name + ": " + o.RefusedReplacements[name]
 	}
-	return "no instance is replaced: the API server refuses the new spec's Pod of " + strings.Join(parts, "; ")
+	return clipMessage("no instance is replaced: the API server refuses the new spec's Pod of " + strings.Join(parts, "; "))
 }

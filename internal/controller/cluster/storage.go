@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -47,11 +48,11 @@ type storagePlan struct {
 // below size (classes: by name; a nil value is a class that does not exist). Every PVC is grown,
 // or none: one whose class cannot expand stops the growth of all, so the instances never end
 // with volumes of different sizes because of a half-applied change.
-func planStorage(size resource.Quantity, active []observedInstance, classes map[string]*storagev1.StorageClass) storagePlan {
+func planStorage(size resource.Quantity, active []observedInstance, classes map[string]*storagev1.StorageClass, now time.Time) storagePlan {
 	if largest := largestRequest(active); largest.Cmp(size) > 0 {
 		return storagePlan{Condition: metav1.Condition{Type: v1.ConditionStorageResized, Status: metav1.ConditionFalse,
-			Reason: reasonShrinkNotSupported, Message: fmt.Sprintf("storage.size %s is below the volumes' %s: a volume cannot be "+
-				"made smaller, so every volume keeps %s and new instances get it too; set storage.size to %s or more",
+			Reason: reasonShrinkNotSupported, Message: fmt.Sprintf("storage.size %s is below %s, the largest volume's: a volume "+
+				"cannot be made smaller, so no volume changes and new instances get %s; set storage.size to %s or more",
 				size.String(), largest.String(), largest.String(), largest.String())}}
 	}
 	var expand, refused, failed, growing, unbound []string
@@ -66,6 +67,8 @@ func planStorage(size resource.Quantity, active []observedInstance, classes map[
 			switch why := cannotExpand(pvc, classes); {
 			case why != "":
 				refused = append(refused, why)
+			case recentlyRefused(pvc, size, now) != "":
+				failed = append(failed, pvc.Name+": "+recentlyRefused(pvc, size, now))
 			case !bound:
 				// The API server lets a claim's request grow only once it is bound.
 				unbound = append(unbound, pvc.Name+" waits to be bound before it grows")
@@ -103,11 +106,35 @@ func planStorage(size resource.Quantity, active []observedInstance, classes map[
 		cond.Status, cond.Reason = metav1.ConditionFalse, reasonStorageResizing
 		parts := append(slices.Clone(growing), unbound...)
 		for _, name := range expand {
-			parts = append(parts, name+" asked to grow to "+size.String())
+			parts = append(parts, name+" to be asked to grow to "+size.String())
 		}
-		cond.Message = "growing the volumes to " + size.String() + ": " + strings.Join(parts, "; ")
+		cond.Message = "growing the volumes to " + size.String() + ": " + strings.Join(parts, "; ") +
+			" (a PVC the API server refuses to grow is reported as VolumeExpansionFailed)"
 	}
 	return storagePlan{Expand: expand, Condition: cond}
+}
+
+// ExpansionRefusedAnnotation records on a PVC that the API server refused to grow it (a quota,
+// say): "<size>|<time>|<reason>". The PVC is not asked again for that size until
+// expansionRetryDelay has passed, so that a lasting refusal is one Warning, not one per reconcile.
+const ExpansionRefusedAnnotation = "mysql.cloudnative-mysql.io/expansion-refused"
+
+// expansionRetryDelay is how long a refused growth waits before it is asked again.
+const expansionRetryDelay = 5 * time.Minute
+
+// recentlyRefused is the reason the API server gave, less than expansionRetryDelay ago, for not
+// growing pvc to size; empty when it did not.
+func recentlyRefused(pvc *corev1.PersistentVolumeClaim, size resource.Quantity, now time.Time) string {
+	parts := strings.SplitN(pvc.Annotations[ExpansionRefusedAnnotation], "|", 3)
+	if len(parts) != 3 {
+		return ""
+	}
+	at, err := time.Parse(time.RFC3339, parts[1])
+	if q, qerr := resource.ParseQuantity(parts[0]); qerr != nil || err != nil || q.Cmp(size) != 0 || now.Sub(at) >= expansionRetryDelay {
+		return ""
+	}
+	return fmt.Sprintf("the API server refused to grow it to %s: %s (asked again at %s)", size.String(), parts[2],
+		at.Add(expansionRetryDelay).UTC().Format(time.RFC3339))
 }
 
 // largestRequest is the largest storage request of the active instances' PVCs (zero when none).
@@ -261,7 +288,7 @@ func (r *Reconciler) expandPVCs(ctx context.Context, o *Observation, names []str
 		if i < 0 {
 			continue
 		}
-		pvc := &o.PVCs[i]
+		pvc := o.PVCs[i].DeepCopy()
 		old := pvc.DeepCopy()
 		from := old.Spec.Resources.Requests[corev1.ResourceStorage]
 		if pvc.Spec.Resources.Requests == nil {
@@ -271,10 +298,28 @@ func (r *Reconciler) expandPVCs(ctx context.Context, o *Observation, names []str
 		if err := r.Client.Patch(ctx, pvc, client.MergeFrom(old)); err != nil {
 			log.FromContext(ctx).Error(err, "expanding PVC", "pvc", name, "to", size.String())
 			events = append(events, evVolumeExpansionFailed.With(name, size.String(), err.Error()))
+			r.recordExpansionRefused(ctx, old, size, o.Now, err)
 			continue
 		}
 		log.FromContext(ctx).Info("expanding PVC", "pvc", name, "from", from.String(), "to", size.String())
 		events = append(events, evVolumeExpanding.With(name, from.String(), size.String()))
 	}
 	return events, nil
+}
+
+// recordExpansionRefused annotates pvc with the API server's refusal to grow it
+// (ExpansionRefusedAnnotation); best effort: without it the next reconcile asks again.
+func (r *Reconciler) recordExpansionRefused(ctx context.Context, pvc *corev1.PersistentVolumeClaim, size resource.Quantity, now time.Time, refusal error) {
+	next := pvc.DeepCopy()
+	if next.Annotations == nil {
+		next.Annotations = map[string]string{}
+	}
+	msg := strings.ReplaceAll(refusal.Error(), "|", "/")
+	if len(msg) > 512 {
+		msg = msg[:512] + "…"
+	}
+	next.Annotations[ExpansionRefusedAnnotation] = size.String() + "|" + now.UTC().Format(time.RFC3339) + "|" + msg
+	if err := r.Client.Patch(ctx, next, client.MergeFrom(pvc)); err != nil {
+		log.FromContext(ctx).Error(err, "recording a refused growth on the PVC", "pvc", pvc.Name)
+	}
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -25,6 +26,12 @@ func storagePVC(name, class, requested, capacity string) *corev1.PersistentVolum
 		pvc.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(capacity)}
 	}
 	return pvc
+}
+
+// refusedAt records on p that the API server refused to grow it to size at.
+func refusedAt(p *corev1.PersistentVolumeClaim, size string, at time.Time) *corev1.PersistentVolumeClaim {
+	p.Annotations = map[string]string{ExpansionRefusedAnnotation: size + "|" + at.UTC().Format(time.RFC3339) + "|exceeded quota"}
+	return p
 }
 
 func TestPlanStorage(t *testing.T) {
@@ -61,7 +68,16 @@ func TestPlanStorage(t *testing.T) {
 			inst(storagePVC("db-1", "fixed", "1Gi", "2Gi")), nil, reasonStorageResized, ""},
 		{"a raised size grows every PVC of an expandable class", "2Gi",
 			inst(storagePVC("db-1", "expandable", "1Gi", "1Gi"), storagePVC("db-2", "expandable", "1Gi", "1Gi")),
-			[]string{"db-1", "db-2"}, reasonStorageResizing, "db-1 asked to grow to 2Gi; db-2 asked to grow to 2Gi"},
+			[]string{"db-1", "db-2"}, reasonStorageResizing, "db-1 to be asked to grow to 2Gi; db-2 to be asked to grow to 2Gi"},
+		{"a PVC the API server refused to grow is not asked again for a while, and the refusal is shown", "2Gi",
+			inst(refusedAt(storagePVC("db-1", "expandable", "1Gi", "1Gi"), "2Gi", testNow.Add(-time.Minute))),
+			nil, reasonStorageExpansionFailed, "db-1: the API server refused to grow it to 2Gi: exceeded quota"},
+		{"a refusal older than the retry delay is asked again", "2Gi",
+			inst(refusedAt(storagePVC("db-1", "expandable", "1Gi", "1Gi"), "2Gi", testNow.Add(-expansionRetryDelay))),
+			[]string{"db-1"}, reasonStorageResizing, "db-1 to be asked to grow to 2Gi"},
+		{"a refusal of another size does not hold a new one", "3Gi",
+			inst(refusedAt(storagePVC("db-1", "expandable", "1Gi", "1Gi"), "2Gi", testNow.Add(-time.Minute))),
+			[]string{"db-1"}, reasonStorageResizing, "db-1 to be asked to grow to 3Gi"},
 		{"a class that does not allow expansion refuses the growth of all, and none is asked", "2Gi",
 			inst(storagePVC("db-1", "expandable", "1Gi", "1Gi"), storagePVC("db-2", "fixed", "1Gi", "1Gi")),
 			nil, reasonExpansionNotSupported, "StorageClass fixed of PVC db-2 does not allow volume expansion"},
@@ -80,7 +96,7 @@ func TestPlanStorage(t *testing.T) {
 			[]string{"db-1"}, reasonStorageResizing, "db-2 waits to be bound before it grows"},
 		{"a size below the volumes' is not applied, and says what they keep", "1Gi",
 			inst(storagePVC("db-1", "fixed", "2Gi", "2Gi"), storagePVC("db-2", "fixed", "2Gi", "2Gi")),
-			nil, reasonShrinkNotSupported, "storage.size 1Gi is below the volumes' 2Gi"},
+			nil, reasonShrinkNotSupported, "storage.size 1Gi is below 2Gi, the largest volume's"},
 		{"a PVC asked to grow and not there yet is resizing, at the provider", "2Gi",
 			inst(storagePVC("db-1", "expandable", "2Gi", "1Gi")),
 			nil, reasonStorageResizing, "db-1 1Gi of 2Gi (the storage provider grows the volume)"},
@@ -105,7 +121,7 @@ func TestPlanStorage(t *testing.T) {
 			}()), nil, reasonStorageResized, ""},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
-			got := planStorage(resource.MustParse(tc.size), tc.active, classes)
+			got := planStorage(resource.MustParse(tc.size), tc.active, classes, testNow)
 			if strings.Join(got.Expand, ",") != strings.Join(tc.wantExpand, ",") {
 				t.Errorf("expand %v, want %v", got.Expand, tc.wantExpand)
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
@@ -42,6 +43,34 @@ func TestVersionRefusals(t *testing.T) {
 			got := versionRefusals([]observedInstance{{Name: "db-1"}, {Name: tc.pod.Name, Pod: tc.pod}})
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNotLarger(t *testing.T) {
+	pod := func(cpu, mem string) *corev1.Pod {
+		return &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)},
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(mem)},
+		}}}}}
+	}
+	for _, tc := range []struct {
+		rule     string
+		new, old *corev1.Pod
+		want     bool
+	}{
+		{"the same resources fit where the old Pod did", pod("100m", "1Gi"), pod("100m", "1Gi"), true},
+		{"less fits", pod("50m", "512Mi"), pod("100m", "1Gi"), true},
+		{"a larger request does not", pod("200m", "1Gi"), pod("100m", "1Gi"), false},
+		{"a larger limit does not", pod("100m", "2Gi"), pod("100m", "1Gi"), false},
+		{"a resource the old Pod did not ask for does not", &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("1Gi")}}}}}},
+			pod("100m", "1Gi"), false},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			if got := notLarger(tc.new, tc.old); got != tc.want {
+				t.Errorf("notLarger = %t, want %t", got, tc.want)
 			}
 		})
 	}
