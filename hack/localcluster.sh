@@ -527,10 +527,15 @@ up() {
 		--service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
 		--cluster-signing-cert-file "$pki/ca.crt" --cluster-signing-key-file "$pki/ca.key" \
 		--service-cluster-ip-range "$SERVICE_CIDR" --profiling=false --enable-hostpath-provisioner
+	# A Pod created with its PVC is first refused for "unbound immediate PersistentVolumeClaims"
+	# (the host-path class binds on creation); the scheduler sometimes misses the claim's binding
+	# and leaves the Pod unschedulable until it retries every unschedulable Pod (5 min by default;
+	# kubernetes/kubernetes#87145, #125762). Retried after 30 s here, so a test waits seconds.
 	start kube-scheduler "$B/kube-scheduler" --kubeconfig "$LC_DIR/scheduler.kubeconfig" \
 		--authentication-kubeconfig "$LC_DIR/scheduler.kubeconfig" \
 		--authorization-kubeconfig "$LC_DIR/scheduler.kubeconfig" \
-		--bind-address 127.0.0.1 --leader-elect=false --profiling=false
+		--bind-address 127.0.0.1 --leader-elect=false --profiling=false \
+		--pod-max-in-unschedulable-pods-duration 30s
 	wait_for 30 "containerd" containerd test -S "$CTR_SOCK"
 	import_images
 	start kubelet "$B/kubelet" --config "$LC_DIR/kubelet-config.yaml" --kubeconfig "$LC_DIR/kubelet.kubeconfig" \
