@@ -21,7 +21,7 @@ func applyScheduling(spec *corev1.PodSpec, c *mysqlv1alpha1.Cluster) {
 	for _, t := range a.Tolerations {
 		spec.Tolerations = append(spec.Tolerations, corev1.Toleration{
 			Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect,
-			TolerationSeconds: copyInt64(t.TolerationSeconds),
+			TolerationSeconds: clonePtr(t.TolerationSeconds),
 		})
 	}
 	for _, t := range c.Spec.TopologySpreadConstraints {
@@ -30,9 +30,9 @@ func applyScheduling(spec *corev1.PodSpec, c *mysqlv1alpha1.Cluster) {
 			TopologyKey:        t.TopologyKey,
 			WhenUnsatisfiable:  t.WhenUnsatisfiable,
 			LabelSelector:      &metav1.LabelSelector{MatchLabels: ClusterLabels(c.Name)},
-			MinDomains:         copyInt32(t.MinDomains),
-			NodeAffinityPolicy: copyPolicy(t.NodeAffinityPolicy),
-			NodeTaintsPolicy:   copyPolicy(t.NodeTaintsPolicy),
+			MinDomains:         clonePtr(t.MinDomains),
+			NodeAffinityPolicy: clonePtr(t.NodeAffinityPolicy),
+			NodeTaintsPolicy:   clonePtr(t.NodeTaintsPolicy),
 		})
 	}
 	spec.PriorityClassName = c.Spec.PriorityClassName
@@ -75,23 +75,8 @@ func applyPodMetadata(meta *metav1.ObjectMeta, c *mysqlv1alpha1.Cluster) {
 	}
 }
 
-func copyInt64(p *int64) *int64 {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-func copyInt32(p *int32) *int32 {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-func copyPolicy(p *corev1.NodeInclusionPolicy) *corev1.NodeInclusionPolicy {
+// clonePtr returns a pointer to a copy of *p, nil for nil: the Pod shares nothing with the Cluster.
+func clonePtr[T any](p *T) *T {
 	if p == nil {
 		return nil
 	}

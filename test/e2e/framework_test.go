@@ -361,3 +361,25 @@ func restartOnNewImage(lcDir string) error {
 	}
 	return os.WriteFile(stamp, imported, 0o644)
 }
+
+// WarningEvent waits until ns holds a Warning Event reason whose message contains text, about
+// Cluster cluster (any object when cluster is empty), and returns its message.
+func WarningEvent(t *testing.T, ns, cluster, reason, text string, timeout time.Duration) string {
+	t.Helper()
+	var msg string
+	WaitFor(t, timeout, "a Warning Event "+reason, func() (bool, error) {
+		var evs corev1.EventList
+		if err := env.c.List(context.Background(), &evs, client.InNamespace(ns)); err != nil {
+			return false, err
+		}
+		for _, ev := range evs.Items {
+			if ev.Reason == reason && ev.Type == corev1.EventTypeWarning && strings.Contains(ev.Message, text) &&
+				(cluster == "" || ev.InvolvedObject.Kind == "Cluster" && ev.InvolvedObject.Name == cluster) {
+				msg = ev.Message
+				return true, nil
+			}
+		}
+		return false, fmt.Errorf("no Warning %s containing %q yet", reason, text)
+	})
+	return msg
+}

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 )
 
 // The real scheduler places a Cluster's instances by its scheduling fields. The local cluster has
@@ -91,7 +92,7 @@ spec:
 		if p == nil {
 			return false, fmt.Errorf("no Pod db-1 yet")
 		}
-		return p.Spec.NodeName == real && podReady(p), fmt.Errorf("db-1 on %q, ready %t", p.Spec.NodeName, podReady(p))
+		return p.Spec.NodeName == real && instances.PodReady(p), fmt.Errorf("db-1 on %q, ready %t", p.Spec.NodeName, instances.PodReady(p))
 	})
 
 	fakeA, fakeB, fakeC := "cnm-e2e-a-"+suffix, "cnm-e2e-b-"+suffix, "cnm-e2e-c-"+suffix
@@ -120,29 +121,7 @@ spec:
 		}
 	}
 
-	WaitFor(t, 2*time.Minute, "Event InstanceRefused on Cluster nopriority", func() (bool, error) {
-		var evs corev1.EventList
-		if err := env.c.List(ctx, &evs, client.InNamespace(ns)); err != nil {
-			return false, err
-		}
-		for _, ev := range evs.Items {
-			if ev.InvolvedObject.Name == "nopriority" && ev.Reason == "InstanceRefused" && ev.Type == corev1.EventTypeWarning &&
-				strings.Contains(ev.Message, "PriorityClass") {
-				t.Logf("event: %s: %s", ev.Reason, ev.Message)
-				return true, nil
-			}
-		}
-		return false, fmt.Errorf("no InstanceRefused Event naming the PriorityClass yet")
-	})
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	t.Logf("event: InstanceRefused: %s", WarningEvent(t, ns, "nopriority", "InstanceRefused", "PriorityClass", 2*time.Minute))
 }
 
 // labelNode sets (value non-empty) or removes a label of a Node.

@@ -71,18 +71,7 @@ spec:
 		}
 		return false, fmt.Errorf("StorageResized %s %s: %s", c.Status, c.Reason, c.Message)
 	})
-	WaitFor(t, time.Minute, "a Warning StorageNotResized", func() (bool, error) {
-		var evs corev1.EventList
-		if err := env.c.List(ctx, &evs, client.InNamespace(ns)); err != nil {
-			return false, err
-		}
-		for _, ev := range evs.Items {
-			if ev.Reason == "StorageNotResized" && ev.Type == corev1.EventTypeWarning && ev.InvolvedObject.Kind == "Cluster" {
-				return true, nil
-			}
-		}
-		return false, fmt.Errorf("no StorageNotResized Event yet")
-	})
+	WarningEvent(t, ns, "db", "StorageNotResized", "", time.Minute)
 	if err := env.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db-1"}, &pvc); err != nil {
 		t.Fatal(err)
 	}

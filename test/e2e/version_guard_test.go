@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -63,18 +62,7 @@ spec:
 		}
 		return false, fmt.Errorf("Degraded: %+v", c)
 	})
-	WaitFor(t, time.Minute, "a Warning Degraded Event", func() (bool, error) {
-		var evs corev1.EventList
-		if err := env.c.List(ctx, &evs, client.InNamespace(ns)); err != nil {
-			return false, err
-		}
-		for _, ev := range evs.Items {
-			if ev.Reason == "Degraded" && ev.Type == corev1.EventTypeWarning && strings.Contains(ev.Message, "refusing to start mysqld") {
-				return true, nil
-			}
-		}
-		return false, fmt.Errorf("no Degraded Event naming the refusal")
-	})
+	WarningEvent(t, ns, "", "Degraded", "refusing to start mysqld", time.Minute)
 	// mysqld never started on the refused data directory: the container's log has the refusal
 	// and no mysqld start.
 	// The container may be in its first termination or restarted since (back-off): read both.

@@ -49,7 +49,8 @@ type storagePlan struct {
 // or none: one whose class cannot expand stops the growth of all, so the instances never end
 // with volumes of different sizes because of a half-applied change.
 func planStorage(size resource.Quantity, active []observedInstance, classes map[string]*storagev1.StorageClass, now time.Time) storagePlan {
-	if largest := largestRequest(active); largest.Cmp(size) > 0 {
+	largest := largestRequest(active)
+	if largest.Cmp(size) > 0 {
 		return storagePlan{Condition: metav1.Condition{Type: v1.ConditionStorageResized, Status: metav1.ConditionFalse,
 			Reason: reasonShrinkNotSupported, Message: fmt.Sprintf("storage.size %s is below %s, the largest volume's: a volume "+
 				"cannot be made smaller, so no volume changes and new instances get %s; set storage.size to %s or more",
@@ -64,11 +65,11 @@ func planStorage(size resource.Quantity, active []observedInstance, classes map[
 		requested := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
 		bound := pvc.Status.Phase == corev1.ClaimBound
 		if requested.Cmp(size) < 0 {
-			switch why := cannotExpand(pvc, classes); {
+			switch why, refusal := cannotExpand(pvc, classes), recentlyRefused(pvc, size, now); {
 			case why != "":
 				refused = append(refused, why)
-			case recentlyRefused(pvc, size, now) != "":
-				failed = append(failed, pvc.Name+": "+recentlyRefused(pvc, size, now))
+			case refusal != "":
+				failed = append(failed, pvc.Name+": "+refusal)
 			case !bound:
 				// The API server lets a claim's request grow only once it is bound.
 				unbound = append(unbound, pvc.Name+" waits to be bound before it grows")
@@ -97,7 +98,7 @@ func planStorage(size resource.Quantity, active []observedInstance, classes map[
 		cond.Status, cond.Reason = metav1.ConditionFalse, reasonExpansionNotSupported
 		cond.Message = fmt.Sprintf("storage.size %s is not applied to the existing volumes, none was asked to grow: %s. "+
 			"Set allowVolumeExpansion: true on the StorageClass, or set storage.size back to the volumes' %s",
-			size.String(), strings.Join(refused, "; "), largestString(active))
+			size.String(), strings.Join(refused, "; "), largest.String())
 		expand = nil
 	case len(failed) > 0:
 		cond.Status, cond.Reason = metav1.ConditionFalse, reasonStorageExpansionFailed
@@ -149,11 +150,6 @@ func largestRequest(active []observedInstance) resource.Quantity {
 		}
 	}
 	return out
-}
-
-func largestString(active []observedInstance) string {
-	q := largestRequest(active)
-	return q.String()
 }
 
 // cannotExpand says why pvc's StorageClass cannot grow it, empty when it can.
