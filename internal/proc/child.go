@@ -16,25 +16,29 @@ var ErrKilled = errors.New("did not exit after SIGTERM and was killed")
 
 // Child is a process started by StartTied.
 type Child struct {
-	cmd  *exec.Cmd
-	pid  int
-	done chan struct{}
-	err  error // the result of cmd.Wait, written before done is closed
+	pid   int
+	done  chan struct{}
+	err   error            // the result of cmd.Wait, written before done is closed
+	state *os.ProcessState // the exit status, written before done is closed
 
 	stopOnce sync.Once
 	stopErr  error
 }
 
 // StartTied starts cmd in its own process group, killed by the kernel if this process dies. It
-// keeps the caller's SysProcAttr settings (Chroot, credentials) and sets Setpgid and Pdeathsig.
-// The returned error is the one of cmd.Start.
+// keeps the caller's SysProcAttr settings (Chroot, credentials) and sets Setpgid, and Pdeathsig
+// unless this process is the init of its PID namespace (IsNamespaceInit): there the kernel ends
+// every process of the namespace when it exits, and a child without a parent-death signal
+// survives this process replacing itself (Reexec). The returned error is the one of cmd.Start.
 func StartTied(cmd *exec.Cmd) (*Child, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	c := &Child{cmd: cmd, done: make(chan struct{})}
+	if !IsNamespaceInit() {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
+	c := &Child{done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
 		// Never unlocked: the thread that forked the child must live until the child has exited,
@@ -47,6 +51,7 @@ func StartTied(cmd *exec.Cmd) (*Child, error) {
 		c.pid = cmd.Process.Pid
 		started <- nil
 		c.err = cmd.Wait()
+		c.state = cmd.ProcessState
 		close(c.done)
 	}()
 	if err := <-started; err != nil {
@@ -92,7 +97,7 @@ func (c *Child) State() *os.ProcessState {
 	if !c.Exited() {
 		return nil
 	}
-	return c.cmd.ProcessState
+	return c.state
 }
 
 // Signal sends sig to the child's process group, so that whatever the child started in it gets

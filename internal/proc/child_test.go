@@ -23,6 +23,7 @@ import (
 const helperEnv = "PROC_TEST_TIED_PARENT"
 
 func TestMain(m *testing.M) {
+	reexecHelper()
 	if os.Getenv(helperEnv) == "1" {
 		c, err := StartTied(exec.Command("sleep", "600"))
 		if err != nil {

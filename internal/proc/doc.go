@@ -9,4 +9,9 @@
 // has exited. Setting Pdeathsig without that lock, as exec.Cmd alone allows, may kill the child
 // at a random moment; start every child through this package instead: StartTied, or Run for one
 // that runs to completion. Output collects a child's output for logs and error messages.
+//
+// The init process of a PID namespace (the instance manager in its container) sets no
+// parent-death signal: the kernel ends the namespace's processes with it anyway, and it may
+// then replace its own program (Reexec) and take its running children back (Adopt) without
+// killing them, as an in-place update of the instance manager does with mysqld.
 package proc
