@@ -99,6 +99,11 @@ type ClusterStatus struct {
 	// +optional
 	GTIDExecutedByInstance map[string]string `json:"gtidExecutedByInstance,omitempty"`
 
+	// InstanceManagers are the instance managers' binaries as each instance last reported them;
+	// a new operator updates them in place to its own.
+	// +optional
+	InstanceManagers map[string]InstanceManagerStatus `json:"instanceManagers,omitempty"`
+
 	// SemiSync is the primary's observed semi-sync state.
 	// +optional
 	SemiSync *SemiSyncStatus `json:"semiSync,omitempty"`
@@ -267,4 +272,13 @@ type RefusedParameter struct {
 	Key string `json:"key"`
 	// +kubebuilder:validation:MaxLength=2048
 	Reason string `json:"reason"`
+}
+
+// InstanceManagerStatus is the binary an instance manager runs.
+type InstanceManagerStatus struct {
+	// Version is the version the binary was built as.
+	Version string `json:"version"`
+	// SHA256 is the binary's hex sha256.
+	// +optional
+	SHA256 string `json:"sha256,omitempty"`
 }

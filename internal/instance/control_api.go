@@ -19,8 +19,8 @@ import (
 )
 
 // ControlAPI serves the operator: GET /status, POST /semisync (the primary's acknowledgement
-// count), POST /semisync/replica (whether a replica acknowledges) and the role changes, over
-// mutual TLS.
+// count), POST /semisync/replica (whether a replica acknowledges), the role changes and PUT
+// /manager/update (an in-place update of the instance manager), over mutual TLS.
 type ControlAPI struct {
 	Instance string
 	Op       mysql.Operator
@@ -47,6 +47,9 @@ type ControlAPI struct {
 	Sweep *SessionSweep
 	// Parameters reports what became of spec.mysql.parameters (nil: nothing reported).
 	Parameters *ParameterApplier
+	// ManagerUpdate reports the instance manager's binary and takes a new one in place (nil:
+	// neither).
+	ManagerUpdate *ManagerUpdate
 	// ReleaseLease gives the primary Lease up after a demotion (nil: no Lease); not used when
 	// Demote is set.
 	ReleaseLease func(context.Context) error
@@ -81,6 +84,9 @@ func (c *ControlAPI) Handler() http.Handler {
 	mux.HandleFunc("POST "+instanceclient.SemiSyncReplicaPath, c.semiSyncReplica)
 	mux.HandleFunc("POST "+instanceclient.DemotePath, c.demote)
 	mux.HandleFunc("POST "+instanceclient.StopReplicaIOPath, c.stopReplicaIO)
+	if c.ManagerUpdate != nil {
+		mux.HandleFunc("PUT "+instanceclient.ManagerUpdatePath, c.ManagerUpdate.serve)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !c.allowed(r) {
 			http.Error(w, "client certificate not allowed", http.StatusForbidden)
@@ -130,6 +136,7 @@ func (c *ControlAPI) status(w http.ResponseWriter, r *http.Request) {
 	report.LeaseHeld = c.LeaseHeld != nil && c.LeaseHeld()
 	report.EndingSessions = c.Sweep.Active()
 	report.Parameters = c.Parameters.Report()
+	report.Manager = c.ManagerUpdate.Identity()
 	writeJSON(w, report)
 }
 

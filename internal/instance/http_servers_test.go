@@ -56,7 +56,7 @@ func TestControlAPIServerHasTimeouts(t *testing.T) {
 	writeTestTLS(t, m.cfg.ServerTLSDir, filepath.Join(dir, "client"))
 	files, err := tlsfiles.NewLoader(tlsfiles.Files(m.cfg.serverTLS()), 0, nil)
 	must(t, err)
-	srv, ln, err := m.controlAPI(files, "db-replication", &LocalState{}, nil, nil, nil, nil)
+	srv, ln, err := m.controlAPI(files, "db-replication", &LocalState{}, nil, nil, nil, nil, nil)
 	must(t, err)
 	defer ln.Close()
 	for name, got := range map[string]time.Duration{"ReadHeaderTimeout": srv.ReadHeaderTimeout,

@@ -70,6 +70,14 @@ type PrimaryLease struct {
 	fallback *failover.FallbackRecord
 }
 
+// WhileGated runs fn while nothing else may change whether the server accepts writes (no
+// self-fence, demotion or AllowWrites runs meanwhile).
+func (l *PrimaryLease) WhileGated(fn func()) {
+	l.gate.Lock()
+	defer l.gate.Unlock()
+	fn()
+}
+
 // ErrDemoted is returned by AllowWrites while a demotion holds the server read-only.
 var ErrDemoted = errors.New("demoted: the server stays read-only until the Cluster names another target primary")
 

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
@@ -51,6 +52,12 @@ type manager struct {
 	// initRecord are the initialization-only parameters of the data directory
 	// (init_parameters.go), nil until recorded; my.cnf always carries them.
 	initRecord map[string]string
+	// adopted is the mysqld the previous program of this process started, taken back after an
+	// in-place update (manager_update.go); nil after an ordinary start.
+	adopted *proc.Child
+	// sup supervises mysqld; binary is the instance manager's own binary.
+	sup    *Supervisor
+	binary *SelfBinary
 }
 
 // Run is `manager instance run`: render my.cnf, bootstrap the data directory, supervise mysqld,
@@ -63,7 +70,8 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 	serial, _ := specs.InstanceSerial(cfg.Cluster, cfg.Instance)
 	m := &manager{cfg: cfg, deps: deps, serial: serial,
 		dir:     PeerDirectory{Namespace: cfg.Namespace, Cluster: cfg.Cluster, Static: deps.Peers},
-		cluster: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Cluster}}
+		cluster: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Cluster},
+		binary:  NewSelfBinary(cfg.ManagerBinary), adopted: adoptMysqld(deps.Log)}
 	if err := os.MkdirAll(cfg.RunDir, 0o750); err != nil {
 		return fmt.Errorf("creating the run directory: %w", err)
 	}
@@ -120,22 +128,12 @@ func (m *manager) run(ctx context.Context) error {
 	if err := m.writeMyCnf(ctx, cluster); err != nil {
 		return err
 	}
-	if discarded, err := DiscardUnfinishedClone(m.cfg.DataDir); err != nil {
-		return err
-	} else if discarded {
-		m.deps.Log.Info("discarded the data directory of an unfinished clone or restore")
-	}
-	decision, err := m.decideBootstrap(ctx)
+	decision, err := m.prepareDataDir(ctx)
 	if err != nil {
 		return err
 	}
-	if err := m.refuseDowngrade(ctx, decision); err != nil {
-		return err
-	}
-	if err := m.initialize(ctx, decision); err != nil {
-		return err
-	}
 	sup := &Supervisor{
+		Adopted: m.adopted,
 		Command: func() *exec.Cmd {
 			// mysqld logs to stderr, which the container runtime collects with the manager's.
 			cmd := m.cfg.Mysqld()()
@@ -146,6 +144,7 @@ func (m *manager) run(ctx context.Context) error {
 		Backoff:     Backoff{Initial: 500 * time.Millisecond, Max: 10 * time.Second, Stable: time.Minute},
 		Clock:       m.deps.Clock, Log: m.deps.Log.WithName("supervisor"),
 	}
+	m.sup = sup
 	// The supervisor stops mysqld once serving is over: after ctx ended and a primary gave up
 	// its Lease (read-only first), or once serving failed.
 	supCtx, stopMysqld := context.WithCancel(context.WithoutCancel(ctx))
@@ -165,6 +164,29 @@ func (m *manager) run(ctx context.Context) error {
 	m.closeSessions()
 	stopMysqld()
 	return errors.Join(err, <-supErr)
+}
+
+// prepareDataDir readies the data directory for mysqld's start: an unfinished clone discarded,
+// the bootstrap decided, a version downgrade refused, a new data directory initialized. A mysqld
+// taken back after an in-place update runs on a bootstrapped data directory (the update is
+// refused before), which is left as it is.
+func (m *manager) prepareDataDir(ctx context.Context) (BootstrapDecision, error) {
+	if m.adopted != nil {
+		return BootstrapDecision{Action: BootstrapNone, Reason: "mysqld kept running through an in-place update of the instance manager"}, nil
+	}
+	if discarded, err := DiscardUnfinishedClone(m.cfg.DataDir); err != nil {
+		return BootstrapDecision{}, err
+	} else if discarded {
+		m.deps.Log.Info("discarded the data directory of an unfinished clone or restore")
+	}
+	decision, err := m.decideBootstrap(ctx)
+	if err != nil {
+		return BootstrapDecision{}, err
+	}
+	if err := m.refuseDowngrade(ctx, decision); err != nil {
+		return BootstrapDecision{}, err
+	}
+	return decision, m.initialize(ctx, decision)
 }
 
 // refuseClientsTimeout bounds ending the client sessions at shutdown.

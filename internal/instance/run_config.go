@@ -58,6 +58,9 @@ type RunConfig struct {
 	IsolationLimit time.Duration
 	// Parameters are extra my.cnf settings for mysqld (tests: a small buffer pool).
 	Parameters map[string]string
+	// ManagerBinary is where the running instance manager's binary is installed; an in-place
+	// update (ManagerUpdate) writes the new one there. Empty: no in-place update.
+	ManagerBinary string
 }
 
 // Paths of the files the instance manager writes or reads.

@@ -91,7 +91,9 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	}
 	fallback := &SemiSyncFallback{Instance: m.cfg.Instance, Op: m.fallbackOp, Lease: lease, Clock: m.deps.Clock, Log: m.deps.Log.WithName("semisync")}
 	participation := &SemiSyncParticipation{}
-	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease, fallback, participation, sweep)
+	update := &ManagerUpdate{Binary: m.binary, Ready: m.updateReady(state), Replace: m.replaceProgram(lease),
+		Clock: m.deps.Clock, Log: m.deps.Log.WithName("manager-update")}
+	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease, fallback, participation, sweep, update)
 	if err != nil {
 		return err
 	}
@@ -233,10 +235,10 @@ func (m *manager) peerClient() (peerTLS, error) {
 // same client certificate as this one). Its TLS configuration follows the mounted files, and
 // mysqld's certificates are reloaded when they change.
 func (m *manager) controlAPI(files *tlsfiles.Loader, peerCN string, state *LocalState, lease *PrimaryLease,
-	fallback *SemiSyncFallback, participation *SemiSyncParticipation, sweep *SessionSweep) (*http.Server, net.Listener, error) {
+	fallback *SemiSyncFallback, participation *SemiSyncParticipation, sweep *SessionSweep, update *ManagerUpdate) (*http.Server, net.Listener, error) {
 	api := &ControlAPI{Instance: m.cfg.Instance, Op: m.op, AllowedClients: []string{certs.OperatorCommonName},
 		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held, Demote: lease.Demote,
-		Fallback: fallback, Participation: participation, Sweep: sweep, Parameters: m.params,
+		Fallback: fallback, Participation: participation, Sweep: sweep, Parameters: m.params, ManagerUpdate: update,
 		Log: m.deps.Log.WithName("control-api")}
 	ln, err := net.Listen("tcp", m.cfg.ManagerAddr)
 	if err != nil {

@@ -25,8 +25,11 @@ type Supervisor struct {
 	// Pod's terminationGracePeriodSeconds.
 	GracePeriod time.Duration
 	Backoff     Backoff
-	Clock       clock.Clock
-	Log         logr.Logger
+	// Adopted, if set, is a running mysqld the previous program of this process started (an
+	// in-place update of the instance manager): supervised first, instead of a start.
+	Adopted *proc.Child
+	Clock   clock.Clock
+	Log     logr.Logger
 
 	mu      sync.Mutex
 	current *proc.Child
@@ -86,6 +89,14 @@ func (s *Supervisor) Starts() int {
 // start starts mysqld tied to this process (see package proc): in its own process group, and
 // killed by the kernel if the instance manager dies.
 func (s *Supervisor) start() (*proc.Child, error) {
+	if c := s.Adopted; c != nil {
+		s.Adopted = nil
+		s.mu.Lock()
+		s.current = c
+		s.mu.Unlock()
+		s.Log.Info("supervising the mysqld the previous program of the instance manager started", "pid", c.Pid())
+		return c, nil
+	}
 	c, err := proc.StartTied(s.Command())
 	if err != nil {
 		return nil, fmt.Errorf("starting mysqld: %w", err)

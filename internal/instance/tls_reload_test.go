@@ -45,7 +45,7 @@ func TestControlAPIFollowsRenewedCertificates(t *testing.T) {
 	check.Must(t, err)
 	m := &manager{cfg: &RunConfig{Instance: "db-1", ManagerAddr: "127.0.0.1:0"},
 		op: statusOp{st: &mysql.Status{}}, deps: RunDeps{Log: testr.New(t)}}
-	srv, ln, err := m.controlAPI(serverFiles, "replication", &LocalState{}, &PrimaryLease{}, nil, nil, nil) // never held
+	srv, ln, err := m.controlAPI(serverFiles, "replication", &LocalState{}, &PrimaryLease{}, nil, nil, nil, nil) // never held
 	check.Must(t, err)
 	go func() { _ = srv.ServeTLS(ln, "", "") }()
 	t.Cleanup(func() { _ = srv.Close() })

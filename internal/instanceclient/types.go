@@ -49,6 +49,8 @@ type Status struct {
 	// Parameters is what became of spec.mysql.parameters on this instance; nil before its first
 	// convergence, and from instance managers that predate it.
 	Parameters *ParametersReport `json:"parameters,omitempty"`
+	// Manager is the instance manager's own binary; nil from instance managers that predate it.
+	Manager *ManagerIdentity `json:"manager,omitempty"`
 }
 
 // ParametersReport is what an instance did with the Cluster's user parameters.

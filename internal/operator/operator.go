@@ -22,6 +22,7 @@ import (
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/cluster"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
@@ -56,6 +57,9 @@ type Options struct {
 	// they are loopback, link-local or unspecified addresses (ObjectStoreGuard); empty refuses
 	// every such address. For a test or an S3 server beside the operator, never by default.
 	ObjectStoreAllowedCIDRs []netip.Prefix
+	// ManagerBinary is the instance manager binary every instance is brought to in place (the
+	// operator's own, instances.OwnManagerBinary); nil: instance managers are not updated in place.
+	ManagerBinary *instances.ManagerBinary
 	// Clock is the time source of every reconciler; nil means the real clock.
 	Clock clock.PassiveClock
 	// RepeatableInProcess lets one process build the manager more than once (a test restarting
@@ -139,7 +143,9 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	if err := RegisterBackupControllers(mgr, opts); err != nil {
 		return err
 	}
-	if err := cluster.NewReconciler(mgr, opts.Clock).SetupWithManager(mgr); err != nil {
+	cr := cluster.NewReconciler(mgr, opts.Clock)
+	cr.ManagerBinary = opts.ManagerBinary
+	if err := cr.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := newRetentionReconciler(mgr, opts).SetupWithManager(mgr); err != nil {

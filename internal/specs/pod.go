@@ -95,13 +95,15 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 	applyScheduling(&pod.Spec, c)
 	grace, _ := stopBudget(c)
 	pod.Spec.TerminationGracePeriodSeconds = &grace
-	pod.Annotations = map[string]string{PodSpecHashAnnotation: podHash(&pod.Spec, c.Spec.PodMetadata)}
+	pod.Annotations = map[string]string{PodSpecHashAnnotation: podHash(withoutOperatorImage(&pod.Spec), c.Spec.PodMetadata)}
 	applyPodMetadata(&pod.ObjectMeta, c)
 	return pod
 }
 
 // PodSpecHashAnnotation records the hash of the spec a Pod was built with; a Pod whose hash
-// differs from what BuildPod returns now runs an outdated spec (image, resources, operator).
+// differs from what BuildPod returns now runs an outdated spec (image, resources, scheduling).
+// The operator's image is left out (withoutOperatorImage): a new operator updates the instance
+// managers in place, without restarting mysqld.
 const PodSpecHashAnnotation = "mysql.cloudnative-mysql.io/pod-spec-hash"
 
 // PodSpecHash hashes a Pod spec as built.
@@ -125,6 +127,21 @@ func podHash(spec *corev1.PodSpec, pm *mysqlv1alpha1.PodMetadata) string {
 	}{spec, pm})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
+}
+
+// withoutOperatorImage is spec with the operator's image (the bootstrap init container's) left
+// out: the only thing that image gives a Pod is the instance manager's binary, which a new
+// operator replaces in place (controller/cluster manager_update.go); an instance that cannot
+// take it in place has its Pod replaced.
+func withoutOperatorImage(spec *corev1.PodSpec) *corev1.PodSpec {
+	out := *spec
+	out.InitContainers = append([]corev1.Container(nil), spec.InitContainers...)
+	for i := range out.InitContainers {
+		if out.InitContainers[i].Name == BootstrapContainerName {
+			out.InitContainers[i].Image = ""
+		}
+	}
+	return &out
 }
 
 func bootstrapContainer(image string) corev1.Container {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/egress"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
@@ -24,6 +25,7 @@ func NewCommand() *cobra.Command {
 	// a fraction of a second apart.
 	zapOpts := zap.Options{TimeEncoder: zapcore.ISO8601TimeEncoder}
 	var allowStores []string
+	updateManagers := true
 	cmd := &cobra.Command{
 		Use:   "controller",
 		Short: "Run the operator",
@@ -39,6 +41,14 @@ func NewCommand() *cobra.Command {
 				ctrl.Log.WithName("setup").Info("object stores may be reached at these loopback or link-local networks",
 					"allowed", allowed)
 			}
+			if updateManagers {
+				// Hashed once here (tens of MB): every instance is brought to this binary in place.
+				if opts.ManagerBinary, err = instances.OwnManagerBinary(); err != nil {
+					return fmt.Errorf("--update-instance-managers: %w", err)
+				}
+				ctrl.Log.WithName("setup").Info("instance managers are updated in place to this binary",
+					"version", opts.ManagerBinary.Version, "sha256", opts.ManagerBinary.SHA256)
+			}
 			cfg, err := ctrl.GetConfig()
 			if err != nil {
 				return err
@@ -47,6 +57,9 @@ func NewCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&updateManagers, "update-instance-managers", true,
+		"update the instance managers of every Cluster to this operator's binary in place, mysqld left running; false leaves them "+
+			"as they are until their Pods are replaced for another reason")
 	f.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
 	f.BoolVar(&opts.MetricsInsecure, "metrics-insecure", false,
 		"serve metrics over plain HTTP without authentication (default: HTTPS, callers authorised for GET /metrics through the API server)")

@@ -97,6 +97,10 @@ func (o *options) run(ctx context.Context) error {
 	}
 	c.MysqldCommand = strings.Fields(o.mysqld)
 	var err error
+	// The installed binary: an in-place update writes the new one there (/controller/manager).
+	if c.ManagerBinary, err = os.Executable(); err != nil {
+		return fmt.Errorf("locating the instance manager's binary: %w", err)
+	}
 	if c.Parameters, err = keyValues(o.parameters); err != nil {
 		return err
 	}

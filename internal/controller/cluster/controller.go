@@ -48,8 +48,12 @@ type Reconciler struct {
 	// specs.DefaultOperatorImage when empty.
 	OperatorImage string
 	// Instances asks instance managers for their status; when it is also an
-	// instances.SemiSyncSetter, the semi-sync count is applied through it.
+	// instances.SemiSyncSetter, the semi-sync count is applied through it, and when it is an
+	// instances.ManagerUpdater, instance managers are updated in place to ManagerBinary.
 	Instances instances.StatusSource
+	// ManagerBinary is the instance manager binary every instance is brought to (the operator's
+	// own); nil: instance managers are not updated in place.
+	ManagerBinary *instances.ManagerBinary
 	// ReportInterval is the periodic requeue; 0 means DefaultReportInterval.
 	ReportInterval time.Duration
 	// MaxReadLag is how far a replica may lag before it leaves the read Services; 0 means
@@ -60,6 +64,8 @@ type Reconciler struct {
 	leases leaseObservations
 	// unanswered remembers the instances whose last ask went unanswered (ask.go).
 	unanswered unansweredAsks
+	// managerUpdates remembers the instance managers sent a new binary (manager_update_act.go).
+	managerUpdates sentManagerUpdates
 }
 
 // NewReconciler returns the production Reconciler: cached reads, Secrets read directly,

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/failover"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
@@ -48,6 +49,12 @@ type Observation struct {
 	// StorageClasses are the classes of the PVCs asking for less than storage.size, by name; nil
 	// for one that does not exist, absent for one the operator may not read (storage.go).
 	StorageClasses map[string]*storagev1.StorageClass
+	// ManagerBinary is the instance manager binary the operator sends to instances that run
+	// another one; nil: instance managers are not updated in place (manager_update.go).
+	ManagerBinary *instances.ManagerBinary
+	// ManagerUpdatesSent are the instances this operator sent ManagerBinary to, and when, for their
+	// current Pod.
+	ManagerUpdatesSent map[string]time.Time
 	// ForeignObjects are the PVCs and Pods named after an instance this reconcile may create that
 	// exist with another controller, as "Kind name", by instance name (ownership_instances.go).
 	ForeignObjects map[string][]string
@@ -95,6 +102,9 @@ type Decision struct {
 	// storageCondition is the StorageResized condition (planStorage).
 	ExpandPVCs       []string
 	storageCondition metav1.Condition
+	// UpdateManager is the instance whose instance manager is sent ManagerBinary, to replace
+	// itself in place (stepManagerUpdate).
+	UpdateManager string
 	// Rollout, when not nil, says why a rolling update waits or which step of the primary's
 	// update is under way (rollout.go, primary_update.go).
 	Rollout *rolloutWait
@@ -152,6 +162,9 @@ const (
 	stepRelabel
 	stepStatus
 	stepSemiSync
+	// stepManagerUpdate sends an instance manager its new binary (manager_update.go); it never
+	// fails act.
+	stepManagerUpdate
 	// stepExpand raises the PVCs' storage requests (storage.go); it runs after the others
 	// whatever they did, and never fails act, so that a PVC that cannot grow never holds back a
 	// failover, the Services or the status.
@@ -195,6 +208,7 @@ func Decide(o Observation) Decision {
 	d.planServices(c, o.Services, active)
 	d.PDB = specs.BuildPDB(c)
 	d.Status = aggregateStatus(c, o, active, &d)
+	d.managerUpdatedEvents(o)
 	d.planRBAC(c, o)
 	d.mergeHAConditions(c, o)
 	for _, e := range conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances) {

@@ -29,6 +29,14 @@ var (
 		Format: "Deleted PVC %s of a removed instance (storage.whenScaledDown Delete)"}
 	evInstanceUpdating = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceUpdating",
 		Format: "Deleting the Pod of instance %s to apply the new spec; it is recreated on its PVC"}
+	evManagerReplacing = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceUpdating",
+		Format: "Deleting the Pod of instance %s to update its instance manager, which cannot be updated in place (%s); it is recreated on its PVC"}
+	evManagerUpdating = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceManagerUpdating",
+		Format: "Sent instance manager %s to %s, which checked it and replaces its program in place; mysqld keeps running"}
+	evManagerUpdateFailed = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "InstanceManagerUpdateFailed",
+		Format: "The in-place update of the instance manager of %s failed; it is tried again: %s"}
+	evManagerUpdated = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceManagerUpdated",
+		Format: "Instance %s runs instance manager %s"}
 	evPrimaryUpdateSwitchover = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "PrimaryUpdateSwitchover",
 		Format: "Every replica runs the new spec: switching over from %s to %s to update the primary"}
 	evPrimaryRestarting = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "PrimaryUpdateRestart",

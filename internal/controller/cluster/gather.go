@@ -52,6 +52,9 @@ func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (*Observa
 	o.PVCs = kit.ControlledBy(&c, pvcs.Items)
 	o.Services = kit.ControlledBy(&c, svcs.Items)
 	o.Reports, o.ReportErrors = r.reports(ctx, o)
+	if o.ManagerBinary = r.ManagerBinary; o.ManagerBinary != nil {
+		o.ManagerUpdatesSent = r.managerUpdates.forPods(o.Pods, o.ManagerBinary.SHA256)
+	}
 	// The Lease after the reports: a target seen read-only in its report and holding the Lease
 	// read after it is promoting (it takes the Lease before it clears read-only); with the Lease
 	// read first, a switchover could be aborted under a target that took it in between.

@@ -68,22 +68,14 @@ func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedIn
 			d.planPrimaryRestart(c, o, in)
 			return
 		}
-		d.leaving = in.Name
-		if to := d.acknowledgementsToHandOver(o); to != "" {
-			d.Rollout = &rolloutWait{reasonRollingUpdate, "handing the semi-sync acknowledgements of " + in.Name +
-				" over to " + to + " before replacing it"}
-			return
+		if d.replaceReplica(c, o, active, in) {
+			d.event(stepDeletePods, updatingEvent(c, o, in))
 		}
-		if why := semiSyncUncoveredWithout(c, o, active, in.Name); why != "" {
-			d.Rollout = &rolloutWait{reasonRollingUpdate, "replacing " + in.Name + " once commits do not need it: " + why}
-			return
-		}
-		d.DeletePods = append(d.DeletePods, in.Name)
-		d.event(stepDeletePods, updatingEvent(c, o, in))
 		return
 	}
 	switch {
 	case !primaryOutdated:
+		d.planManagerUpdate(c, o, active)
 	case len(refused) > 0:
 		d.Rollout = &rolloutWait{reasonPrimaryUpdatePending, "the primary " + primary +
 			" is updated once every replica runs the new spec; not updated: " + strings.Join(refused, ", ")}
@@ -94,6 +86,24 @@ func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedIn
 			}
 		}
 	}
+}
+
+// replaceReplica deletes the Pod of the replica in (recreated on its PVC with the current spec)
+// once its semi-sync acknowledgements are handed over to another replica and commits do not need
+// it; until then it says in d.Rollout what it waits for. It reports whether the Pod is deleted.
+func (d *Decision) replaceReplica(c *v1.Cluster, o Observation, active []observedInstance, in observedInstance) bool {
+	d.leaving = in.Name
+	if to := d.acknowledgementsToHandOver(o); to != "" {
+		d.Rollout = &rolloutWait{reasonRollingUpdate, "handing the semi-sync acknowledgements of " + in.Name +
+			" over to " + to + " before replacing it"}
+		return false
+	}
+	if why := semiSyncUncoveredWithout(c, o, active, in.Name); why != "" {
+		d.Rollout = &rolloutWait{reasonRollingUpdate, "replacing " + in.Name + " once commits do not need it: " + why}
+		return false
+	}
+	d.DeletePods = append(d.DeletePods, in.Name)
+	return true
 }
 
 // replaceRefusedStart replaces, one at a time, the Pod of an instance whose manager refused to

@@ -58,6 +58,7 @@ func aggregateStatus(c *v1.Cluster, o Observation, active []observedInstance, d 
 		st.CurrentPrimaryTimestamp = &t
 	}
 	st.GTIDExecutedByInstance = aggregateGTIDs(st.GTIDExecutedByInstance, names, o.Reports)
+	st.InstanceManagers = aggregateManagers(st.InstanceManagers, names, o.Reports)
 	st.SemiSync = aggregateSemiSync(st.SemiSync, o.Reports[st.CurrentPrimary], o.Now)
 	st.Parameters = aggregateParameters(c, names, o.Reports)
 	setClusterConditions(&st, c, o, d)
@@ -100,6 +101,23 @@ func aggregateGTIDs(prev map[string]string, active []string, reports map[string]
 			out[name] = r.GTIDExecuted
 		} else if g, ok := prev[name]; ok {
 			out[name] = g
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// aggregateManagers records the binary each instance manager reports running; an instance that
+// did not answer keeps its last record.
+func aggregateManagers(prev map[string]v1.InstanceManagerStatus, active []string, reports map[string]*instanceclient.Status) map[string]v1.InstanceManagerStatus {
+	out := map[string]v1.InstanceManagerStatus{}
+	for _, name := range active {
+		if r := reports[name]; r != nil && r.Manager != nil && r.Manager.SHA256 != "" {
+			out[name] = v1.InstanceManagerStatus{Version: r.Manager.Version, SHA256: r.Manager.SHA256}
+		} else if m, ok := prev[name]; ok {
+			out[name] = m
 		}
 	}
 	if len(out) == 0 {

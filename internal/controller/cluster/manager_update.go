@@ -1,0 +1,125 @@
+package cluster
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+)
+
+// managerUpdateSettle is how long after sending an instance its new instance manager the
+// operator waits for it to report running it before sending it again (it replaces its program a
+// second after it answered).
+const managerUpdateSettle = 30 * time.Second
+
+// reasonManagerUpdate is the Progressing reason while instance managers are updated in place.
+const reasonManagerUpdate = "InstanceManagerUpdate"
+
+// planManagerUpdate brings every instance manager to the operator's own binary once the Cluster
+// runs its spec (planRollout calls it when nothing else is to do): one instance per reconcile,
+// replicas first (highest serial first), the primary last, each in place: the instance takes
+// the binary over the control API, checks it and replaces its program, mysqld keeps running, so
+// no Pod restarts and no switchover happens. An instance that cannot take it in place (its
+// report says why) has its Pod replaced as a rolling update does, the primary as
+// primaryUpdateStrategy and primaryUpdateMethod say. It waits while any instance does not
+// answer, and for 30 s after sending an instance its binary, for it to report running it.
+// Instance managers that predate in-place updates report no binary and are left alone: their
+// Pods, built with the operator's image in the Pod hash, are replaced by the rolling update.
+func (d *Decision) planManagerUpdate(c *v1.Cluster, o Observation, active []observedInstance) {
+	bin := o.ManagerBinary
+	if bin == nil {
+		return
+	}
+	for _, in := range active {
+		if o.Reports[in.Name] == nil {
+			return
+		}
+	}
+	runs := func(name string) bool {
+		r := o.Reports[name]
+		return r != nil && r.Manager != nil && r.Manager.SHA256 == bin.SHA256
+	}
+	primary := c.Status.CurrentPrimary
+	order := slices.Clone(active)
+	slices.Reverse(order)                                          // highest serial first
+	slices.SortStableFunc(order, func(a, b observedInstance) int { // the primary last
+		return boolOrder(a.Name == primary) - boolOrder(b.Name == primary)
+	})
+	done := 0
+	for _, in := range order {
+		if runs(in.Name) {
+			done++
+		}
+	}
+	for _, in := range order {
+		m := o.Reports[in.Name].Manager
+		if m == nil || m.SHA256 == "" || m.SHA256 == bin.SHA256 {
+			continue
+		}
+		if sent, ok := o.ManagerUpdatesSent[in.Name]; ok && o.Now.Sub(sent) < managerUpdateSettle {
+			d.Rollout = &rolloutWait{reasonManagerUpdate, fmt.Sprintf(
+				"waiting for %s to run instance manager %s, sent %s ago (%d of %d instances run it); mysqld keeps running",
+				in.Name, bin.Version, o.Now.Sub(sent).Round(time.Second), done, len(active))}
+			return
+		}
+		if !m.InPlaceUpdate {
+			d.replaceForManager(c, o, active, in, m, runs)
+			return
+		}
+		d.UpdateManager = in.Name
+		d.Rollout = &rolloutWait{reasonManagerUpdate, fmt.Sprintf(
+			"updating the instance manager of %s in place from %s to %s (%d of %d instances run it); mysqld keeps running",
+			in.Name, describeManager(m), bin.Version, done, len(active))}
+		return
+	}
+}
+
+// replaceForManager replaces the Pod of in, whose instance manager cannot be updated in place:
+// its new Pod copies the manager from the operator's image. A replica goes as in a rolling
+// update (its semi-sync acknowledgements handed over first); the primary as the primary of a
+// rolling update does, once every replica runs the operator's manager.
+func (d *Decision) replaceForManager(c *v1.Cluster, o Observation, active []observedInstance, in observedInstance,
+	m *instanceclient.ManagerIdentity, runs func(string) bool) {
+	if in.Name == c.Status.CurrentPrimary {
+		if len(active) > 1 {
+			d.planPrimaryUpdate(c, o, in, runs)
+		} else {
+			d.planPrimaryRestart(c, o, in)
+		}
+		return
+	}
+	if d.replaceReplica(c, o, active, in) {
+		d.event(stepDeletePods, evManagerReplacing.With(in.Name, m.NoInPlaceUpdate))
+	}
+}
+
+// managerUpdatedEvents reports each instance seen running the operator's binary after it ran
+// another (status.instanceManagers before and after this reconcile).
+func (d *Decision) managerUpdatedEvents(o Observation) {
+	if o.ManagerBinary == nil {
+		return
+	}
+	names := slices.Sorted(maps.Keys(d.Status.InstanceManagers))
+	for _, name := range names {
+		m := d.Status.InstanceManagers[name]
+		prev, ok := o.Cluster.Status.InstanceManagers[name]
+		if ok && prev.SHA256 != m.SHA256 && m.SHA256 == o.ManagerBinary.SHA256 {
+			d.event(stepStatus, evManagerUpdated.With(name, describeManager(&instanceclient.ManagerIdentity{Version: m.Version, SHA256: m.SHA256})))
+		}
+	}
+}
+
+// describeManager names an instance manager's binary: its version and the start of its sha256.
+func describeManager(m *instanceclient.ManagerIdentity) string {
+	return fmt.Sprintf("%s (sha256 %.12s)", m.Version, m.SHA256)
+}
+
+func boolOrder(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

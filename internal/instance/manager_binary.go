@@ -1,0 +1,95 @@
+package instance
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/version"
+)
+
+// SelfBinary is the instance manager's own binary: the version it was built as, the sha256 of
+// the program that runs (read once, in the background: tens of MB), and whether it can be
+// replaced in place (ManagerUpdate). Safe for concurrent use.
+type SelfBinary struct {
+	// Path is where the binary is installed (the emptyDir the init container copied it into);
+	// an update writes the new one there.
+	Path string
+
+	mu  sync.Mutex
+	sum string
+}
+
+// NewSelfBinary returns the running binary installed at path and starts hashing it.
+func NewSelfBinary(path string) *SelfBinary {
+	b := &SelfBinary{Path: path}
+	go b.hash()
+	return b
+}
+
+// hash reads the running program (/proc/self/exe: what runs, even once path holds another
+// binary) and records its sha256.
+func (b *SelfBinary) hash() {
+	sum, err := fileSHA256("/proc/self/exe")
+	if err != nil {
+		return // reported without a sum: the operator then never updates it in place
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.sum = sum
+}
+
+// SHA256 is the running program's hex sha256, "" until computed.
+func (b *SelfBinary) SHA256() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sum
+}
+
+// Identity is what GET /status reports of the binary.
+func (b *SelfBinary) Identity() *instanceclient.ManagerIdentity {
+	id := &instanceclient.ManagerIdentity{Version: version.Version, SHA256: b.SHA256()}
+	if why := b.noInPlaceUpdate(); why != "" {
+		id.NoInPlaceUpdate = why
+	} else {
+		id.InPlaceUpdate = true
+	}
+	return id
+}
+
+// noInPlaceUpdate says why the binary cannot be replaced in place, "" when it can.
+func (b *SelfBinary) noInPlaceUpdate() string {
+	switch {
+	case !namespaceInit():
+		return "the instance manager is not the init process of its container, so replacing its program would kill mysqld"
+	case b.Path == "":
+		return "the instance manager does not know where its binary is installed"
+	case unix.Access(filepath.Dir(b.Path), unix.W_OK) != nil:
+		return "the directory of the instance manager's binary, " + filepath.Dir(b.Path) + ", is not writable"
+	}
+	return ""
+}
+
+// namespaceInit is proc.IsNamespaceInit; tests of the update's checks replace it.
+var namespaceInit = proc.IsNamespaceInit
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
