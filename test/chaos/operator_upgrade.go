@@ -3,17 +3,19 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	k8sretry "k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // OperatorUpgrade moves the operator's Deployment to another operator image under the load, as an
-// upgrade does: the new operator image is also the one instance Pods copy the manager from, so
-// every instance is replaced in the rolling update's order and the primary switched over once
-// (this build has no in-place update of the instance manager).
+// upgrade does: the new operator updates every instance manager in place (it sends its binary,
+// the instance replaces its program), so no Pod is replaced, mysqld never restarts and the
+// primary stays where it is.
 const OperatorUpgrade Kind = "operator-upgrade"
 
 // Operator names the operator's Deployment and the image an upgrade moves it to.
@@ -22,14 +24,15 @@ type Operator struct {
 	// ManagerContainer is the Deployment's container, ImageEnv its variable naming the image
 	// instance Pods copy the manager from.
 	ManagerContainer, ImageEnv string
-	// NextImage is the image OperatorUpgrade moves to.
-	NextImage string
+	// NextImage is the image OperatorUpgrade moves to, NextVersion the version its binary reports.
+	NextImage, NextVersion string
 }
 
 // LocalOperator is the operator as config/default installs it on the local node, and the image
 // `bash hack/localcluster.sh next-operator` builds for an upgrade.
 var LocalOperator = Operator{Namespace: "cloudnative-mysql-system", Deployment: "cloudnative-mysql-manager",
-	ManagerContainer: "manager", ImageEnv: "OPERATOR_IMAGE_NAME", NextImage: "cloudnative-mysql/operator:next"}
+	ManagerContainer: "manager", ImageEnv: "OPERATOR_IMAGE_NAME", NextImage: "cloudnative-mysql/operator:next",
+	NextVersion: "next"}
 
 // SetOperatorImage points the operator's Deployment (its container image and the image instance
 // Pods copy the manager from) at image, and waits until the Deployment runs it.
@@ -78,13 +81,20 @@ func (e *Env) SetOperatorImage(ctx context.Context, image string) error {
 	})
 }
 
-// injectOperatorUpgrade moves the operator to e.Operator.NextImage and waits until every
-// instance runs the manager of that image with the Cluster settled. The fault is the whole
-// upgrade: f.At is the Deployment's update, f.Healed the end of the instances' rollout.
+// injectOperatorUpgrade moves the operator to e.Operator.NextImage and waits until every instance
+// reports the manager of that image (status.instanceManagers) with the Cluster settled. The fault
+// is the whole upgrade: f.At is the Deployment's update, f.Healed the end of the instances'
+// update. It fails unless every instance was updated in place: the same Pod, its container not
+// restarted, its log showing the new program taking the running mysqld back and no mysqld start
+// or shutdown.
 func (e *Env) injectOperatorUpgrade(ctx context.Context, t Target, f *Fault) error {
-	next := e.Operator.NextImage
-	if next == "" {
-		return fmt.Errorf("no operator image to upgrade to (Env.Operator.NextImage)")
+	next, version := e.Operator.NextImage, e.Operator.NextVersion
+	if next == "" || version == "" {
+		return fmt.Errorf("no operator image to upgrade to (Env.Operator.NextImage, NextVersion)")
+	}
+	before, err := e.Pods(ctx, t)
+	if err != nil {
+		return err
 	}
 	watch, err := e.watchShutdowns(ctx, t)
 	if err != nil {
@@ -106,20 +116,66 @@ func (e *Env) injectOperatorUpgrade(ctx context.Context, t Target, f *Fault) err
 			return false, "", err
 		}
 		for _, p := range pods {
-			if img := operatorImageOf(&p); img != next {
-				return false, fmt.Sprintf("%s runs the manager of %s", p.Name, img), nil
+			if m := c.Status.InstanceManagers[p.Name]; m.Version != version {
+				return false, fmt.Sprintf("%s runs instance manager %q", p.Name, m.Version), nil
 			}
 		}
-		if ok, why := settledAt(c, pods, c.Generation); !ok {
-			return false, why, nil
-		}
-		return e.rolledOut(ctx, t, c.Generation)
+		ok, why := settledAt(c, pods, c.Generation)
+		return ok, why, nil
 	}); err != nil {
-		return fmt.Errorf("the instances' rollout to %s: %w", next, err)
+		return fmt.Errorf("the instance managers' update to %s: %w", next, err)
 	}
 	now := time.Now()
 	f.Healed = &now
-	f.Detail = fmt.Sprintf("operator image %s: the operator ran it after %s, every instance after %s", next,
+	f.Detail = fmt.Sprintf("operator image %s: the operator ran it after %s, every instance manager after %s", next,
 		operatorReady.Round(100*time.Millisecond), now.Sub(f.At).Round(100*time.Millisecond))
-	return f.recordShutdowns(e.finishShutdownWatch(ctx, t, watch))
+	shutdowns, err := e.finishShutdownWatch(ctx, t, watch)
+	if err := f.recordShutdowns(shutdowns, err); err != nil {
+		return err
+	}
+	after, err := e.Pods(ctx, t)
+	if err != nil {
+		return err
+	}
+	return updatedInPlace(before, after, shutdowns)
+}
+
+// updatedInPlace is an error unless every Pod of before is in after with the same UID and no
+// container restart, and its log showed the instance manager replaced in place with mysqld
+// neither started nor shut down.
+func updatedInPlace(before, after []corev1.Pod, shutdowns []Shutdown) error {
+	restarts := func(p *corev1.Pod) int32 {
+		var n int32
+		for _, cs := range p.Status.ContainerStatuses {
+			n += cs.RestartCount
+		}
+		return n
+	}
+	now := map[string]*corev1.Pod{}
+	for i := range after {
+		now[after[i].Name] = &after[i]
+	}
+	logs := map[string]Shutdown{}
+	for _, s := range shutdowns {
+		logs[s.Pod] = s
+	}
+	var bad []string
+	for i := range before {
+		b := &before[i]
+		a, s := now[b.Name], logs[b.Name]
+		switch {
+		case a == nil || a.UID != b.UID:
+			bad = append(bad, b.Name+" was replaced")
+		case restarts(a) != restarts(b):
+			bad = append(bad, fmt.Sprintf("%s: a container restarted (%d restarts, %d before)", b.Name, restarts(a), restarts(b)))
+		case !s.InPlace:
+			bad = append(bad, b.Name+": its log shows no in-place update of the instance manager")
+		case s.Started || s.Seen:
+			bad = append(bad, b.Name+": mysqld was shut down or started again")
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("the instance managers were not all updated in place: %s", strings.Join(bad, "; "))
+	}
+	return nil
 }

@@ -35,6 +35,10 @@ type Shutdown struct {
 	Lines []string `json:"lines,omitempty"`
 	// Replaced: when the watch ended, the Pod was gone or another Pod had its name.
 	Replaced bool `json:"replaced"`
+	// InPlace: the instance manager replaced its program in place, keeping mysqld running;
+	// Started: the manager started a mysqld while watched.
+	InPlace bool `json:"inPlace,omitempty"`
+	Started bool `json:"started,omitempty"`
 }
 
 func (s Shutdown) String() string {
@@ -182,6 +186,10 @@ func parseShutdown(pod, log string) Shutdown {
 				s.Total = at.Sub(began)
 			}
 			s.Mysqld = l.duration()
+		case "instance manager replaced in place; mysqld kept running":
+			s.InPlace = true
+		case "started mysqld":
+			s.Started = true
 		case "mysqld killed after the grace period":
 			s.Killed = true
 			if !began.IsZero() {
