@@ -48,7 +48,7 @@ func (m *manager) updateReady(state *LocalState) func() string {
 }
 
 // replaceProgram replaces the instance manager's program with the binary at path, handing the
-// running mysqld over (MysqldPIDEnv). It holds the primary Lease's gate, so that no self-fence,
+// running mysqld (MysqldPIDEnv) and the listening sockets (listenFDsEnv) over. It holds the primary Lease's gate, so that no self-fence,
 // demotion or promotion is cut in two; the new program renews the Lease it finds naming this
 // instance and Pod. It returns only when execve failed.
 func (m *manager) replaceProgram(lease *PrimaryLease) func(path string) error {
@@ -57,12 +57,16 @@ func (m *manager) replaceProgram(lease *PrimaryLease) func(path string) error {
 		if pid == 0 {
 			return errors.New("mysqld is not running")
 		}
-		env := withEnv(os.Environ(), MysqldPIDEnv, strconv.Itoa(pid))
-		var err error
+		fds, closeFDs, err := m.sockets.handOver()
+		if err != nil {
+			return err
+		}
+		env := withEnv(withEnv(os.Environ(), MysqldPIDEnv, strconv.Itoa(pid)), listenFDsEnv, fds)
 		lease.WhileGated(func() {
-			m.deps.Log.Info("replacing the program of the instance manager", "binary", path, "mysqldPid", pid)
+			m.deps.Log.Info("replacing the program of the instance manager", "binary", path, "mysqldPid", pid, "sockets", fds)
 			err = proc.Reexec(path, env)
 		})
+		closeFDs()
 		return err
 	}
 }

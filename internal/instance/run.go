@@ -58,6 +58,9 @@ type manager struct {
 	// sup supervises mysqld; binary is the instance manager's own binary.
 	sup    *Supervisor
 	binary *SelfBinary
+	// sockets are the listening sockets of the probes and the control API, handed over to the
+	// program of an in-place update.
+	sockets *listeningSockets
 }
 
 // Run is `manager instance run`: render my.cnf, bootstrap the data directory, supervise mysqld,
@@ -71,7 +74,7 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 	m := &manager{cfg: cfg, deps: deps, serial: serial,
 		dir:     PeerDirectory{Namespace: cfg.Namespace, Cluster: cfg.Cluster, Static: deps.Peers},
 		cluster: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Cluster},
-		binary:  NewSelfBinary(cfg.ManagerBinary), adopted: adoptMysqld(deps.Log)}
+		binary:  NewSelfBinary(cfg.ManagerBinary), adopted: adoptMysqld(deps.Log), sockets: inheritedSockets(deps.Log)}
 	if err := os.MkdirAll(cfg.RunDir, 0o750); err != nil {
 		return fmt.Errorf("creating the run directory: %w", err)
 	}

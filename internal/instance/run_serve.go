@@ -59,7 +59,7 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	poller := &probes.StatusPoller{Op: m.probeOp, Clock: m.deps.Clock, Log: m.deps.Log.WithName("probes")}
 	wg.Go(func() { poller.Run(ctx) })
 	probeSrv := (&probes.Probes{Mysqld: poller, Isolation: isolation, State: state, Clock: m.deps.Clock}).Server()
-	probeLn, err := net.Listen("tcp", m.cfg.ProbeAddr)
+	probeLn, err := m.sockets.listen("probes", m.cfg.ProbeAddr)
 	if err != nil {
 		return fmt.Errorf("listening for probes: %w", err)
 	}
@@ -240,7 +240,7 @@ func (m *manager) controlAPI(files *tlsfiles.Loader, peerCN string, state *Local
 		StatusClients: []string{peerCN}, SourceInstance: m.dir.InstanceAt, State: state, LeaseHeld: lease.Held, Demote: lease.Demote,
 		Fallback: fallback, Participation: participation, Sweep: sweep, Parameters: m.params, ManagerUpdate: update,
 		Log: m.deps.Log.WithName("control-api")}
-	ln, err := net.Listen("tcp", m.cfg.ManagerAddr)
+	ln, err := m.sockets.listen("control", m.cfg.ManagerAddr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listening for the control API: %w", err)
 	}
