@@ -179,7 +179,7 @@ type ResourceRequirements struct {
 }
 
 // Container returns the requirements as a container takes them, sharing nothing with r.
-func (r *ResourceRequirements) Container() corev1.ResourceRequirements {
+func (r ResourceRequirements) Container() corev1.ResourceRequirements {
 	return corev1.ResourceRequirements{
 		Limits:   r.Limits.DeepCopy(),
 		Requests: r.Requests.DeepCopy(),

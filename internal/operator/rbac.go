@@ -13,6 +13,7 @@ package operator
 // +kubebuilder:rbac:groups=mysql.cloudnative-mysql.io,resources=clusters/status;backups/status;scheduledbackups/status,verbs=patch
 // +kubebuilder:rbac:groups=mysql.cloudnative-mysql.io,resources=clusters/finalizers;backups/finalizers;scheduledbackups/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=pods/resize,verbs=patch
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch;delete

@@ -95,7 +95,7 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 	applyScheduling(&pod.Spec, c)
 	grace, _ := stopBudget(c)
 	pod.Spec.TerminationGracePeriodSeconds = &grace
-	pod.Annotations = map[string]string{PodSpecHashAnnotation: podHash(withoutOperatorImage(&pod.Spec), c.Spec.PodMetadata)}
+	pod.Annotations = map[string]string{PodSpecHashAnnotation: podHash(hashedSpec(&pod.Spec), c.Spec.PodMetadata)}
 	applyPodMetadata(&pod.ObjectMeta, c)
 	return pod
 }
@@ -113,10 +113,9 @@ func PodSpecHash(spec *corev1.PodSpec) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// podHash is the hash a Pod is built with: its spec's, and with podMetadata set, the spec's and
-// the metadata's together, so a change of either rolls the Cluster (a Pod's labels and annotations
-// are then the Cluster's as they were when it was created, never a partial patch). Without
-// podMetadata it is PodSpecHash, so Pods built before the field existed are not rolled by it.
+// podHash is the hash a Pod is built with: its hashed spec's (hashedSpec) and, with podMetadata
+// set, the metadata's, so a change of either rolls the Cluster (a Pod's labels and annotations
+// are then the Cluster's as they were when it was created, never a partial patch).
 func podHash(spec *corev1.PodSpec, pm *mysqlv1alpha1.PodMetadata) string {
 	if pm == nil || (len(pm.Labels) == 0 && len(pm.Annotations) == 0) {
 		return PodSpecHash(spec)
@@ -127,6 +126,25 @@ func podHash(spec *corev1.PodSpec, pm *mysqlv1alpha1.PodMetadata) string {
 	}{spec, pm})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
+}
+
+// hashedSpec is the part of a Pod's spec that a change of needs a new Pod: neither the
+// operator's image (withoutOperatorImage) nor the MySQL container's CPU and memory, which are
+// resized in place (ResizableResources), but the Pod's QoS class they decide, which no resize may
+// change.
+func hashedSpec(spec *corev1.PodSpec) *corev1.PodSpec {
+	out := withoutOperatorImage(spec)
+	qos := PodQOSClass(spec)
+	out.Containers = append([]corev1.Container(nil), out.Containers...)
+	for i := range out.Containers {
+		if out.Containers[i].Name == MySQLContainerName {
+			out.Containers[i].Resources = withoutResizable(out.Containers[i].Resources)
+			// The QoS class stands in for what was left out: a change of class rolls.
+			out.Containers[i].Env = append(append([]corev1.EnvVar(nil), out.Containers[i].Env...),
+				corev1.EnvVar{Name: "hash:qos-class", Value: string(qos)})
+		}
+	}
+	return out
 }
 
 // withoutOperatorImage is spec with the operator's image (the bootstrap init container's) left
@@ -176,6 +194,7 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 			{Name: AdminPortName, ContainerPort: AdminPort, Protocol: corev1.ProtocolTCP},
 		},
 		Resources:      c.Spec.Resources.Container(),
+		ResizePolicy:   mysqlResizePolicy(),
 		StartupProbe:   managerProbe(StartupPath, 10, 360),
 		ReadinessProbe: managerProbe(ReadinessPath, 5, 3),
 		LivenessProbe:  managerProbe(LivenessPath, 10, 3),

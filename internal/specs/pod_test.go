@@ -98,8 +98,15 @@ func TestPodSpecHash(t *testing.T) {
 		{"the hash is recorded", len(base) == 16},
 		{"labels do not change the hash", changed(nil, "op:1") == base},
 		{"a new image changes it", changed(func(c *mysqlv1alpha1.Cluster) { c.Spec.ImageName = "mysql:9" }, "op:1") != base},
-		{"new resources change it", changed(func(c *mysqlv1alpha1.Cluster) {
+		{"new CPU and memory of the same QoS class leave it: they are resized in place", changed(func(c *mysqlv1alpha1.Cluster) {
+			c.Spec.Resources.Requests[corev1.ResourceCPU] = resource.MustParse("2")
 			c.Spec.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}
+		}, "op:1") == base},
+		{"resources that change the QoS class change it (no resize may)", changed(func(c *mysqlv1alpha1.Cluster) {
+			c.Spec.Resources = mysqlv1alpha1.ResourceRequirements{}
+		}, "op:1") != base},
+		{"other resources (ephemeral storage) change it", changed(func(c *mysqlv1alpha1.Cluster) {
+			c.Spec.Resources.Limits = corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("1Gi")}
 		}, "op:1") != base},
 		{"a new operator image leaves it: the instance manager is updated in place", changed(nil, "op:2") == base},
 	} {

@@ -102,6 +102,8 @@ type Decision struct {
 	// storageCondition is the StorageResized condition (planStorage).
 	ExpandPVCs       []string
 	storageCondition metav1.Condition
+	// ResizePods are the Pods whose MySQL container is resized in place (stepResize).
+	ResizePods []podResize
 	// UpdateManager is the instance whose instance manager is sent ManagerBinary, to replace
 	// itself in place (stepManagerUpdate).
 	UpdateManager string
@@ -162,6 +164,8 @@ const (
 	stepRelabel
 	stepStatus
 	stepSemiSync
+	// stepResize resizes Pods in place (resize.go); it never fails act.
+	stepResize
 	// stepManagerUpdate sends an instance manager its new binary (manager_update.go); it never
 	// fails act.
 	stepManagerUpdate

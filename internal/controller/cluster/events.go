@@ -29,6 +29,14 @@ var (
 		Format: "Deleted PVC %s of a removed instance (storage.whenScaledDown Delete)"}
 	evInstanceUpdating = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceUpdating",
 		Format: "Deleting the Pod of instance %s to apply the new spec; it is recreated on its PVC"}
+	evInstanceResizing = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceResizing",
+		Format: "Resizing the MySQL container of instance %s in place to %s; mysqld keeps running"}
+	evResizeInfeasible = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ResizeInfeasible",
+		Format: "The resize of instance %s waits: %s; lower spec.resources or make room on its node"}
+	evResizeRefused = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ResizeRefused",
+		Format: "The API server refused to resize instance %s in place (%s); its Pod is replaced instead"}
+	evResizeReplacing = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceUpdating",
+		Format: "Deleting the Pod of instance %s to give it the new resources, which the API server refused in place (%s); it is recreated on its PVC"}
 	evManagerReplacing = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceUpdating",
 		Format: "Deleting the Pod of instance %s to update its instance manager, which cannot be updated in place (%s); it is recreated on its PVC"}
 	evManagerUpdating = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "InstanceManagerUpdating",

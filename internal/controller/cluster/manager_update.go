@@ -42,12 +42,7 @@ func (d *Decision) planManagerUpdate(c *v1.Cluster, o Observation, active []obse
 		r := o.Reports[name]
 		return r != nil && r.Manager != nil && r.Manager.SHA256 == bin.SHA256
 	}
-	primary := c.Status.CurrentPrimary
-	order := slices.Clone(active)
-	slices.Reverse(order)                                          // highest serial first
-	slices.SortStableFunc(order, func(a, b observedInstance) int { // the primary last
-		return boolOrder(a.Name == primary) - boolOrder(b.Name == primary)
-	})
+	order := updateOrder(active, c.Status.CurrentPrimary)
 	done := 0
 	for _, in := range order {
 		if runs(in.Name) {
@@ -115,11 +110,4 @@ func (d *Decision) managerUpdatedEvents(o Observation) {
 // describeManager names an instance manager's binary: its version and the start of its sha256.
 func describeManager(m *instanceclient.ManagerIdentity) string {
 	return fmt.Sprintf("%s (sha256 %.12s)", m.Version, m.SHA256)
-}
-
-func boolOrder(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -75,7 +75,9 @@ func (d *Decision) planRollout(c *v1.Cluster, o Observation, active []observedIn
 	}
 	switch {
 	case !primaryOutdated:
-		d.planManagerUpdate(c, o, active)
+		if !d.planResize(c, o, active) {
+			d.planManagerUpdate(c, o, active)
+		}
 	case len(refused) > 0:
 		d.Rollout = &rolloutWait{reasonPrimaryUpdatePending, "the primary " + primary +
 			" is updated once every replica runs the new spec; not updated: " + strings.Join(refused, ", ")}

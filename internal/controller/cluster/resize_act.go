@@ -1,0 +1,88 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// resizePods asks the resize subresource of each Pod of resizes for its MySQL container's new
+// CPU and memory (stepResize). A resize the API server refuses (invalid, forbidden: a change the
+// kubelet cannot make in place) is recorded on the Pod (resizeRefusedAnnotation), so that the
+// next reconcile replaces it instead; any other failure is logged and tried again. It never fails
+// act.
+func (r *Reconciler) resizePods(ctx context.Context, o *Observation, resizes []podResize) []kit.Event {
+	var events []kit.Event
+	for _, rz := range resizes {
+		var pod *corev1.Pod
+		for i := range o.Pods {
+			if o.Pods[i].Name == rz.Pod {
+				pod = &o.Pods[i]
+			}
+		}
+		ctr := mysqlContainer(pod)
+		if ctr == nil {
+			continue
+		}
+		patch, err := resizePatch(ctr.Resources, rz.Resources)
+		if err != nil {
+			continue
+		}
+		err = r.Client.SubResource("resize").Patch(ctx, pod.DeepCopy(), client.RawPatch(types.StrategicMergePatchType, patch))
+		switch {
+		case err == nil:
+		case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
+			msg := clipMessage(err.Error())
+			events = append(events, evResizeRefused.With(rz.Pod, msg))
+			mark := client.MergeFrom(pod.DeepCopy())
+			next := pod.DeepCopy()
+			if next.Annotations == nil {
+				next.Annotations = map[string]string{}
+			}
+			next.Annotations[resizeRefusedAnnotation] = resizeKey(rz.Resources) + "|" + msg
+			if err := r.Client.Patch(ctx, next, mark); err != nil {
+				log.FromContext(ctx).Info("recording a refused resize on its Pod failed; it is asked again", "pod", rz.Pod, "error", err.Error())
+			}
+		default:
+			log.FromContext(ctx).Info("resizing an instance in place failed; it is asked again", "pod", rz.Pod, "error", err.Error())
+		}
+	}
+	return events
+}
+
+// resizePatch is the strategic merge patch that gives the MySQL container the CPU and memory of
+// want: each of them set, or removed (null) when want leaves out one cur has.
+func resizePatch(cur, want corev1.ResourceRequirements) ([]byte, error) {
+	list := func(cur, want corev1.ResourceList) map[string]any {
+		out := map[string]any{}
+		for _, name := range specs.ResizableResources {
+			if q, ok := want[name]; ok {
+				out[string(name)] = q.String()
+			} else if _, had := cur[name]; had {
+				out[string(name)] = nil
+			}
+		}
+		return out
+	}
+	patch := map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
+		"name": specs.MySQLContainerName,
+		"resources": map[string]any{
+			"requests": list(cur.Requests, want.Requests),
+			"limits":   list(cur.Limits, want.Limits),
+		},
+	}}}}
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the resize: %w", err)
+	}
+	return data, nil
+}
