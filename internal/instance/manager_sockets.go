@@ -56,8 +56,11 @@ func inheritedSockets(log logr.Logger) *listeningSockets {
 }
 
 // listen returns the socket inherited under name when its address is addr's, else a new one
-// listening on addr.
+// listening on addr. A nil listeningSockets only listens (nothing is handed over).
 func (s *listeningSockets) listen(name, addr string) (net.Listener, error) {
+	if s == nil {
+		return net.Listen("tcp", addr)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ln, ok := s.inherited[name]

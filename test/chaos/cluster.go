@@ -18,7 +18,8 @@ import (
 const DefaultTimeoutMillis = 10000
 
 // ClusterSpec is the Cluster the checker attacks: three instances, semi-sync with one
-// acknowledging replica, the given dataDurability and timeoutMillis (DefaultTimeoutMillis when 0).
+// acknowledging replica, the given dataDurability and timeoutMillis (DefaultTimeoutMillis when 0),
+// and BaseResources (the resize fault changes them in place).
 func ClusterSpec(t Target, image string, durability mysqlv1.DataDurability, timeoutMillis int64) *mysqlv1.Cluster {
 	if timeoutMillis == 0 {
 		timeoutMillis = DefaultTimeoutMillis
@@ -35,8 +36,16 @@ func ClusterSpec(t Target, image string, durability mysqlv1.DataDurability, time
 			}},
 			MaxSwitchoverDelay: 3600,
 			Storage:            mysqlv1.StorageConfiguration{Size: resource.MustParse("1Gi")},
+			Resources:          BaseResources(),
 		},
 	}
+}
+
+// BaseResources are the instances' resources as the checker creates the Cluster: CPU and memory
+// requests without limits (QoS Burstable), small enough for three instances on a 2-core node.
+func BaseResources() mysqlv1.ResourceRequirements {
+	return mysqlv1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi")}}
 }
 
 // CreateCluster creates the namespace (if missing) and the Cluster.

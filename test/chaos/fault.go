@@ -63,7 +63,7 @@ const (
 	SwitchoverLaggingTarget Kind = "switchover-lagging-target"
 )
 
-// RollingUpdate changes the Cluster's resources, as a person would, with the default
+// RollingUpdate changes the Cluster's Pod annotations, as a person would, with the default
 // primaryUpdateMethod switchover: the replicas are replaced, the operator switches over to an
 // updated one, then replaces the old primary. RollingUpdateRestart does it with
 // primaryUpdateMethod restart: the primary's Pod is restarted in place, no failover.
@@ -72,10 +72,14 @@ const (
 	RollingUpdateRestart Kind = "rolling-update-restart"
 )
 
+// Resize changes the Cluster's CPU and memory requests, as a person would: every instance is
+// resized in place, no Pod replaced, mysqld left running, the primary where it is.
+const Resize Kind = "resize"
+
 // Kinds lists every kind, in the order the program uses them by default.
 var Kinds = []Kind{PodDelete, ContainerKill, MysqldKill, NetworkCut, ManagerKill, ManagerFreeze, Switchover,
 	ReplicaPartition, ReplicaPartitionThenCrash, CrashWithAckingReplicaDown, SwitchoverLaggingTarget,
-	RollingUpdate, RollingUpdateRestart, ParameterDynamic, ParameterRestart, Scale, OperatorUpgrade}
+	RollingUpdate, RollingUpdateRestart, Resize, ParameterDynamic, ParameterRestart, Scale, OperatorUpgrade}
 
 // ParseKinds reads a comma-separated list of kinds.
 func ParseKinds(s string) ([]Kind, error) {
@@ -227,6 +231,8 @@ func (e *Env) Inject(ctx context.Context, t Target, k Kind, primary, replica str
 		return f, e.injectRollingUpdate(ctx, t, &f, mysqlv1.PrimaryUpdateSwitchover)
 	case RollingUpdateRestart:
 		return f, e.injectRollingUpdate(ctx, t, &f, mysqlv1.PrimaryUpdateRestart)
+	case Resize:
+		return f, e.injectResize(ctx, t, &f)
 	case ParameterDynamic, ParameterRestart:
 		return f, e.injectParameterChange(ctx, t, &f, k)
 	case Scale:

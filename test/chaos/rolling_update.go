@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
@@ -16,33 +15,37 @@ import (
 // time (each about 20 s on the local node) and a switchover.
 const RolloutTimeout = 6 * time.Minute
 
-// injectRollingUpdate changes the Cluster's resources (the CPU request, which every instance's Pod
-// spec hash covers), as a person editing the Cluster would, with primaryUpdateMethod method, and
-// waits until every instance runs the new spec and the Cluster reports it converged. The fault is
-// the whole update: f.At is the patch, f.Healed the end of the rollout.
+// rolledAnnotation is the Pod annotation (spec.podMetadata) the rolling-update faults change: a
+// change every instance's Pod spec hash covers and that no Pod can take in place.
+const rolledAnnotation = "chaos.cloudnative-mysql.io/rolled-at"
+
+// injectRollingUpdate changes the Cluster's Pod annotations (spec.podMetadata, which every
+// instance's Pod spec hash covers), as a person editing the Cluster would, with
+// primaryUpdateMethod method, and waits until every instance runs the new spec and the Cluster
+// reports it converged. The fault is the whole update: f.At is the patch, f.Healed the end of the
+// rollout.
 func (e *Env) injectRollingUpdate(ctx context.Context, t Target, f *Fault, method mysqlv1.PrimaryUpdateMethod) error {
 	watch, err := e.watchShutdowns(ctx, t)
 	if err != nil {
 		return err
 	}
 	defer watch.stop()
-	var cpu resource.Quantity
+	stamp := time.Now().UTC().Format(time.RFC3339Nano)
 	c, err := e.EditCluster(ctx, t, func(c *mysqlv1.Cluster) {
-		cpu = resource.MustParse("50m")
-		if cur, ok := c.Spec.Resources.Requests[corev1.ResourceCPU]; ok && cur.Cmp(cpu) == 0 {
-			cpu = resource.MustParse("60m")
+		if c.Spec.PodMetadata == nil {
+			c.Spec.PodMetadata = &mysqlv1.PodMetadata{}
 		}
-		if c.Spec.Resources.Requests == nil {
-			c.Spec.Resources.Requests = corev1.ResourceList{}
+		if c.Spec.PodMetadata.Annotations == nil {
+			c.Spec.PodMetadata.Annotations = map[string]string{}
 		}
-		c.Spec.Resources.Requests[corev1.ResourceCPU] = cpu
+		c.Spec.PodMetadata.Annotations[rolledAnnotation] = stamp
 		c.Spec.PrimaryUpdateStrategy, c.Spec.PrimaryUpdateMethod = mysqlv1.PrimaryUpdateUnsupervised, method
 	})
 	if err != nil {
-		return fmt.Errorf("changing the resources of %s: %w", t.Name, err)
+		return fmt.Errorf("changing the Pod annotations of %s: %w", t.Name, err)
 	}
 	f.At = time.Now()
-	f.Detail = fmt.Sprintf("resources.requests.cpu %s, primaryUpdateMethod %s", cpu.String(), method)
+	f.Detail = fmt.Sprintf("podMetadata annotation %s=%s, primaryUpdateMethod %s", rolledAnnotation, stamp, method)
 	if err := pollUntil(ctx, RolloutTimeout, func() (bool, string, error) { return e.rolledOut(ctx, t, c.Generation) }); err != nil {
 		return fmt.Errorf("the rolling update of %s: %w", t.Name, err)
 	}

@@ -14,8 +14,8 @@ import (
 )
 
 // An unsupervised rolling update with the default primaryUpdateMethod (switchover), under the
-// failover checker's write load and dataDurability: required: a change of resources replaces both
-// replicas, then the operator switches over to an updated replica by itself (no promote), then
+// failover checker's write load and dataDurability: required: a change of the Pods' annotations
+// (spec.podMetadata) replaces both replicas, then the operator switches over to an updated replica by itself (no promote), then
 // replaces the old primary. No acknowledged write is lost, there are never two writers, and the
 // longest write gap is the switchover's.
 func TestRollingUpdateMovesThePrimary(t *testing.T) {
@@ -40,6 +40,26 @@ func TestRollingUpdateRestartsThePrimaryInPlace(t *testing.T) {
 	}
 	wantEvents(t, f, true, "PrimaryUpdateRestart")
 	wantEvents(t, f, false, "FailoverStarted", "PrimaryFailing", "SwitchoverStarted")
+	logRollout(t, f)
+	checkRouting(t, cl)
+}
+
+// A change of CPU and memory requests under the same load (the QoS class kept): every instance is
+// resized in place through the Pod's resize subresource, replicas first and the primary last. No
+// Pod is replaced, no container restarts, mysqld neither stops nor starts, the primary stays, and
+// writes go on without a gap over the switchover budget.
+func TestResourcesResizedInPlaceUnderWrites(t *testing.T) {
+	rep, cl := runFaults(t, chaos.Resize)
+	f := rep.Faults[0]
+	if f.NewPrimary != f.Primary {
+		t.Errorf("the resize moved the primary from %s to %s", f.Primary, f.NewPrimary)
+	}
+	wantEvents(t, f, true, "InstanceResizing")
+	wantEvents(t, f, false, "FailoverStarted", "SwitchoverStarted", "PrimaryUpdateSwitchover", "InstanceUpdating", "ResizeRefused",
+		"ResizeInfeasible")
+	if f.Writes.Gap != nil && *f.Writes.Gap > 2*time.Second {
+		t.Errorf("longest write gap %s during the resize, over the 2 s switchover budget", f.Writes.Gap)
+	}
 	logRollout(t, f)
 	checkRouting(t, cl)
 }
