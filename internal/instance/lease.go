@@ -70,6 +70,25 @@ type PrimaryLease struct {
 	fallback *failover.FallbackRecord
 }
 
+// HeldSince reports whether this instance holds the Lease, and when the renewal that holds it was
+// sent (the self-fencing deadline counts from it).
+func (l *PrimaryLease) HeldSince() (bool, time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	held := l.held && l.Clock.Now().Before(SelfFenceDeadline(l.lastSent))
+	return held, l.lastSent
+}
+
+// AdoptHeld starts this keeper as the holder of a Lease renewed at sent by the previous program
+// of this process (an in-place update): the server stays writable, the next renewal is due as it
+// was, and the self-fence deadline counts from sent. The next renewal reads the Lease: one that
+// no longer names this instance and Pod stops writes at once.
+func (l *PrimaryLease) AdoptHeld(sent time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.held, l.maybeHeld, l.lastSent = true, false, sent
+}
+
 // WhileGated runs fn while nothing else may change whether the server accepts writes (no
 // self-fence, demotion or AllowWrites runs meanwhile).
 func (l *PrimaryLease) WhileGated(fn func()) {

@@ -4,11 +4,19 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"syscall"
+	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sys/unix"
+	"k8s.io/utils/clock"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/proc"
 )
+
+// leaseRenewedEnv hands the primary Lease over to the next program: when the renewal that holds
+// it was sent, on CLOCK_MONOTONIC (nanoseconds), which both programs of the process share.
+const leaseRenewedEnv = "CNM_LEASE_RENEWED_MONOTONIC_NS"
 
 // adoptMysqld takes back the mysqld the previous program of this process started, when an
 // in-place update handed it over (MysqldPIDEnv); nil after an ordinary start. A pid that is not a
@@ -33,11 +41,40 @@ func adoptMysqld(log logr.Logger) *proc.Child {
 	return c
 }
 
+// inheritedLease reads when the previous program sent the renewal of the primary Lease it held
+// (leaseRenewedEnv), on clk; ok is false when it held none.
+func inheritedLease(clk clock.PassiveClock) (sent time.Time, ok bool) {
+	v, found := os.LookupEnv(leaseRenewedEnv)
+	_ = os.Unsetenv(leaseRenewedEnv)
+	mono, err := strconv.ParseInt(v, 10, 64)
+	if !found || err != nil {
+		return time.Time{}, false
+	}
+	age := time.Duration(monotonicNow() - mono)
+	if age < 0 {
+		return time.Time{}, false
+	}
+	return clk.Now().Add(-age), true
+}
+
+// monotonicNow is CLOCK_MONOTONIC in nanoseconds: unlike Go's monotonic readings, it means the
+// same in both programs of an in-place update.
+func monotonicNow() int64 {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
+}
+
 // updateReady says why the instance cannot take an in-place update now, "" when it can: the
-// new program takes a running mysqld on a bootstrapped data directory back, nothing else.
+// new program takes a running mysqld on a bootstrapped data directory back, nothing else, and
+// never while the instance shuts down.
 func (m *manager) updateReady(state *LocalState) func() string {
 	return func() string {
+		m.replacing.Lock()
+		defer m.replacing.Unlock()
 		switch {
+		case m.stopping:
+			return "the instance is shutting down"
 		case !state.BootstrapDone():
 			return "the instance is still bootstrapping"
 		case m.sup == nil || m.sup.PID() == 0:
@@ -47,26 +84,51 @@ func (m *manager) updateReady(state *LocalState) func() string {
 	}
 }
 
+// stopReplacing marks the instance shutting down: from then on no in-place update replaces the
+// program (the next one would not know the Pod is terminating). It waits for a replacement under
+// way, which then ends this program anyway.
+func (m *manager) stopReplacing() {
+	m.replacing.Lock()
+	defer m.replacing.Unlock()
+	m.stopping = true
+}
+
 // replaceProgram replaces the instance manager's program with the binary at path, handing the
-// running mysqld (MysqldPIDEnv) and the listening sockets (listenFDsEnv) over. It holds the primary Lease's gate, so that no self-fence,
-// demotion or promotion is cut in two; the new program renews the Lease it finds naming this
-// instance and Pod. It returns only when execve failed.
-func (m *manager) replaceProgram(lease *PrimaryLease) func(path string) error {
-	return func(path string) error {
-		pid := m.sup.PID()
-		if pid == 0 {
-			return errors.New("mysqld is not running")
+// running mysqld (MysqldPIDEnv), the listening sockets (listenFDsEnv) and the primary Lease
+// (leaseRenewedEnv) over. It holds, until execve: the shutdown's exclusion (never during a
+// shutdown), the primary Lease's gate (no self-fence, demotion or promotion cut in two), the
+// supervisor (no mysqld started after its pid was read) and the fork lock (no child inherits the
+// handed-over sockets). It returns only when execve failed.
+func (m *manager) replaceProgram(lease *PrimaryLease) func(path, sum string) error {
+	return func(path, sum string) error {
+		m.replacing.Lock()
+		defer m.replacing.Unlock()
+		if m.stopping {
+			return errors.New("the instance is shutting down")
 		}
-		fds, closeFDs, err := m.sockets.handOver()
-		if err != nil {
-			return err
-		}
-		env := withEnv(withEnv(os.Environ(), MysqldPIDEnv, strconv.Itoa(pid)), listenFDsEnv, fds)
+		var err error
 		lease.WhileGated(func() {
-			m.deps.Log.Info("replacing the program of the instance manager", "binary", path, "mysqldPid", pid, "sockets", fds)
-			err = proc.Reexec(path, env)
+			m.sup.Frozen(func(pid int) {
+				if pid == 0 {
+					err = errors.New("mysqld is not running")
+					return
+				}
+				env := withEnv(withEnv(os.Environ(), MysqldPIDEnv, strconv.Itoa(pid)), managerSHA256Env, sum)
+				if held, sent := lease.HeldSince(); held {
+					env = withEnv(env, leaseRenewedEnv, strconv.FormatInt(monotonicNow()-int64(m.deps.Clock.Since(sent)), 10))
+				}
+				syscall.ForkLock.Lock()
+				defer syscall.ForkLock.Unlock()
+				fds, closeFDs, herr := m.sockets.handOver()
+				if herr != nil {
+					err = herr
+					return
+				}
+				defer closeFDs() // reached only when execve failed
+				m.deps.Log.Info("replacing the program of the instance manager", "binary", path, "mysqldPid", pid, "sockets", fds)
+				err = proc.Reexec(path, withEnv(env, listenFDsEnv, fds))
+			})
 		})
-		closeFDs()
 		return err
 	}
 }

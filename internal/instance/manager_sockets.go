@@ -39,10 +39,11 @@ func inheritedSockets(log logr.Logger) *listeningSockets {
 	for _, pair := range strings.Split(v, ",") {
 		name, fdText, _ := strings.Cut(pair, "=")
 		fd, err := strconv.Atoi(fdText)
-		if err != nil || name == "" {
+		if err != nil || name == "" || fd < 3 {
 			log.Info("ignoring an unreadable inherited socket", "value", pair)
 			continue
 		}
+		unix.CloseOnExec(fd)
 		f := os.NewFile(uintptr(fd), name)
 		ln, err := net.FileListener(f) // a duplicate, close-on-exec
 		_ = f.Close()
@@ -93,31 +94,45 @@ func sameListenAddress(got, want string) bool {
 	return gh == wh || (unspecified(gh) && unspecified(wh))
 }
 
-// handOver duplicates the listening sockets without close-on-exec and returns the listenFDsEnv
-// value that names them, and a function that closes the duplicates (when execve failed).
+// handOver duplicates the listening sockets without close-on-exec (dup(2); the listeners stay
+// as they are, non-blocking) and returns the listenFDsEnv value naming the duplicates, and a
+// function that closes them (when execve failed). Call it with syscall.ForkLock held until
+// execve, so that no child started meanwhile inherits them.
 func (s *listeningSockets) handOver() (string, func(), error) {
+	if s == nil {
+		return "", func() {}, nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var files []*os.File
+	var fds []int
 	closeAll := func() {
-		for _, f := range files {
-			_ = f.Close()
+		for _, fd := range fds {
+			_ = unix.Close(fd)
 		}
 	}
 	var pairs []string
 	for name, ln := range s.open {
-		f, err := ln.File() // a duplicate, close-on-exec
+		raw, err := ln.SyscallConn()
 		if err != nil {
 			closeAll()
 			return "", nil, fmt.Errorf("handing the %s socket over: %w", name, err)
 		}
-		files = append(files, f)
-		if _, err := unix.FcntlInt(f.Fd(), unix.F_SETFD, 0); err != nil {
+		dup := -1
+		var dupErr error
+		if err := raw.Control(func(fd uintptr) { dup, dupErr = unix.Dup(int(fd)) }); err != nil || dupErr != nil {
 			closeAll()
-			return "", nil, fmt.Errorf("handing the %s socket over: %w", name, err)
+			return "", nil, fmt.Errorf("handing the %s socket over: %w", name, errorsJoin(err, dupErr))
 		}
-		pairs = append(pairs, name+"="+strconv.Itoa(int(f.Fd())))
+		fds = append(fds, dup)
+		pairs = append(pairs, name+"="+strconv.Itoa(dup))
 	}
 	sort.Strings(pairs)
 	return strings.Join(pairs, ","), closeAll, nil
+}
+
+func errorsJoin(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
 }

@@ -3,6 +3,7 @@ package instance
 import (
 	"fmt"
 	"net"
+	"syscall"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -19,11 +20,12 @@ func TestListeningSocketsHandOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
-	fds, closeFDs, err := prev.handOver()
+	syscall.ForkLock.Lock()
+	fds, _, err := prev.handOver() // the next program takes the duplicates (inheritedSockets)
+	syscall.ForkLock.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeFDs()
 	_ = ln.Close() // execve closes the previous program's own (close-on-exec) descriptor
 	var fd int
 	if _, err := fmt.Sscanf(fds, "control=%d", &fd); err != nil {
@@ -65,14 +67,16 @@ func TestAnInheritedSocketForAnotherAddressIsNotUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	fds, closeFDs, err := prev.handOver()
+	syscall.ForkLock.Lock()
+	fds, _, err := prev.handOver() // the next program takes the duplicates (inheritedSockets)
+	syscall.ForkLock.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeFDs()
 	t.Setenv(listenFDsEnv, fds)
 	next := inheritedSockets(logr.Discard())
-	got, err := next.listen("control", "127.0.0.2:0")
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	got, err := next.listen("control", net.JoinHostPort("127.0.0.2", port)) // the same port, another host
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,5 +100,54 @@ func TestSameListenAddress(t *testing.T) {
 		if got := sameListenAddress(tc.got, tc.want); got != tc.same {
 			t.Errorf("sameListenAddress(%q, %q) = %v, want %v", tc.got, tc.want, got, tc.same)
 		}
+	}
+}
+
+// TestHandedOverSocketsStayNonBlocking: handing the sockets over leaves the listeners as they
+// were (a failed execve must not leave the control API's accept blocking in the kernel), and the
+// duplicates are closed by the closer.
+func TestHandedOverSocketsStayNonBlocking(t *testing.T) {
+	s := &listeningSockets{inherited: map[string]net.Listener{}, open: map[string]*net.TCPListener{}}
+	ln, err := s.listen("control", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	syscall.ForkLock.Lock()
+	fds, closeFDs, err := s.handOver()
+	syscall.ForkLock.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fd int
+	if _, err := fmt.Sscanf(fds, "control=%d", &fd); err != nil {
+		t.Fatalf("handed over %q: %v", fds, err)
+	}
+	closeFDs()
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
+		t.Fatalf("the duplicate %d is still open after the closer ran", fd)
+	}
+	raw, err := ln.(*net.TCPListener).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags int
+	_ = raw.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) })
+	if err != nil || flags&unix.O_NONBLOCK == 0 {
+		t.Fatalf("the listener's flags are %#x (%v): no longer non-blocking", flags, err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if c != nil {
+			c.Close()
+		}
+		done <- err
+	}()
+	if c, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		c.Close()
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("accepting after the handover: %v", err)
 	}
 }

@@ -45,9 +45,9 @@ type ManagerUpdate struct {
 	// Ready says why the instance cannot be updated now ("" when it can): still bootstrapping,
 	// mysqld not running.
 	Ready func() string
-	// Replace replaces the program with the binary at path, handing mysqld over; it returns only
-	// when it failed.
-	Replace func(path string) error
+	// Replace replaces the program with the binary at path (whose hex sha256 is sum), handing
+	// mysqld over; it returns only when it failed.
+	Replace func(path, sum string) error
 	Clock   clock.Clock
 	Log     logr.Logger
 
@@ -88,7 +88,7 @@ func (u *ManagerUpdate) serve(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		// The answer is in the socket's buffer: the kernel sends it once execve closes the socket.
 		<-u.Clock.After(100 * time.Millisecond)
-		err := u.Replace(u.Binary.Path)
+		err := u.Replace(u.Binary.Path, installed.SHA256)
 		u.Log.Error(err, "replacing the program failed; the previous one goes on (the new binary is installed for the next start)")
 		u.busy.Store(false)
 	}()

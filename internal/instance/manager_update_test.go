@@ -75,7 +75,7 @@ func TestManagerUpdate(t *testing.T) {
 			}
 			replaced := make(chan string, 1)
 			u := &ManagerUpdate{Binary: &SelfBinary{Path: path}, Ready: func() string { return row.ready },
-				Replace: func(p string) error { replaced <- p; select {} }, Clock: clock.RealClock{}, Log: logr.Discard()}
+				Replace: func(p, _ string) error { replaced <- p; select {} }, Clock: clock.RealClock{}, Log: logr.Discard()}
 			u.busy.Store(row.busy)
 			srv := httptest.NewServer(http.HandlerFunc(u.serve))
 			defer srv.Close()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -61,6 +62,13 @@ type manager struct {
 	// sockets are the listening sockets of the probes and the control API, handed over to the
 	// program of an in-place update.
 	sockets *listeningSockets
+	// leaseSent, when leaseHeld, is when the previous program sent the renewal of the primary
+	// Lease it handed over.
+	leaseSent time.Time
+	leaseHeld bool
+	// replacing excludes a shutdown (stopping) and an in-place replacement of the program.
+	replacing sync.Mutex
+	stopping  bool
 }
 
 // Run is `manager instance run`: render my.cnf, bootstrap the data directory, supervise mysqld,
@@ -75,6 +83,12 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 		dir:     PeerDirectory{Namespace: cfg.Namespace, Cluster: cfg.Cluster, Static: deps.Peers},
 		cluster: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Cluster},
 		binary:  NewSelfBinary(cfg.ManagerBinary), adopted: adoptMysqld(deps.Log), sockets: inheritedSockets(deps.Log)}
+	if m.adopted != nil {
+		m.leaseSent, m.leaseHeld = inheritedLease(deps.Clock)
+	}
+	// From SIGTERM on, no in-place update replaces the program.
+	stopReplacing := context.AfterFunc(ctx, m.stopReplacing)
+	defer stopReplacing()
 	if err := os.MkdirAll(cfg.RunDir, 0o750); err != nil {
 		return fmt.Errorf("creating the run directory: %w", err)
 	}

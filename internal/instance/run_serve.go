@@ -83,6 +83,12 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	lease := NewPrimaryLease(m.deps.Client, types.NamespacedName{Namespace: m.cfg.Namespace, Name: specs.PrimaryLeaseName(m.cfg.Cluster)},
 		failover.LeaseHolder{Instance: m.cfg.Instance, PodUID: m.cfg.PodUID}, m.deps.Clock, selfFence, m.deps.Log.WithName("lease"))
 	lease.Configure(LeaseEnabled(&cluster.Spec), ownerReference(cluster))
+	if m.leaseHeld {
+		// Handed over by the previous program (an in-place update): still the holder, so the
+		// primary is never turned read-only to take its own Lease again.
+		lease.AdoptHeld(m.leaseSent)
+		m.deps.Log.Info("primary Lease handed over by the previous program", "renewed", m.leaseSent)
+	}
 	// The control API answers from the start, so that the operator sees a bootstrapping instance.
 	// The server certificate files, followed for the control API and mysqld.
 	serverFiles, err := tlsfiles.NewLoader(tlsfiles.Files(m.cfg.serverTLS()), 0, m.deps.Clock)

@@ -34,6 +34,17 @@ type Supervisor struct {
 	mu      sync.Mutex
 	current *proc.Child
 	starts  int
+	// startMu is held while mysqld is started, and by Frozen.
+	startMu sync.Mutex
+}
+
+// Frozen runs fn with the pid of the running mysqld (0 when none runs) while no mysqld can be
+// started: an in-place update hands that pid to the next program, which must not find another
+// mysqld started meanwhile.
+func (s *Supervisor) Frozen(fn func(pid int)) {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	fn(s.PID())
 }
 
 // ErrKilled is returned by Run when mysqld had to be killed after the grace period.
@@ -47,7 +58,9 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	}
 	delay := time.Duration(0)
 	for {
+		s.startMu.Lock()
 		c, err := s.start()
+		s.startMu.Unlock()
 		if err != nil {
 			return err
 		}

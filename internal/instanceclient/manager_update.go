@@ -19,8 +19,8 @@ const ManagerUpdatePath = "/manager/update"
 const ManagerSHA256Header = "X-Manager-Sha256"
 
 // ManagerUpdateTimeout bounds one manager update: sending the binary (tens of MB) and the
-// instance's check that it runs.
-const ManagerUpdateTimeout = 2 * time.Minute
+// instance's check that it runs. The operator's reconcile waits for it.
+const ManagerUpdateTimeout = 30 * time.Second
 
 // ManagerIdentity is an instance manager's own binary, as GET /status reports it.
 type ManagerIdentity struct {

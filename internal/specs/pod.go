@@ -95,7 +95,8 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 	applyScheduling(&pod.Spec, c)
 	grace, _ := stopBudget(c)
 	pod.Spec.TerminationGracePeriodSeconds = &grace
-	pod.Annotations = map[string]string{PodSpecHashAnnotation: podHash(hashedSpec(&pod.Spec), c.Spec.PodMetadata)}
+	pod.Annotations = map[string]string{PodSpecHashAnnotation: podHash(hashedSpec(&pod.Spec), c.Spec.PodMetadata),
+		ResourcesAnnotation: ResizableKey(c.Spec.Resources.Container())}
 	applyPodMetadata(&pod.ObjectMeta, c)
 	return pod
 }

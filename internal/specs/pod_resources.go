@@ -1,8 +1,34 @@
 package specs
 
 import (
+	"sort"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 )
+
+// ResourcesAnnotation records, on an instance Pod, the CPU and memory the operator last asked for
+// its MySQL container (ResizableKey): at creation, then at each resize. The Pod's own resources
+// may differ from them (a LimitRange's defaults), and are not asked again.
+const ResourcesAnnotation = "mysql.cloudnative-mysql.io/resources"
+
+// ResizableKey writes the CPU and memory of r (as ResizableOf gives them) as a stable, readable
+// key: "requests cpu=1, memory=1Gi; limits memory=2Gi".
+func ResizableKey(r corev1.ResourceRequirements) string {
+	list := func(l corev1.ResourceList) string {
+		var parts []string
+		for name, q := range l {
+			parts = append(parts, string(name)+"="+q.String())
+		}
+		sort.Strings(parts)
+		if len(parts) == 0 {
+			return "none"
+		}
+		return strings.Join(parts, ", ")
+	}
+	r = ResizableOf(r)
+	return "requests " + list(r.Requests) + "; limits " + list(r.Limits)
+}
 
 // ResizableResources are the MySQL container's resources that a running Pod takes in place (the
 // pods/resize subresource), mysqld left running: a change of them replaces no Pod.
@@ -94,8 +120,11 @@ func PodQOSClass(spec *corev1.PodSpec) corev1.PodQOSClass {
 	guaranteed, any := true, false
 	for _, c := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
 		for _, name := range ResizableResources {
+			// Zero quantities count as unset, as Kubernetes counts them.
 			limit, hasLimit := c.Resources.Limits[name]
+			hasLimit = hasLimit && !limit.IsZero()
 			request, hasRequest := c.Resources.Requests[name]
+			hasRequest = hasRequest && !request.IsZero()
 			if hasLimit || hasRequest {
 				any = true
 			}

@@ -52,9 +52,9 @@ type Observation struct {
 	// ManagerBinary is the instance manager binary the operator sends to instances that run
 	// another one; nil: instance managers are not updated in place (manager_update.go).
 	ManagerBinary *instances.ManagerBinary
-	// ManagerUpdatesSent are the instances this operator sent ManagerBinary to, and when, for their
-	// current Pod.
-	ManagerUpdatesSent map[string]time.Time
+	// ManagerUpdatesSent is what this operator tried of sending ManagerBinary to the instances,
+	// for their current Pod.
+	ManagerUpdatesSent map[string]ManagerUpdateTry
 	// ForeignObjects are the PVCs and Pods named after an instance this reconcile may create that
 	// exist with another controller, as "Kind name", by instance name (ownership_instances.go).
 	ForeignObjects map[string][]string

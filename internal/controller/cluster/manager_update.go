@@ -35,6 +35,12 @@ func (d *Decision) planManagerUpdate(c *v1.Cluster, o Observation, active []obse
 	}
 	for _, in := range active {
 		if o.Reports[in.Name] == nil {
+			for _, other := range active {
+				if r := o.Reports[other.Name]; r != nil && r.Manager != nil && r.Manager.SHA256 != bin.SHA256 {
+					d.Rollout = &rolloutWait{reasonManagerUpdate, "the instance managers are updated once " + in.Name + " answers"}
+					break
+				}
+			}
 			return
 		}
 	}
@@ -51,17 +57,33 @@ func (d *Decision) planManagerUpdate(c *v1.Cluster, o Observation, active []obse
 	}
 	for _, in := range order {
 		m := o.Reports[in.Name].Manager
-		if m == nil || m.SHA256 == "" || m.SHA256 == bin.SHA256 {
+		switch {
+		case m == nil || m.SHA256 == bin.SHA256:
 			continue
-		}
-		if sent, ok := o.ManagerUpdatesSent[in.Name]; ok && o.Now.Sub(sent) < managerUpdateSettle {
+		case m.SHA256 == "":
+			// Still hashing its binary (a second after a start): wait, so that the order holds.
 			d.Rollout = &rolloutWait{reasonManagerUpdate, fmt.Sprintf(
-				"waiting for %s to run instance manager %s, sent %s ago (%d of %d instances run it); mysqld keeps running",
-				in.Name, bin.Version, o.Now.Sub(sent).Round(time.Second), done, len(active))}
+				"waiting for %s to report its instance manager (%d of %d instances run %s)", in.Name, done, len(active), bin.Version)}
 			return
 		}
-		if !m.InPlaceUpdate {
-			d.replaceForManager(c, o, active, in, m, runs)
+		try, tried := o.ManagerUpdatesSent[in.Name]
+		switch {
+		case !m.InPlaceUpdate || (tried && try.Refusals >= managerUpdateRefusalsBeforeReplace):
+			why := m.NoInPlaceUpdate
+			if m.InPlaceUpdate {
+				why = fmt.Sprintf("it refused the binary %d times", try.Refusals)
+			}
+			d.replaceForManager(c, o, active, in, why, runs)
+			return
+		case tried && try.Failed && o.Now.Before(try.At.Add(managerUpdateBackoff(try.Failures))):
+			d.Rollout = &rolloutWait{reasonManagerUpdate, fmt.Sprintf(
+				"the update of the instance manager of %s failed %d time(s); the next attempt is at %s (%d of %d instances run %s)",
+				in.Name, try.Failures, try.At.Add(managerUpdateBackoff(try.Failures)).UTC().Format(time.RFC3339), done, len(active), bin.Version)}
+			return
+		case tried && !try.Failed && o.Now.Sub(try.At) < managerUpdateSettle:
+			d.Rollout = &rolloutWait{reasonManagerUpdate, fmt.Sprintf(
+				"waiting for %s to run instance manager %s (%d of %d instances run it); mysqld keeps running",
+				in.Name, bin.Version, done, len(active))}
 			return
 		}
 		d.UpdateManager = in.Name
@@ -72,12 +94,27 @@ func (d *Decision) planManagerUpdate(c *v1.Cluster, o Observation, active []obse
 	}
 }
 
+// managerUpdateRefusalsBeforeReplace is how many times an instance may refuse the binary (its
+// answer says it does not run there, or it cannot replace its program) before its Pod is
+// replaced instead, as a rolling update does.
+const managerUpdateRefusalsBeforeReplace = 3
+
+// managerUpdateBackoff is how long after the failures-th failed sending the next one waits: 30 s,
+// doubling, at most 5 minutes.
+func managerUpdateBackoff(failures int) time.Duration {
+	d := 30 * time.Second
+	for i := 1; i < failures && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Minute)
+}
+
 // replaceForManager replaces the Pod of in, whose instance manager cannot be updated in place:
 // its new Pod copies the manager from the operator's image. A replica goes as in a rolling
 // update (its semi-sync acknowledgements handed over first); the primary as the primary of a
 // rolling update does, once every replica runs the operator's manager.
 func (d *Decision) replaceForManager(c *v1.Cluster, o Observation, active []observedInstance, in observedInstance,
-	m *instanceclient.ManagerIdentity, runs func(string) bool) {
+	why string, runs func(string) bool) {
 	if in.Name == c.Status.CurrentPrimary {
 		if len(active) > 1 {
 			d.planPrimaryUpdate(c, o, in, runs)
@@ -87,7 +124,7 @@ func (d *Decision) replaceForManager(c *v1.Cluster, o Observation, active []obse
 		return
 	}
 	if d.replaceReplica(c, o, active, in) {
-		d.event(stepDeletePods, evManagerReplacing.With(in.Name, m.NoInPlaceUpdate))
+		d.event(stepDeletePods, evManagerReplacing.With(in.Name, why))
 	}
 }
 

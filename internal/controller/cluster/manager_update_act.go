@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 )
 
 // updateManager sends the instance manager of instance the operator's binary (stepManagerUpdate).
@@ -31,6 +33,11 @@ func (r *Reconciler) updateManager(ctx context.Context, o *Observation, instance
 	}
 	res, err := up.UpdateManager(ctx, o.Cluster, *pod, o.ManagerBinary)
 	if err != nil {
+		// An answer of the instance refusing the binary (4xx: it does not run there, the instance
+		// cannot replace its program) counts toward replacing its Pod instead; no answer does not.
+		var httpErr *instanceclient.HTTPError
+		refused := errors.As(err, &httpErr) && httpErr.StatusCode >= 400 && httpErr.StatusCode < 500
+		r.managerUpdates.fail(pod.UID, o.ManagerBinary.SHA256, r.Clock.Now(), refused)
 		return []kit.Event{evManagerUpdateFailed.With(instance, clipMessage(err.Error()))}
 	}
 	r.managerUpdates.note(pod.UID, o.ManagerBinary.SHA256, r.Clock.Now())
@@ -46,13 +53,42 @@ type sentManagerUpdates struct {
 
 type sentManagerUpdate struct {
 	sha256 string
-	at     time.Time
+	// at is the last sending; failures counts the sendings that failed since one succeeded,
+	// refusals those the instance refused (answered 4xx).
+	at                  time.Time
+	failures, refusals  int
+	lastFailed, refused bool
+}
+
+// ManagerUpdateTry is what this operator remembers of sending one instance the binary.
+type ManagerUpdateTry struct {
+	At time.Time
+	// Failed: the last sending failed; Failures counts those since one succeeded, Refusals those
+	// the instance refused.
+	Failed             bool
+	Failures, Refusals int
 }
 
 // sentManagerForget is how long a sending is remembered; managerUpdateSettle is far shorter.
 const sentManagerForget = 10 * time.Minute
 
+// note records a successful sending of the binary of sha256 to pod at at.
 func (s *sentManagerUpdates) note(pod types.UID, sha256 string, at time.Time) {
+	s.record(pod, sha256, at, func(u *sentManagerUpdate) { u.lastFailed, u.failures = false, 0 })
+}
+
+// fail records a failed sending; refused says the instance answered, refusing it.
+func (s *sentManagerUpdates) fail(pod types.UID, sha256 string, at time.Time, refused bool) {
+	s.record(pod, sha256, at, func(u *sentManagerUpdate) {
+		u.lastFailed = true
+		u.failures++
+		if refused {
+			u.refusals++
+		}
+	})
+}
+
+func (s *sentManagerUpdates) record(pod types.UID, sha256 string, at time.Time, change func(*sentManagerUpdate)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sent == nil {
@@ -63,17 +99,23 @@ func (s *sentManagerUpdates) note(pod types.UID, sha256 string, at time.Time) {
 			delete(s.sent, uid)
 		}
 	}
-	s.sent[pod] = sentManagerUpdate{sha256: sha256, at: at}
+	u := s.sent[pod]
+	if u.sha256 != sha256 {
+		u = sentManagerUpdate{sha256: sha256}
+	}
+	u.at = at
+	change(&u)
+	s.sent[pod] = u
 }
 
-// forPods returns, by instance, when the Pods were sent the binary of sha256.
-func (s *sentManagerUpdates) forPods(pods []corev1.Pod, sha256 string) map[string]time.Time {
+// forPods returns, by instance, what was tried of sending the Pods the binary of sha256.
+func (s *sentManagerUpdates) forPods(pods []corev1.Pod, sha256 string) map[string]ManagerUpdateTry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := map[string]time.Time{}
+	out := map[string]ManagerUpdateTry{}
 	for _, p := range pods {
 		if u, ok := s.sent[p.UID]; ok && u.sha256 == sha256 {
-			out[p.Name] = u.at
+			out[p.Name] = ManagerUpdateTry{At: u.at, Failed: u.lastFailed, Failures: u.failures, Refusals: u.refusals}
 		}
 	}
 	return out

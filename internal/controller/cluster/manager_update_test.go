@@ -64,14 +64,14 @@ func TestPlanManagerUpdate(t *testing.T) {
 			w.o.ManagerBinary = nil
 			return w
 		}(), "", nil, reasonConverged, ""},
-		{"an instance manager that reports no binary (older, or still hashing) is left alone",
+		{"an instance manager that reports no binary (it predates in-place updates) is left alone",
 			managers(map[string]string{"db-1": newManagerSum, "db-2": newManagerSum, "db-3": ""}), "", nil, reasonConverged, ""},
 		{"nothing while an instance does not answer", func() *world {
 			w := managers(allOld())
 			delete(w.o.Reports, "db-2")
 			w.o.ReportErrors = map[string]string{"db-2": "timeout"}
 			return w
-		}(), "", nil, reasonConverged, ""},
+		}(), "", nil, reasonManagerUpdate, ""},
 		{"nothing while an instance is not ready", func() *world {
 			w := managers(allOld())
 			w.o.Pods[1].Status.Conditions = nil
@@ -81,14 +81,34 @@ func TestPlanManagerUpdate(t *testing.T) {
 		{"nothing while a primary change is pending", managers(allOld()).primary("db-1", "db-2"), "", nil, "SwitchoverInProgress", "db-2"},
 		{"an instance sent the binary is given time to run it, not sent it again", func() *world {
 			w := managers(allOld())
-			w.o.ManagerUpdatesSent = map[string]time.Time{"db-3": testNow.Add(-10 * time.Second)}
+			w.o.ManagerUpdatesSent = map[string]ManagerUpdateTry{"db-3": {At: testNow.Add(-10 * time.Second)}}
 			return w
 		}(), "", nil, reasonManagerUpdate, ""},
 		{"an instance that did not run the binary sent 30 s ago is sent it again", func() *world {
 			w := managers(allOld())
-			w.o.ManagerUpdatesSent = map[string]time.Time{"db-3": testNow.Add(-managerUpdateSettle)}
+			w.o.ManagerUpdatesSent = map[string]ManagerUpdateTry{"db-3": {At: testNow.Add(-managerUpdateSettle)}}
 			return w
 		}(), "db-3", nil, reasonManagerUpdate, ""},
+		{"an instance still hashing its binary is waited for: the next is not updated before it", func() *world {
+			w := managers(map[string]string{"db-1": oldManagerSum, "db-2": oldManagerSum, "db-3": newManagerSum})
+			w.o.Reports["db-3"].Manager.SHA256 = ""
+			return w
+		}(), "", nil, reasonManagerUpdate, ""},
+		{"a failed sending waits its backoff", func() *world {
+			w := managers(allOld())
+			w.o.ManagerUpdatesSent = map[string]ManagerUpdateTry{"db-3": {At: testNow.Add(-20 * time.Second), Failed: true, Failures: 1}}
+			return w
+		}(), "", nil, reasonManagerUpdate, ""},
+		{"after its backoff a failed sending is tried again", func() *world {
+			w := managers(allOld())
+			w.o.ManagerUpdatesSent = map[string]ManagerUpdateTry{"db-3": {At: testNow.Add(-managerUpdateBackoff(2)), Failed: true, Failures: 2}}
+			return w
+		}(), "db-3", nil, reasonManagerUpdate, ""},
+		{"a replica that refused the binary three times has its Pod replaced", func() *world {
+			w := managers(allOld())
+			w.o.ManagerUpdatesSent = map[string]ManagerUpdateTry{"db-3": {At: testNow.Add(-time.Hour), Failed: true, Failures: 3, Refusals: 3}}
+			return w
+		}(), "", []string{"db-3"}, reasonRollingUpdate, ""},
 		{"a replica that cannot be updated in place has its Pod replaced", func() *world {
 			w := managers(allOld())
 			w.o.Reports["db-3"].Manager.InPlaceUpdate, w.o.Reports["db-3"].Manager.NoInPlaceUpdate = false, "not the init process"
@@ -131,5 +151,13 @@ func TestManagerUpdatedEvent(t *testing.T) {
 	}
 	if m := d.Status.InstanceManagers["db-3"]; m.SHA256 != newManagerSum {
 		t.Fatalf("status.instanceManagers[db-3] = %+v, want the new binary", m)
+	}
+}
+
+func TestManagerUpdateBackoff(t *testing.T) {
+	for failures, want := range map[int]time.Duration{1: 30 * time.Second, 2: time.Minute, 3: 2 * time.Minute, 5: 5 * time.Minute, 20: 5 * time.Minute} {
+		if got := managerUpdateBackoff(failures); got != want {
+			t.Errorf("managerUpdateBackoff(%d) = %s, want %s", failures, got, want)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,12 +36,20 @@ type podResize struct {
 // primaryUpdateMethod say). It reports whether it decided anything.
 func (d *Decision) planResize(c *v1.Cluster, o Observation, active []observedInstance) bool {
 	want := specs.ResizableOf(c.Spec.Resources.Container())
-	key := resizeKey(want)
+	key := specs.ResizableKey(want)
+	// asked: the Pod was given want (at creation or by a resize). What the API server then stored
+	// may differ (a LimitRange's defaults): it is not asked again.
+	asked := func(p *corev1.Pod, ctr *corev1.Container) bool {
+		if k, ok := p.Annotations[specs.ResourcesAnnotation]; ok {
+			return k == key
+		}
+		return specs.SameResizable(ctr.Resources, want)
+	}
 	resized := func(name string) bool {
 		for _, in := range active {
 			if in.Name == name {
 				ctr := mysqlContainer(in.Pod)
-				return ctr != nil && specs.SameResizable(ctr.Resources, want) && resizeState(in.Pod) == ""
+				return ctr != nil && asked(in.Pod, ctr) && resizeState(in.Pod) == ""
 			}
 		}
 		return false
@@ -56,7 +63,7 @@ func (d *Decision) planResize(c *v1.Cluster, o Observation, active []observedIns
 			d.replaceForResize(c, o, active, in, msg, resized)
 			return true
 		}
-		if !specs.SameResizable(ctr.Resources, want) {
+		if !asked(in.Pod, ctr) {
 			d.ResizePods = append(d.ResizePods, podResize{Pod: in.Name, Resources: want})
 			d.Rollout = &rolloutWait{reasonResizing, fmt.Sprintf("resizing %s in place to %s; mysqld keeps running", in.Name, key)}
 			d.event(stepResize, evInstanceResizing.With(in.Name, key))
@@ -134,22 +141,6 @@ func mysqlContainer(p *corev1.Pod) *corev1.Container {
 		}
 	}
 	return nil
-}
-
-// resizeKey writes resources as a stable, readable key: "requests cpu=1, memory=1Gi; limits memory=2Gi".
-func resizeKey(r corev1.ResourceRequirements) string {
-	list := func(l corev1.ResourceList) string {
-		var parts []string
-		for name, q := range l {
-			parts = append(parts, string(name)+"="+q.String())
-		}
-		sort.Strings(parts)
-		if len(parts) == 0 {
-			return "none"
-		}
-		return strings.Join(parts, ", ")
-	}
-	return "requests " + list(r.Requests) + "; limits " + list(r.Limits)
 }
 
 // updateOrder is the order in which instances are updated in place: replicas first, highest

@@ -38,18 +38,21 @@ func (r *Reconciler) resizePods(ctx context.Context, o *Observation, resizes []p
 			continue
 		}
 		err = r.Client.SubResource("resize").Patch(ctx, pod.DeepCopy(), client.RawPatch(types.StrategicMergePatchType, patch))
+		key := specs.ResizableKey(rz.Resources)
 		switch {
 		case err == nil:
-		case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
+			// What the API server stored may differ from what was asked (a LimitRange's
+			// defaults): the Pod records what was asked, so it is not asked again.
+			if err := r.annotatePod(ctx, pod, specs.ResourcesAnnotation, key); err != nil {
+				log.FromContext(ctx).Info("recording a resize on its Pod failed; it is asked again", "pod", rz.Pod, "error", err.Error())
+			}
+		case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err) ||
+			apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err):
+			// Refused, or no resize subresource (a Kubernetes without in-place resize): the Pod
+			// is replaced instead.
 			msg := clipMessage(err.Error())
 			events = append(events, evResizeRefused.With(rz.Pod, msg))
-			mark := client.MergeFrom(pod.DeepCopy())
-			next := pod.DeepCopy()
-			if next.Annotations == nil {
-				next.Annotations = map[string]string{}
-			}
-			next.Annotations[resizeRefusedAnnotation] = resizeKey(rz.Resources) + "|" + msg
-			if err := r.Client.Patch(ctx, next, mark); err != nil {
+			if err := r.annotatePod(ctx, pod, resizeRefusedAnnotation, key+"|"+msg); err != nil {
 				log.FromContext(ctx).Info("recording a refused resize on its Pod failed; it is asked again", "pod", rz.Pod, "error", err.Error())
 			}
 		default:
@@ -85,4 +88,15 @@ func resizePatch(cur, want corev1.ResourceRequirements) ([]byte, error) {
 		return nil, fmt.Errorf("encoding the resize: %w", err)
 	}
 	return data, nil
+}
+
+// annotatePod sets one annotation of pod.
+func (r *Reconciler) annotatePod(ctx context.Context, pod *corev1.Pod, key, value string) error {
+	base := client.MergeFrom(pod.DeepCopy())
+	next := pod.DeepCopy()
+	if next.Annotations == nil {
+		next.Annotations = map[string]string{}
+	}
+	next.Annotations[key] = value
+	return r.Client.Patch(ctx, next, base)
 }

@@ -33,6 +33,7 @@ func sized(cpu string, resized ...string) *world {
 		w.o.Pods[i].UID = types.UID("uid-" + w.o.Pods[i].Name)
 		if slices.Contains(resized, w.o.Pods[i].Name) {
 			mysqlContainer(&w.o.Pods[i]).Resources = cpuRequest(cpu).Container()
+			w.o.Pods[i].Annotations[specs.ResourcesAnnotation] = specs.ResizableKey(cpuRequest(cpu).Container())
 		}
 	}
 	return w
@@ -58,7 +59,7 @@ func (w *world) podAnnotation(name, key, value string) *world {
 }
 
 func TestPlanResize(t *testing.T) {
-	key := resizeKey(specs.ResizableOf(cpuRequest("200m").Container()))
+	key := specs.ResizableKey(cpuRequest("200m").Container())
 	inProgress := corev1.PodCondition{Type: corev1.PodResizeInProgress, Status: corev1.ConditionTrue}
 	deferred := corev1.PodCondition{Type: corev1.PodResizePending, Status: corev1.ConditionTrue, Reason: corev1.PodReasonDeferred,
 		Message: "Node didn't have enough capacity"}
@@ -89,6 +90,13 @@ func TestPlanResize(t *testing.T) {
 			"requests cpu=300m; limits none|Forbidden"), []string{"db-3"}, nil, reasonResizing, "InstanceResizing", ""},
 		{"a primary whose resize was refused is switched over to a resized replica", sized("200m", "db-3", "db-2").podAnnotation("db-1",
 			resizeRefusedAnnotation, key+"|Forbidden"), nil, nil, reasonPrimaryUpdateSwitchover, "PrimaryUpdateSwitchover", "db-2"},
+		{"resources the API server stored otherwise than asked (a LimitRange's defaults) are not asked again", func() *world {
+			w := sized("200m", "db-3", "db-2", "db-1")
+			for i := range w.o.Pods {
+				mysqlContainer(&w.o.Pods[i]).Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")}
+			}
+			return w
+		}(), nil, nil, reasonConverged, "", ""},
 		{"a change of QoS class rolls: no resize", func() *world {
 			w := sized("100m")
 			w.o.Cluster.Spec.Resources = v1.ResourceRequirements{}
@@ -136,7 +144,7 @@ func TestResizePatch(t *testing.T) {
 	if string(got) != expect {
 		t.Fatalf("patch %s, want %s", got, expect)
 	}
-	if !strings.Contains(resizeKey(want), "requests cpu=200m; limits none") {
-		t.Fatalf("resizeKey %q", resizeKey(want))
+	if !strings.Contains(specs.ResizableKey(want), "requests cpu=200m; limits none") {
+		t.Fatalf("ResizableKey %q", specs.ResizableKey(want))
 	}
 }
