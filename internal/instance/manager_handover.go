@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"strconv"
@@ -39,6 +40,28 @@ func adoptMysqld(log logr.Logger) *proc.Child {
 	}
 	log.Info("instance manager replaced in place; mysqld kept running", "pid", pid)
 	return c
+}
+
+// runningParametersEnv hands the user parameters mysqld runs with (JSON) to the next program.
+const runningParametersEnv = "CNM_RUNNING_PARAMETERS"
+
+// inheritedParameters reads the parameters the previous program knew mysqld runs with; nil when
+// none were handed over (the next program then takes my.cnf's).
+func inheritedParameters(log logr.Logger) map[string]string {
+	v, ok := os.LookupEnv(runningParametersEnv)
+	_ = os.Unsetenv(runningParametersEnv)
+	if !ok {
+		return nil
+	}
+	var params map[string]string
+	if err := json.Unmarshal([]byte(v), &params); err != nil {
+		log.Info("ignoring unreadable running parameters handed over by the previous program", "error", err.Error())
+		return nil
+	}
+	if params == nil {
+		params = map[string]string{}
+	}
+	return params
 }
 
 // inheritedLease reads when the previous program sent the renewal of the primary Lease it held
@@ -94,8 +117,8 @@ func (m *manager) stopReplacing() {
 }
 
 // replaceProgram replaces the instance manager's program with the binary at path, handing the
-// running mysqld (MysqldPIDEnv), the listening sockets (listenFDsEnv) and the primary Lease
-// (leaseRenewedEnv) over. It holds, until execve: the shutdown's exclusion (never during a
+// running mysqld (MysqldPIDEnv), the listening sockets (listenFDsEnv), the primary Lease
+// (leaseRenewedEnv) and the parameters mysqld runs with (runningParametersEnv) over. It holds, until execve: the shutdown's exclusion (never during a
 // shutdown), the primary Lease's gate (no self-fence, demotion or promotion cut in two), the
 // supervisor (no mysqld started after its pid was read) and the fork lock (no child inherits the
 // handed-over sockets). It returns only when execve failed.
@@ -114,6 +137,10 @@ func (m *manager) replaceProgram(lease *PrimaryLease) func(path, sum string) err
 					return
 				}
 				env := withEnv(withEnv(os.Environ(), MysqldPIDEnv, strconv.Itoa(pid)), managerSHA256Env, sum)
+				if running := m.params.Running(); running != nil {
+					data, _ := json.Marshal(running) // a map of strings always marshals
+					env = withEnv(env, runningParametersEnv, string(data))
+				}
 				if held, sent := lease.HeldSince(); held {
 					env = withEnv(env, leaseRenewedEnv, strconv.FormatInt(monotonicNow()-int64(m.deps.Clock.Since(sent)), 10))
 				}

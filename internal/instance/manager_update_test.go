@@ -123,3 +123,18 @@ func TestWithEnvKeepsOneSettingOfTheKey(t *testing.T) {
 		t.Fatalf("withEnv = %v, want %v", got, want)
 	}
 }
+
+func TestInheritedParameters(t *testing.T) {
+	t.Setenv(runningParametersEnv, `{"max_connections":"200","table_open_cache_instances":"4"}`)
+	got := inheritedParameters(logr.Discard())
+	if len(got) != 2 || got["table_open_cache_instances"] != "4" {
+		t.Fatalf("inheritedParameters = %v", got)
+	}
+	if _, set := os.LookupEnv(runningParametersEnv); set {
+		t.Fatal("the handed-over parameters stay in the environment of mysqld and later programs")
+	}
+	t.Setenv(runningParametersEnv, "not json")
+	if got := inheritedParameters(logr.Discard()); got != nil {
+		t.Fatalf("unreadable parameters read as %v", got)
+	}
+}

@@ -68,6 +68,17 @@ func NewParameterApplier(started map[string]string, refusedAtStart []RefusedPara
 	return a
 }
 
+// Running returns the user parameters mysqld runs with, as this applier knows them (nil for a nil
+// applier): an in-place update hands them to the next program.
+func (a *ParameterApplier) Running() map[string]string {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return maps.Clone(a.running)
+}
+
 // Offer hands the parameters to converge on over, with the specs.ParametersHash of the Cluster's
 // spec.mysql.parameters they come from; Run converges on the latest one offered.
 func (a *ParameterApplier) Offer(params map[string]string, specHash, reload string) {

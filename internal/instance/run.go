@@ -66,6 +66,9 @@ type manager struct {
 	// Lease it handed over.
 	leaseSent time.Time
 	leaseHeld bool
+	// runningParams are the user parameters the adopted mysqld runs with, as the previous program
+	// knew them; nil after an ordinary start.
+	runningParams map[string]string
 	// replacing excludes a shutdown (stopping) and an in-place replacement of the program.
 	replacing sync.Mutex
 	stopping  bool
@@ -85,6 +88,7 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 		binary:  NewSelfBinary(cfg.ManagerBinary), adopted: adoptMysqld(deps.Log), sockets: inheritedSockets(deps.Log)}
 	if m.adopted != nil {
 		m.leaseSent, m.leaseHeld = inheritedLease(deps.Clock)
+		m.runningParams = inheritedParameters(deps.Log)
 	}
 	// From SIGTERM on, no in-place update replaces the program.
 	stopReplacing := context.AfterFunc(ctx, m.stopReplacing)

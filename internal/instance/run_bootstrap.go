@@ -79,7 +79,13 @@ func (m *manager) writeMyCnf(ctx context.Context, c *v1alpha1.Cluster) error {
 	if err := m.writeMyCnfText(text); err != nil {
 		return err
 	}
-	m.params = NewParameterApplier(want, refusals)
+	started := want
+	if m.adopted != nil && m.runningParams != nil {
+		// mysqld kept running through an in-place update: it runs what the previous program knew,
+		// not what my.cnf says now (a parameter that waits for a restart stays pending).
+		started = m.runningParams
+	}
+	m.params = NewParameterApplier(started, refusals)
 	// A fresh process has nothing to reload: only a reload asked for after its start counts.
 	m.params.reloaded = c.Annotations[v1alpha1.ReloadedAtAnnotation]
 	m.params.Render, m.params.Write, m.params.Validate = m.renderMyCnf, m.writeMyCnfText, m.validateMyCnf

@@ -26,6 +26,11 @@ func Adopt(pid int) (*Child, error) {
 	if err != nil {
 		return nil, fmt.Errorf("process %d: %w: %w", pid, ErrNotAdoptable, err)
 	}
+	if ppid == os.Getpid() && (state == "Z" || state == "X") {
+		// Our child, exited: reaped here, as nothing else waits for it.
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	}
 	if ppid != os.Getpid() || state == "Z" || state == "X" {
 		return nil, fmt.Errorf("process %d (parent %d, state %s): %w", pid, ppid, state, ErrNotAdoptable)
 	}

@@ -125,6 +125,8 @@ func keptRunning(before, after []corev1.Pod, shutdowns []Shutdown) error {
 			bad = append(bad, fmt.Sprintf("%s: a container restarted (%d restarts, %d before)", b.Name, containerRestarts(a), containerRestarts(b)))
 		case s.Started || s.Seen:
 			bad = append(bad, b.Name+": mysqld was shut down or started again")
+		case s.TurnedReadOnly:
+			bad = append(bad, b.Name+": the primary was turned read-only to take its Lease again")
 		}
 	}
 	if len(bad) > 0 {

@@ -39,6 +39,9 @@ type Shutdown struct {
 	// Started: the manager started a mysqld while watched.
 	InPlace bool `json:"inPlace,omitempty"`
 	Started bool `json:"started,omitempty"`
+	// TurnedReadOnly: the manager found the server writable without holding the primary Lease
+	// and turned it read-only to take the Lease (a write outage of its own).
+	TurnedReadOnly bool `json:"turnedReadOnly,omitempty"`
 }
 
 func (s Shutdown) String() string {
@@ -190,6 +193,8 @@ func parseShutdown(pod, log string) Shutdown {
 			s.InPlace = true
 		case "started mysqld":
 			s.Started = true
+		case "writable without the primary Lease; turning read-only until it is held":
+			s.TurnedReadOnly = true
 		case "mysqld killed after the grace period":
 			s.Killed = true
 			if !began.IsZero() {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,6 +19,13 @@ const reasonResizing = "Resizing"
 // asked (resizeKey) and its message. A Pod refused the resources the Cluster asks now is
 // replaced instead, as a rolling update does.
 const resizeRefusedAnnotation = "mysql.cloudnative-mysql.io/resize-refused"
+
+// resizeRefusedAtAnnotation records when (RFC 3339) the resize was refused; one a ResourceQuota
+// refused is asked again resizeQuotaRetry later.
+const resizeRefusedAtAnnotation = "mysql.cloudnative-mysql.io/resize-refused-at"
+
+// resizeQuotaRetry is how long a resize a ResourceQuota refused waits before it is asked again.
+const resizeQuotaRetry = 5 * time.Minute
 
 // podResize is one Pod's in-place resize: the MySQL container's new CPU and memory.
 type podResize struct {
@@ -60,6 +68,18 @@ func (d *Decision) planResize(c *v1.Cluster, o Observation, active []observedIns
 			continue
 		}
 		if msg, ok := strings.CutPrefix(in.Pod.Annotations[resizeRefusedAnnotation], key+"|"); ok {
+			if strings.Contains(msg, "exceeded quota") {
+				// A new Pod would be refused by the same quota: nothing is replaced, and the resize
+				// is asked again every resizeQuotaRetry, for the quota may have grown.
+				at, err := time.Parse(time.RFC3339, in.Pod.Annotations[resizeRefusedAtAnnotation])
+				if err == nil && o.Now.Before(at.Add(resizeQuotaRetry)) {
+					d.Rollout = &rolloutWait{reasonResizing, "resizing " + in.Name + " in place waits: a ResourceQuota refuses it: " + msg}
+					return true
+				}
+				d.ResizePods = append(d.ResizePods, podResize{Pod: in.Name, Resources: want})
+				d.Rollout = &rolloutWait{reasonResizing, fmt.Sprintf("resizing %s in place to %s; mysqld keeps running", in.Name, key)}
+				return true
+			}
 			d.replaceForResize(c, o, active, in, msg, resized)
 			return true
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -43,7 +44,7 @@ func (r *Reconciler) resizePods(ctx context.Context, o *Observation, resizes []p
 		case err == nil:
 			// What the API server stored may differ from what was asked (a LimitRange's
 			// defaults): the Pod records what was asked, so it is not asked again.
-			if err := r.annotatePod(ctx, pod, specs.ResourcesAnnotation, key); err != nil {
+			if err := r.annotatePod(ctx, pod, map[string]string{specs.ResourcesAnnotation: key}); err != nil {
 				log.FromContext(ctx).Info("recording a resize on its Pod failed; it is asked again", "pod", rz.Pod, "error", err.Error())
 			}
 		case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err) ||
@@ -52,7 +53,8 @@ func (r *Reconciler) resizePods(ctx context.Context, o *Observation, resizes []p
 			// is replaced instead.
 			msg := clipMessage(err.Error())
 			events = append(events, evResizeRefused.With(rz.Pod, msg))
-			if err := r.annotatePod(ctx, pod, resizeRefusedAnnotation, key+"|"+msg); err != nil {
+			if err := r.annotatePod(ctx, pod, map[string]string{resizeRefusedAnnotation: key + "|" + msg,
+				resizeRefusedAtAnnotation: r.Clock.Now().UTC().Format(time.RFC3339)}); err != nil {
 				log.FromContext(ctx).Info("recording a refused resize on its Pod failed; it is asked again", "pod", rz.Pod, "error", err.Error())
 			}
 		default:
@@ -90,13 +92,15 @@ func resizePatch(cur, want corev1.ResourceRequirements) ([]byte, error) {
 	return data, nil
 }
 
-// annotatePod sets one annotation of pod.
-func (r *Reconciler) annotatePod(ctx context.Context, pod *corev1.Pod, key, value string) error {
+// annotatePod sets annotations of pod.
+func (r *Reconciler) annotatePod(ctx context.Context, pod *corev1.Pod, annotations map[string]string) error {
 	base := client.MergeFrom(pod.DeepCopy())
 	next := pod.DeepCopy()
 	if next.Annotations == nil {
 		next.Annotations = map[string]string{}
 	}
-	next.Annotations[key] = value
+	for k, v := range annotations {
+		next.Annotations[k] = v
+	}
 	return r.Client.Patch(ctx, next, base)
 }

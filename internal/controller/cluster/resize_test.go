@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -86,6 +87,12 @@ func TestPlanResize(t *testing.T) {
 			reasonResizing, "ResizeInfeasible", ""},
 		{"a replica whose resize the API server refused is replaced", sized("200m").podAnnotation("db-3", resizeRefusedAnnotation,
 			key+"|Forbidden"), nil, []string{"db-3"}, reasonRollingUpdate, "InstanceUpdating", ""},
+		{"a resize a ResourceQuota refuses waits: a new Pod would be refused too", sized("200m").podAnnotation("db-3", resizeRefusedAnnotation,
+			key+`|pods "db-3" is forbidden: exceeded quota: q, requested: requests.cpu=200m`).podAnnotation("db-3", resizeRefusedAtAnnotation,
+			testNow.Add(-time.Minute).Format(time.RFC3339)), nil, nil, reasonResizing, "", ""},
+		{"a resize a ResourceQuota refused is asked again after 5 minutes", sized("200m").podAnnotation("db-3", resizeRefusedAnnotation,
+			key+`|pods "db-3" is forbidden: exceeded quota: q, requested: requests.cpu=200m`).podAnnotation("db-3", resizeRefusedAtAnnotation,
+			testNow.Add(-resizeQuotaRetry).Format(time.RFC3339)), []string{"db-3"}, nil, reasonResizing, "", ""},
 		{"a refusal of other resources is not this resize's: asked again", sized("200m").podAnnotation("db-3", resizeRefusedAnnotation,
 			"requests cpu=300m; limits none|Forbidden"), []string{"db-3"}, nil, reasonResizing, "InstanceResizing", ""},
 		{"a primary whose resize was refused is switched over to a resized replica", sized("200m", "db-3", "db-2").podAnnotation("db-1",
