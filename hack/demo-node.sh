@@ -3,12 +3,12 @@
 # installs the operator from config/default as a user would, starts the local S3 server on the
 # node, creates a three-instance Cluster with an object store and a ScheduledBackup, waits, and
 # prints the objects, the primary, the replicas and the first backup, then deletes the primary's Pod
-# and shows a replica promoted, then changes the Cluster's resources and shows the rolling update
-# move the primary by itself. What does not happen within
+# and shows a replica promoted, then changes the Cluster's Pod annotations (spec.podMetadata) and
+# shows the rolling update move the primary by itself. What does not happen within
 # its wait is printed as not done, with where to look, never faked.
 #   bash hack/demo-node.sh        up and run the demo (the cluster stays up to look around)
 #   bash hack/demo-node.sh failover  delete the primary's Pod again and show the failover
-#   bash hack/demo-node.sh update    change the resources and show the rolling update move the primary
+#   bash hack/demo-node.sh update    change the Pod annotations and show the rolling update move the primary
 #   bash hack/demo-node.sh down   stop the S3 server and the local cluster
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -90,22 +90,23 @@ failover() {
 		-o custom-columns='REASON:.reason,MESSAGE:.message' 2>/dev/null | grep -Ei 'REASON|failover|lease|promot|primary' | tail -n 12 || true
 }
 
-# update changes the Cluster's resources, as a person editing it would, and shows the unsupervised
+# update changes the Cluster's Pod annotations (spec.podMetadata: a change no Pod takes in place;
+# CPU and memory are resized in place), as a person editing it would, and shows the unsupervised
 # rolling update: both replicas replaced, then the operator switching over to an updated replica by
 # itself and replacing the old primary.
 update() {
-	local old new t0 cpu
-	echo "== rolling update: kubectl patch cluster demo (resources.requests.cpu)"
+	local old new t0 stamp
+	echo "== rolling update: kubectl patch cluster demo (podMetadata.annotations)"
 	old=$(current_primary)
 	if [ -z "$old" ] || ! cluster_ready; then
 		echo "no Ready Cluster with a primary: update not shown"
 		return 0
 	fi
-	cpu=50m
-	[ "$(k -n $DEMO_NS get cluster demo -o jsonpath='{.spec.resources.requests.cpu}')" = 50m ] && cpu=60m
+	stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	t0=$SECONDS
-	k -n $DEMO_NS patch cluster demo --type merge -p "{\"spec\":{\"resources\":{\"requests\":{\"cpu\":\"$cpu\"}}}}" >/dev/null
-	echo "primary: $old; requests.cpu -> $cpu"
+	k -n $DEMO_NS patch cluster demo --type merge \
+		-p "{\"spec\":{\"podMetadata\":{\"annotations\":{\"demo.cloudnative-mysql.io/updated-at\":\"$stamp\"}}}}" >/dev/null
+	echo "primary: $old; podMetadata annotation demo.cloudnative-mysql.io/updated-at -> $stamp"
 	primary_moved() { new=$(current_primary) && [ -n "$new" ] && [ "$new" != "$old" ]; }
 	if wait_until 300 primary_moved; then
 		echo "the operator switched over: status.currentPrimary $old -> $(current_primary) after $((SECONDS - t0)) s"
