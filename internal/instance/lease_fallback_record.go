@@ -23,6 +23,11 @@ func (l *PrimaryLease) FallbackRecord() *failover.FallbackRecord {
 		r := *l.fallback
 		return &r
 	}
+	if l.held && l.last == nil {
+		// Held without having read the Lease (handed over by the previous program): whatever it
+		// carries counts as at risk until it is read.
+		return &failover.FallbackRecord{Instance: l.Holder.Instance}
+	}
 	return l.recordInLocked(l.last)
 }
 

@@ -24,8 +24,9 @@ type SelfBinary struct {
 	// an update writes the new one there.
 	Path string
 
-	mu  sync.Mutex
-	sum string
+	mu      sync.Mutex
+	sum     string
+	hashErr error
 }
 
 // managerSHA256Env hands the sha256 the previous program checked the new binary against to the
@@ -51,12 +52,15 @@ func NewSelfBinary(path string) *SelfBinary {
 // binary) and records its sha256.
 func (b *SelfBinary) hash() {
 	sum, err := fileSHA256("/proc/self/exe")
-	if err != nil {
-		return // reported without a sum: the operator then never updates it in place
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.sum = sum
+	b.sum, b.hashErr = sum, err
+}
+
+func (b *SelfBinary) hashError() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.hashErr
 }
 
 // SHA256 is the running program's hex sha256, "" until computed.
@@ -84,6 +88,8 @@ func (b *SelfBinary) noInPlaceUpdate() string {
 		return "the instance manager is not the init process of its container, so replacing its program would kill mysqld"
 	case b.Path == "":
 		return "the instance manager does not know where its binary is installed"
+	case b.hashError() != nil:
+		return "the instance manager could not read its own binary: " + b.hashError().Error()
 	case unix.Access(filepath.Dir(b.Path), unix.W_OK) != nil:
 		return "the directory of the instance manager's binary, " + filepath.Dir(b.Path) + ", is not writable"
 	}

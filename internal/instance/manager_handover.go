@@ -1,10 +1,14 @@
 package instance
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -64,6 +68,22 @@ func inheritedParameters(log logr.Logger) map[string]string {
 	return params
 }
 
+// handoverEnv are the environment variables one program hands the next (an in-place update).
+var handoverEnv = []string{MysqldPIDEnv, managerSHA256Env, listenFDsEnv, leaseRenewedEnv, runningParametersEnv}
+
+// withoutHandover is env without any handoverEnv setting: what the next program gets is only
+// what this one hands over now.
+func withoutHandover(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		key, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(handoverEnv, key) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // inheritedLease reads when the previous program sent the renewal of the primary Lease it held
 // (leaseRenewedEnv), on clk; ok is false when it held none.
 func inheritedLease(clk clock.PassiveClock) (sent time.Time, ok bool) {
@@ -90,11 +110,13 @@ func monotonicNow() int64 {
 
 // updateReady says why the instance cannot take an in-place update now, "" when it can: the
 // new program takes a running mysqld on a bootstrapped data directory back, nothing else, and
-// never while the instance shuts down.
-func (m *manager) updateReady(state *LocalState) func() string {
+// never while the instance shuts down, is being demoted, or holds a primary Lease whose last
+// renewal is not fresh (the new program starts from it).
+func (m *manager) updateReady(state *LocalState, lease *PrimaryLease) func() string {
 	return func() string {
 		m.replacing.Lock()
 		defer m.replacing.Unlock()
+		held, sent := lease.HeldSince()
 		switch {
 		case m.stopping:
 			return "the instance is shutting down"
@@ -102,6 +124,10 @@ func (m *manager) updateReady(state *LocalState) func() string {
 			return "the instance is still bootstrapping"
 		case m.sup == nil || m.sup.PID() == 0:
 			return "mysqld is not running"
+		case lease.Demoted():
+			return "the instance is being demoted"
+		case held && m.deps.Clock.Since(sent) > LeaseRenewInterval:
+			return fmt.Sprintf("the primary Lease was last renewed %s ago", m.deps.Clock.Since(sent).Round(time.Second))
 		}
 		return ""
 	}
@@ -122,7 +148,7 @@ func (m *manager) stopReplacing() {
 // shutdown), the primary Lease's gate (no self-fence, demotion or promotion cut in two), the
 // supervisor (no mysqld started after its pid was read) and the fork lock (no child inherits the
 // handed-over sockets). It returns only when execve failed.
-func (m *manager) replaceProgram(lease *PrimaryLease) func(path, sum string) error {
+func (m *manager) replaceProgram(ctx context.Context, lease *PrimaryLease) func(path, sum string) error {
 	return func(path, sum string) error {
 		m.replacing.Lock()
 		defer m.replacing.Unlock()
@@ -136,7 +162,7 @@ func (m *manager) replaceProgram(lease *PrimaryLease) func(path, sum string) err
 					err = errors.New("mysqld is not running")
 					return
 				}
-				env := withEnv(withEnv(os.Environ(), MysqldPIDEnv, strconv.Itoa(pid)), managerSHA256Env, sum)
+				env := withEnv(withEnv(withoutHandover(os.Environ()), MysqldPIDEnv, strconv.Itoa(pid)), managerSHA256Env, sum)
 				if running := m.params.Running(); running != nil {
 					data, _ := json.Marshal(running) // a map of strings always marshals
 					env = withEnv(env, runningParametersEnv, string(data))
@@ -152,6 +178,11 @@ func (m *manager) replaceProgram(lease *PrimaryLease) func(path, sum string) err
 					return
 				}
 				defer closeFDs() // reached only when execve failed
+				if ctx.Err() != nil || m.stopping {
+					// SIGTERM arrived while the locks were taken: the next program would not know.
+					err = errors.New("the instance is shutting down")
+					return
+				}
 				m.deps.Log.Info("replacing the program of the instance manager", "binary", path, "mysqldPid", pid, "sockets", fds)
 				err = proc.Reexec(path, withEnv(env, listenFDsEnv, fds))
 			})

@@ -123,10 +123,10 @@ func TestHandedOverSocketsStayNonBlocking(t *testing.T) {
 	if _, err := fmt.Sscanf(fds, "control=%d", &fd); err != nil {
 		t.Fatalf("handed over %q: %v", fds, err)
 	}
-	closeFDs()
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
-		t.Fatalf("the duplicate %d is still open after the closer ran", fd)
+	if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil || flags&unix.FD_CLOEXEC != 0 {
+		t.Fatalf("the duplicate %d has flags %d (%v): execve would close it", fd, flags, err)
 	}
+	closeFDs()
 	raw, err := ln.(*net.TCPListener).SyscallConn()
 	if err != nil {
 		t.Fatal(err)

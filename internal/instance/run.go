@@ -86,9 +86,20 @@ func Run(ctx context.Context, cfg *RunConfig, deps RunDeps) error {
 		dir:     PeerDirectory{Namespace: cfg.Namespace, Cluster: cfg.Cluster, Static: deps.Peers},
 		cluster: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Cluster},
 		binary:  NewSelfBinary(cfg.ManagerBinary), adopted: adoptMysqld(deps.Log), sockets: inheritedSockets(deps.Log)}
+	// Read (and removed from the environment) whatever happens: they mean something only with the
+	// mysqld they came with.
+	leaseSent, leaseHeld := inheritedLease(deps.Clock)
+	runningParams := inheritedParameters(deps.Log)
 	if m.adopted != nil {
-		m.leaseSent, m.leaseHeld = inheritedLease(deps.Clock)
-		m.runningParams = inheritedParameters(deps.Log)
+		m.leaseSent, m.leaseHeld, m.runningParams = leaseSent, leaseHeld, runningParams
+		defer func() {
+			if m.sup == nil {
+				// Never supervised (an error or SIGTERM before): stopped cleanly, not left to the
+				// kernel's SIGKILL when this process, its container's init, exits.
+				m.deps.Log.Info("stopping the adopted mysqld: the instance manager exits before supervising it")
+				_ = m.adopted.Stop(cfg.GracePeriod)
+			}
+		}()
 	}
 	// From SIGTERM on, no in-place update replaces the program.
 	stopReplacing := context.AfterFunc(ctx, m.stopReplacing)
@@ -178,6 +189,8 @@ func (m *manager) run(ctx context.Context) error {
 	announced := context.AfterFunc(ctx, func() { m.deps.Log.Info("shutting down", "gracePeriod", m.cfg.GracePeriod) })
 	defer announced()
 	err = m.serve(ctx, decision, cluster)
+	// No in-place replacement from here on, whatever ended serving.
+	m.stopReplacing()
 	// Serving is over and nothing runs SQL any more: client sessions, then the manager's own,
 	// end before mysqld is asked to stop. mysqld waits 10 s for an idle session before it forces
 	// it closed (measured: a primary's stop took 10.7 s with sessions open, 3.4 s without).

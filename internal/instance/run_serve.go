@@ -88,6 +88,11 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 		// primary is never turned read-only to take its own Lease again.
 		lease.AdoptHeld(m.leaseSent)
 		m.deps.Log.Info("primary Lease handed over by the previous program", "renewed", m.leaseSent)
+		// Read at once: the semi-sync fallback's record is read from it (until then a record is
+		// taken as one at risk, FallbackRecord).
+		if _, err := lease.Observe(ctx); err != nil {
+			m.deps.Log.Info("reading the primary Lease handed over failed; its next renewal reads it", "error", err.Error())
+		}
 	}
 	// The control API answers from the start, so that the operator sees a bootstrapping instance.
 	// The server certificate files, followed for the control API and mysqld.
@@ -97,7 +102,7 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	}
 	fallback := &SemiSyncFallback{Instance: m.cfg.Instance, Op: m.fallbackOp, Lease: lease, Clock: m.deps.Clock, Log: m.deps.Log.WithName("semisync")}
 	participation := &SemiSyncParticipation{}
-	update := &ManagerUpdate{Binary: m.binary, Ready: m.updateReady(state), Replace: m.replaceProgram(lease),
+	update := &ManagerUpdate{Binary: m.binary, Ready: m.updateReady(state, lease), Replace: m.replaceProgram(ctx, lease),
 		Clock: m.deps.Clock, Log: m.deps.Log.WithName("manager-update")}
 	api, apiLn, err := m.controlAPI(serverFiles, client.cn, state, lease, fallback, participation, sweep, update)
 	if err != nil {

@@ -30,6 +30,23 @@ func ResizableKey(r corev1.ResourceRequirements) string {
 	return "requests " + list(r.Requests) + "; limits " + list(r.Limits)
 }
 
+// KeyAsks reports whether key (ResizableKey) asks for resource name in section ("requests" or
+// "limits").
+func KeyAsks(key, section string, name corev1.ResourceName) bool {
+	for _, part := range strings.Split(key, "; ") {
+		list, ok := strings.CutPrefix(part, section+" ")
+		if !ok {
+			continue
+		}
+		for _, item := range strings.Split(list, ", ") {
+			if k, _, _ := strings.Cut(item, "="); k == string(name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ResizableResources are the MySQL container's resources that a running Pod takes in place (the
 // pods/resize subresource), mysqld left running: a change of them replaces no Pod.
 var ResizableResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}

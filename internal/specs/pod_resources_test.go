@@ -54,3 +54,24 @@ func TestSameResizable(t *testing.T) {
 		t.Errorf("ResizableOf did not default the memory request to its limit, as the API server does: %+v", got)
 	}
 }
+
+func TestKeyAsks(t *testing.T) {
+	key := "requests cpu=1, memory=1Gi; limits memory=2Gi"
+	for _, tc := range []struct {
+		section string
+		name    corev1.ResourceName
+		want    bool
+	}{
+		{"requests", corev1.ResourceCPU, true},
+		{"requests", corev1.ResourceMemory, true},
+		{"limits", corev1.ResourceMemory, true},
+		{"limits", corev1.ResourceCPU, false},
+	} {
+		if got := KeyAsks(key, tc.section, tc.name); got != tc.want {
+			t.Errorf("KeyAsks(%q, %s, %s) = %v", key, tc.section, tc.name, got)
+		}
+	}
+	if KeyAsks("requests none; limits none", "requests", corev1.ResourceCPU) {
+		t.Error("an empty key asks for CPU")
+	}
+}

@@ -60,6 +60,10 @@ func (d *Decision) planManagerUpdate(c *v1.Cluster, o Observation, active []obse
 		switch {
 		case m == nil || m.SHA256 == bin.SHA256:
 			continue
+		case m.SHA256 == "" && !m.InPlaceUpdate:
+			// No sum and no in-place update (its binary could not be read): left alone, the
+			// others go on.
+			continue
 		case m.SHA256 == "":
 			// Still hashing its binary (a second after a start): wait, so that the order holds.
 			d.Rollout = &rolloutWait{reasonManagerUpdate, fmt.Sprintf(

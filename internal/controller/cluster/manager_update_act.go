@@ -31,6 +31,13 @@ func (r *Reconciler) updateManager(ctx context.Context, o *Observation, instance
 	if pod == nil {
 		return nil
 	}
+	if try, ok := o.ManagerUpdatesSent[instance]; ok && !try.Failed {
+		// It took the binary managerUpdateSettle ago and still runs its old one: its replacement
+		// failed (its log says why). Counted as a refusal, so that the next sending backs off and
+		// the third replaces its Pod.
+		r.managerUpdates.fail(pod.UID, o.ManagerBinary.SHA256, r.Clock.Now(), true)
+		return []kit.Event{evManagerUpdateFailed.With(instance, "it took the binary but still runs its previous one")}
+	}
 	res, err := up.UpdateManager(ctx, o.Cluster, *pod, o.ManagerBinary)
 	if err != nil {
 		// An answer of the instance refusing the binary (4xx: it does not run there, the instance

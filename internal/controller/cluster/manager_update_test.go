@@ -94,6 +94,11 @@ func TestPlanManagerUpdate(t *testing.T) {
 			w.o.Reports["db-3"].Manager.SHA256 = ""
 			return w
 		}(), "", nil, reasonManagerUpdate, ""},
+		{"an instance that could not hash its binary is left alone: the others go on", func() *world {
+			w := managers(allOld())
+			w.o.Reports["db-3"].Manager.SHA256, w.o.Reports["db-3"].Manager.InPlaceUpdate = "", false
+			return w
+		}(), "db-2", nil, reasonManagerUpdate, ""},
 		{"a failed sending waits its backoff", func() *world {
 			w := managers(allOld())
 			w.o.ManagerUpdatesSent = map[string]ManagerUpdateTry{"db-3": {At: testNow.Add(-20 * time.Second), Failed: true, Failures: 1}}

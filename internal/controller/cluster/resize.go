@@ -67,7 +67,7 @@ func (d *Decision) planResize(c *v1.Cluster, o Observation, active []observedIns
 		if ctr == nil {
 			continue
 		}
-		if msg, ok := strings.CutPrefix(in.Pod.Annotations[resizeRefusedAnnotation], key+"|"); ok {
+		if msg, ok := strings.CutPrefix(in.Pod.Annotations[resizeRefusedAnnotation], key+"|"); ok && !asked(in.Pod, ctr) {
 			if strings.Contains(msg, "exceeded quota") {
 				// A new Pod would be refused by the same quota: nothing is replaced, and the resize
 				// is asked again every resizeQuotaRetry, for the quota may have grown.

@@ -34,7 +34,7 @@ func (r *Reconciler) resizePods(ctx context.Context, o *Observation, resizes []p
 		if ctr == nil {
 			continue
 		}
-		patch, err := resizePatch(ctr.Resources, rz.Resources)
+		patch, err := resizePatch(ctr.Resources, rz.Resources, pod.Annotations[specs.ResourcesAnnotation])
 		if err != nil {
 			continue
 		}
@@ -44,9 +44,13 @@ func (r *Reconciler) resizePods(ctx context.Context, o *Observation, resizes []p
 		case err == nil:
 			// What the API server stored may differ from what was asked (a LimitRange's
 			// defaults): the Pod records what was asked, so it is not asked again.
-			if err := r.annotatePod(ctx, pod, map[string]string{specs.ResourcesAnnotation: key}); err != nil {
+			// A refusal recorded before (a quota since raised) is over.
+			if err := r.annotatePod(ctx, pod, map[string]string{specs.ResourcesAnnotation: key,
+				resizeRefusedAnnotation: "", resizeRefusedAtAnnotation: ""}); err != nil {
 				log.FromContext(ctx).Info("recording a resize on its Pod failed; it is asked again", "pod", rz.Pod, "error", err.Error())
 			}
+		case apierrors.IsNotFound(err) && r.podGone(ctx, pod):
+			// Deleted meanwhile: its replacement is built with the new resources.
 		case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err) ||
 			apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err):
 			// Refused, or no resize subresource (a Kubernetes without in-place resize): the Pod
@@ -65,14 +69,16 @@ func (r *Reconciler) resizePods(ctx context.Context, o *Observation, resizes []p
 }
 
 // resizePatch is the strategic merge patch that gives the MySQL container the CPU and memory of
-// want: each of them set, or removed (null) when want leaves out one cur has.
-func resizePatch(cur, want corev1.ResourceRequirements) ([]byte, error) {
-	list := func(cur, want corev1.ResourceList) map[string]any {
+// want: each of them set, or removed (null) when want leaves out one cur has that the operator
+// asked for before (askedKey, the Pod's specs.ResourcesAnnotation; without it, any): one the API
+// server added (a LimitRange's default) is left as it is.
+func resizePatch(cur, want corev1.ResourceRequirements, askedKey string) ([]byte, error) {
+	list := func(section string, cur, want corev1.ResourceList) map[string]any {
 		out := map[string]any{}
 		for _, name := range specs.ResizableResources {
 			if q, ok := want[name]; ok {
 				out[string(name)] = q.String()
-			} else if _, had := cur[name]; had {
+			} else if _, had := cur[name]; had && (askedKey == "" || specs.KeyAsks(askedKey, section, name)) {
 				out[string(name)] = nil
 			}
 		}
@@ -81,8 +87,8 @@ func resizePatch(cur, want corev1.ResourceRequirements) ([]byte, error) {
 	patch := map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
 		"name": specs.MySQLContainerName,
 		"resources": map[string]any{
-			"requests": list(cur.Requests, want.Requests),
-			"limits":   list(cur.Limits, want.Limits),
+			"requests": list("requests", cur.Requests, want.Requests),
+			"limits":   list("limits", cur.Limits, want.Limits),
 		},
 	}}}}
 	data, err := json.Marshal(patch)
@@ -92,7 +98,18 @@ func resizePatch(cur, want corev1.ResourceRequirements) ([]byte, error) {
 	return data, nil
 }
 
-// annotatePod sets annotations of pod.
+// podGone reports whether pod no longer exists (read from the API server).
+func (r *Reconciler) podGone(ctx context.Context, pod *corev1.Pod) bool {
+	reader := client.Reader(r.Client)
+	if r.APIReader != nil {
+		reader = r.APIReader
+	}
+	var cur corev1.Pod
+	err := reader.Get(ctx, client.ObjectKeyFromObject(pod), &cur)
+	return apierrors.IsNotFound(err) || (err == nil && cur.UID != pod.UID)
+}
+
+// annotatePod sets annotations of pod; an empty value removes the annotation.
 func (r *Reconciler) annotatePod(ctx context.Context, pod *corev1.Pod, annotations map[string]string) error {
 	base := client.MergeFrom(pod.DeepCopy())
 	next := pod.DeepCopy()
@@ -100,7 +117,11 @@ func (r *Reconciler) annotatePod(ctx context.Context, pod *corev1.Pod, annotatio
 		next.Annotations = map[string]string{}
 	}
 	for k, v := range annotations {
-		next.Annotations[k] = v
+		if v == "" {
+			delete(next.Annotations, k)
+		} else {
+			next.Annotations[k] = v
+		}
 	}
 	return r.Client.Patch(ctx, next, base)
 }

@@ -93,6 +93,9 @@ func TestPlanResize(t *testing.T) {
 		{"a resize a ResourceQuota refused is asked again after 5 minutes", sized("200m").podAnnotation("db-3", resizeRefusedAnnotation,
 			key+`|pods "db-3" is forbidden: exceeded quota: q, requested: requests.cpu=200m`).podAnnotation("db-3", resizeRefusedAtAnnotation,
 			testNow.Add(-resizeQuotaRetry).Format(time.RFC3339)), []string{"db-3"}, nil, reasonResizing, "", ""},
+		{"a refusal the resize then got past (a quota raised) is over: converged", sized("200m", "db-3", "db-2", "db-1").podAnnotation("db-3",
+			resizeRefusedAnnotation, key+`|exceeded quota`).podAnnotation("db-3", resizeRefusedAtAnnotation,
+			testNow.Add(-time.Hour).Format(time.RFC3339)), nil, nil, reasonConverged, "", ""},
 		{"a refusal of other resources is not this resize's: asked again", sized("200m").podAnnotation("db-3", resizeRefusedAnnotation,
 			"requests cpu=300m; limits none|Forbidden"), []string{"db-3"}, nil, reasonResizing, "InstanceResizing", ""},
 		{"a primary whose resize was refused is switched over to a resized replica", sized("200m", "db-3", "db-2").podAnnotation("db-1",
@@ -132,7 +135,8 @@ func TestPlanResize(t *testing.T) {
 		}
 		cond := condition(d, v1.ConditionProgressing)
 		if !slices.Equal(resized, tc.wantResize) || !slices.Equal(d.DeletePods, tc.wantDelete) || cond.Reason != tc.wantCondition ||
-			d.Status.TargetPrimary != target || (tc.wantEvent != "" && !slices.Contains(events, tc.wantEvent)) {
+			d.Status.TargetPrimary != target || (tc.wantEvent != "" && !slices.Contains(events, tc.wantEvent)) ||
+			(tc.wantEvent == "" && slices.ContainsFunc(events, func(r string) bool { return strings.HasPrefix(r, "Resize") || r == "InstanceResizing" })) {
 			t.Errorf("%s: resize %v, delete %v, target %q, events %v, Progressing %+v", tc.rule, resized, d.DeletePods,
 				d.Status.TargetPrimary, events, cond)
 		}
@@ -143,13 +147,22 @@ func TestResizePatch(t *testing.T) {
 	cur := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"),
 		corev1.ResourceMemory: resource.MustParse("1Gi")}, Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
 	want := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m")}}
-	got, err := resizePatch(cur, want)
+	got, err := resizePatch(cur, want, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	const expect = `{"spec":{"containers":[{"name":"mysql","resources":{"limits":{"memory":null},"requests":{"cpu":"200m","memory":null}}}]}}`
 	if string(got) != expect {
 		t.Fatalf("patch %s, want %s", got, expect)
+	}
+	// The memory the Pod has was not asked by the operator (a LimitRange's default): left alone.
+	got, err = resizePatch(cur, want, "requests cpu=100m; limits none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keep = `{"spec":{"containers":[{"name":"mysql","resources":{"limits":{},"requests":{"cpu":"200m"}}}]}}`
+	if string(got) != keep {
+		t.Fatalf("patch %s, want %s", got, keep)
 	}
 	if !strings.Contains(specs.ResizableKey(want), "requests cpu=200m; limits none") {
 		t.Fatalf("ResizableKey %q", specs.ResizableKey(want))
