@@ -126,12 +126,16 @@ func (m *manager) updateReady(state *LocalState, lease *PrimaryLease) func() str
 			return "mysqld is not running"
 		case lease.Demoted():
 			return "the instance is being demoted"
-		case held && m.deps.Clock.Since(sent) > LeaseRenewInterval:
+		case held && m.deps.Clock.Since(sent) > LeaseRenewInterval+leaseRenewalSlack:
 			return fmt.Sprintf("the primary Lease was last renewed %s ago", m.deps.Clock.Since(sent).Round(time.Second))
 		}
 		return ""
 	}
 }
+
+// leaseRenewalSlack is how late a renewal of the primary Lease may be (under way, say) before an
+// in-place update is refused for it.
+const leaseRenewalSlack = 2 * time.Second
 
 // stopReplacing marks the instance shutting down: from then on no in-place update replaces the
 // program (the next one would not know the Pod is terminating). It waits for a replacement under
