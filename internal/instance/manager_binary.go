@@ -2,9 +2,6 @@ package instance
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -51,7 +48,7 @@ func NewSelfBinary(path string) *SelfBinary {
 // hash reads the running program (/proc/self/exe: what runs, even once path holds another
 // binary) and records its sha256.
 func (b *SelfBinary) hash() {
-	sum, err := fileSHA256("/proc/self/exe")
+	sum, _, err := instanceclient.BinarySHA256("/proc/self/exe")
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.sum, b.hashErr = sum, err
@@ -98,16 +95,3 @@ func (b *SelfBinary) noInPlaceUpdate() string {
 
 // namespaceInit is proc.IsNamespaceInit; tests of the update's checks replace it.
 var namespaceInit = proc.IsNamespaceInit
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}

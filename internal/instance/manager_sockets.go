@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -121,18 +122,11 @@ func (s *listeningSockets) handOver() (string, func(), error) {
 		var dupErr error
 		if err := raw.Control(func(fd uintptr) { dup, dupErr = unix.Dup(int(fd)) }); err != nil || dupErr != nil {
 			closeAll()
-			return "", nil, fmt.Errorf("handing the %s socket over: %w", name, errorsJoin(err, dupErr))
+			return "", nil, fmt.Errorf("handing the %s socket over: %w", name, errors.Join(err, dupErr))
 		}
 		fds = append(fds, dup)
 		pairs = append(pairs, name+"="+strconv.Itoa(dup))
 	}
 	sort.Strings(pairs)
 	return strings.Join(pairs, ","), closeAll, nil
-}
-
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }

@@ -3,10 +3,13 @@ package instanceclient
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"time"
 )
 
@@ -21,6 +24,22 @@ const ManagerSHA256Header = "X-Manager-Sha256"
 // ManagerUpdateTimeout bounds one manager update: sending the binary (tens of MB) and the
 // instance's check that it runs. The operator's reconcile waits for it.
 const ManagerUpdateTimeout = 30 * time.Second
+
+// BinarySHA256 reads the binary at path and returns its hex sha256 and size: the sum a manager
+// update announces and the instance reports.
+func BinarySHA256(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
 
 // ManagerIdentity is an instance manager's own binary, as GET /status reports it.
 type ManagerIdentity struct {

@@ -95,7 +95,7 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 	applyScheduling(&pod.Spec, c)
 	grace, _ := stopBudget(c)
 	pod.Spec.TerminationGracePeriodSeconds = &grace
-	pod.Annotations = map[string]string{PodSpecHashAnnotation: podHash(hashedSpec(&pod.Spec), c.Spec.PodMetadata),
+	pod.Annotations = map[string]string{PodSpecHashAnnotation: podHash(&pod.Spec, c.Spec.PodMetadata),
 		ResourcesAnnotation: ResizableKey(c.Spec.Resources.Container())}
 	applyPodMetadata(&pod.ObjectMeta, c)
 	return pod
@@ -107,42 +107,32 @@ func BuildPod(c *mysqlv1alpha1.Cluster, serial int32, opts PodOptions) *corev1.P
 // managers in place, without restarting mysqld.
 const PodSpecHashAnnotation = "mysql.cloudnative-mysql.io/pod-spec-hash"
 
-// PodSpecHash hashes a Pod spec as built.
-func PodSpecHash(spec *corev1.PodSpec) string {
-	data, _ := json.Marshal(spec) // a built spec always marshals
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:8])
-}
-
-// podHash is the hash a Pod is built with: its hashed spec's (hashedSpec) and, with podMetadata
-// set, the metadata's, so a change of either rolls the Cluster (a Pod's labels and annotations
-// are then the Cluster's as they were when it was created, never a partial patch).
+// podHash is the hash a Pod is built with: of the part of its spec a change of needs a new Pod
+// (hashedSpec), its QoS class (left out with the CPU and memory, which are resized in place, while
+// no resize may change it), and c's podMetadata, so that a change of any rolls the Cluster (a
+// Pod's labels and annotations are then the Cluster's as they were when it was created, never a
+// partial patch).
 func podHash(spec *corev1.PodSpec, pm *mysqlv1alpha1.PodMetadata) string {
-	if pm == nil || (len(pm.Labels) == 0 && len(pm.Annotations) == 0) {
-		return PodSpecHash(spec)
+	if pm != nil && len(pm.Labels) == 0 && len(pm.Annotations) == 0 {
+		pm = nil
 	}
-	data, _ := json.Marshal(struct {
+	data, _ := json.Marshal(struct { // a built spec always marshals
 		Spec     *corev1.PodSpec            `json:"spec"`
-		Metadata *mysqlv1alpha1.PodMetadata `json:"metadata"`
-	}{spec, pm})
+		QoS      corev1.PodQOSClass         `json:"qos"`
+		Metadata *mysqlv1alpha1.PodMetadata `json:"metadata,omitempty"`
+	}{hashedSpec(spec), PodQOSClass(spec), pm})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
 }
 
-// hashedSpec is the part of a Pod's spec that a change of needs a new Pod: neither the
-// operator's image (withoutOperatorImage) nor the MySQL container's CPU and memory, which are
-// resized in place (ResizableResources), but the Pod's QoS class they decide, which no resize may
-// change.
+// hashedSpec is the part of a Pod's spec that a change of needs a new Pod: neither the operator's
+// image (withoutOperatorImage) nor the MySQL container's CPU and memory (ResizableResources).
 func hashedSpec(spec *corev1.PodSpec) *corev1.PodSpec {
 	out := withoutOperatorImage(spec)
-	qos := PodQOSClass(spec)
 	out.Containers = append([]corev1.Container(nil), out.Containers...)
 	for i := range out.Containers {
 		if out.Containers[i].Name == MySQLContainerName {
 			out.Containers[i].Resources = withoutResizable(out.Containers[i].Resources)
-			// The QoS class stands in for what was left out: a change of class rolls.
-			out.Containers[i].Env = append(append([]corev1.EnvVar(nil), out.Containers[i].Env...),
-				corev1.EnvVar{Name: "hash:qos-class", Value: string(qos)})
 		}
 	}
 	return out

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	k8sretry "k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
 
 // OperatorUpgrade moves the operator's Deployment to another operator image under the load, as an
@@ -106,46 +108,28 @@ func (e *Env) injectOperatorUpgrade(ctx context.Context, t Target, f *Fault) err
 		return err
 	}
 	operatorReady := time.Since(f.At)
-	if err := pollUntil(ctx, RolloutTimeout, func() (bool, string, error) {
-		c, err := e.Cluster(ctx, t)
-		if err != nil {
-			return false, "", err
+	runsNext := func(c *mysqlv1.Cluster, p *corev1.Pod) string {
+		if m := c.Status.InstanceManagers[p.Name]; m.Version != version {
+			return fmt.Sprintf("%s runs instance manager %q", p.Name, m.Version)
 		}
-		pods, err := e.Pods(ctx, t)
-		if err != nil {
-			return false, "", err
-		}
-		for _, p := range pods {
-			if m := c.Status.InstanceManagers[p.Name]; m.Version != version {
-				return false, fmt.Sprintf("%s runs instance manager %q", p.Name, m.Version), nil
-			}
-		}
-		ok, why := settledAt(c, pods, c.Generation)
-		return ok, why, nil
-	}); err != nil {
+		return ""
+	}
+	if err := e.untilEveryPod(ctx, t, 0, runsNext); err != nil {
 		return fmt.Errorf("the instance managers' update to %s: %w", next, err)
 	}
 	now := time.Now()
 	f.Healed = &now
 	f.Detail = fmt.Sprintf("operator image %s: the operator ran it after %s, every instance manager after %s", next,
 		operatorReady.Round(100*time.Millisecond), now.Sub(f.At).Round(100*time.Millisecond))
-	shutdowns, err := e.finishShutdownWatch(ctx, t, watch)
-	if err := f.recordShutdowns(shutdowns, err); err != nil {
-		return err
-	}
-	after, err := e.Pods(ctx, t)
+	shutdowns, err := e.finishKeptRunning(ctx, t, f, watch, before)
 	if err != nil {
 		return err
 	}
-	return updatedInPlace(before, after, shutdowns)
+	return updatedInPlace(shutdowns)
 }
 
-// updatedInPlace is an error unless every Pod kept running (keptRunning) and its log showed the
-// instance manager replaced in place.
-func updatedInPlace(before, after []corev1.Pod, shutdowns []Shutdown) error {
-	if err := keptRunning(before, after, shutdowns); err != nil {
-		return err
-	}
+// updatedInPlace is an error unless every Pod's log showed the instance manager replaced in place.
+func updatedInPlace(shutdowns []Shutdown) error {
 	var bad []string
 	for _, s := range shutdowns {
 		if !s.InPlace {

@@ -46,8 +46,21 @@ func (e *Env) injectResize(ctx context.Context, t Target, f *Fault) error {
 	f.At = time.Now()
 	want := specs.ResizableOf(next.Container())
 	f.Detail = fmt.Sprintf("requests cpu %s, memory %s", want.Requests.Cpu(), want.Requests.Memory())
-	if err := pollUntil(ctx, RolloutTimeout, func() (bool, string, error) {
-		cur, err := e.Cluster(ctx, t)
+	if err := e.untilEveryPod(ctx, t, c.Generation, func(_ *mysqlv1.Cluster, p *corev1.Pod) string { return resizedTo(p, want) }); err != nil {
+		return fmt.Errorf("the resize of %s: %w", t.Name, err)
+	}
+	now := time.Now()
+	f.Healed = &now
+	f.Detail += fmt.Sprintf("; every instance resized in %s", now.Sub(f.At).Round(100*time.Millisecond))
+	_, err = e.finishKeptRunning(ctx, t, f, watch, before)
+	return err
+}
+
+// untilEveryPod waits, up to RolloutTimeout, until podDone says nothing ("") of every instance
+// Pod and the Cluster is settled at generation (0: the generation it has when read).
+func (e *Env) untilEveryPod(ctx context.Context, t Target, generation int64, podDone func(*mysqlv1.Cluster, *corev1.Pod) string) error {
+	return pollUntil(ctx, RolloutTimeout, func() (bool, string, error) {
+		c, err := e.Cluster(ctx, t)
 		if err != nil {
 			return false, "", err
 		}
@@ -55,28 +68,32 @@ func (e *Env) injectResize(ctx context.Context, t Target, f *Fault) error {
 		if err != nil {
 			return false, "", err
 		}
-		for _, p := range pods {
-			if why := resizedTo(&p, want); why != "" {
+		for i := range pods {
+			if why := podDone(c, &pods[i]); why != "" {
 				return false, why, nil
 			}
 		}
-		ok, why := settledAt(cur, pods, c.Generation)
+		gen := generation
+		if gen == 0 {
+			gen = c.Generation
+		}
+		ok, why := settledAt(c, pods, gen)
 		return ok, why, nil
-	}); err != nil {
-		return fmt.Errorf("the resize of %s: %w", t.Name, err)
-	}
-	now := time.Now()
-	f.Healed = &now
-	f.Detail += fmt.Sprintf("; every instance resized in %s", now.Sub(f.At).Round(100*time.Millisecond))
+	})
+}
+
+// finishKeptRunning ends watch, records the shutdowns it saw in f, and is an error unless every
+// Pod of before kept running (keptRunning); it returns the shutdowns.
+func (e *Env) finishKeptRunning(ctx context.Context, t Target, f *Fault, watch *shutdownWatch, before []corev1.Pod) ([]Shutdown, error) {
 	shutdowns, err := e.finishShutdownWatch(ctx, t, watch)
 	if err := f.recordShutdowns(shutdowns, err); err != nil {
-		return err
+		return shutdowns, err
 	}
 	after, err := e.Pods(ctx, t)
 	if err != nil {
-		return err
+		return shutdowns, err
 	}
-	return keptRunning(before, after, shutdowns)
+	return shutdowns, keptRunning(before, after, shutdowns)
 }
 
 // resizedTo says why p's MySQL container does not run want yet, "" once it does: its spec asks

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 )
 
 // managerUpdateSettle is how long after sending an instance its new instance manager the
@@ -93,7 +92,7 @@ func (d *Decision) planManagerUpdate(c *v1.Cluster, o Observation, active []obse
 		d.UpdateManager = in.Name
 		d.Rollout = &rolloutWait{reasonManagerUpdate, fmt.Sprintf(
 			"updating the instance manager of %s in place from %s to %s (%d of %d instances run it); mysqld keeps running",
-			in.Name, describeManager(m), bin.Version, done, len(active))}
+			in.Name, describeManager(m.Version, m.SHA256), bin.Version, done, len(active))}
 		return
 	}
 }
@@ -143,12 +142,12 @@ func (d *Decision) managerUpdatedEvents(o Observation) {
 		m := d.Status.InstanceManagers[name]
 		prev, ok := o.Cluster.Status.InstanceManagers[name]
 		if ok && prev.SHA256 != m.SHA256 && m.SHA256 == o.ManagerBinary.SHA256 {
-			d.event(stepStatus, evManagerUpdated.With(name, describeManager(&instanceclient.ManagerIdentity{Version: m.Version, SHA256: m.SHA256})))
+			d.event(stepStatus, evManagerUpdated.With(name, describeManager(m.Version, m.SHA256)))
 		}
 	}
 }
 
 // describeManager names an instance manager's binary: its version and the start of its sha256.
-func describeManager(m *instanceclient.ManagerIdentity) string {
-	return fmt.Sprintf("%s (sha256 %.12s)", m.Version, m.SHA256)
+func describeManager(version, sum string) string {
+	return fmt.Sprintf("%s (sha256 %.12s)", version, sum)
 }

@@ -2,10 +2,7 @@ package instances
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,17 +27,11 @@ func OwnManagerBinary() (*ManagerBinary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("locating the operator's binary: %w", err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("opening the operator's binary: %w", err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
+	sum, size, err := instanceclient.BinarySHA256(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the operator's binary: %w", err)
 	}
-	return &ManagerBinary{Path: path, Version: version.Version, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}, nil
+	return &ManagerBinary{Path: path, Version: version.Version, SHA256: sum, Size: size}, nil
 }
 
 // ManagerUpdater sends an instance manager its new binary, which it installs and replaces its
