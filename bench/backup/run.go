@@ -114,7 +114,7 @@ func (b *bench) compare(ctx context.Context, label, snapshot string, size int64,
 	row(label, "raw tar | zstd -3 | upload", raw, size, 0)
 	ref := objectstore.BackupRef{Cluster: "bench", Name: "stream", ID: "1"}
 	begin = time.Now()
-	if _, err := backup.Run(ctx, b.store, ref, "", dirProducer{dir: snapshot}); err != nil {
+	if _, err := backup.Run(ctx, b.store, ref, backup.Owner{}, dirProducer{dir: snapshot}); err != nil {
 		return err
 	}
 	ours := time.Since(begin)

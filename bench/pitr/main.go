@@ -159,7 +159,7 @@ func start(ctx context.Context) (*source, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
-	md, err := backup.Run(ctx, store, objectstore.BackupRef{Cluster: cluster, Name: "base", ID: "1"}, "bench", p)
+	md, err := backup.Run(ctx, store, objectstore.BackupRef{Cluster: cluster, Name: "base", ID: "1"}, backup.Owner{Namespace: "bench"}, p)
 	if err != nil {
 		return fail(err)
 	}

@@ -39,7 +39,7 @@ func testRoundTrip(t *testing.T, src *source, s3 *s3test.Server) {
 	ref := objectstore.BackupRef{Cluster: "pc1", Name: "nightly", ID: "20260101000000"}
 
 	begin := time.Now()
-	md, err := backup.Run(t.Context(), store, ref, "team-a", src.producer(t))
+	md, err := backup.Run(t.Context(), store, ref, backup.Owner{Namespace: "team-a"}, src.producer(t))
 	if err != nil {
 		t.Fatalf("backup: %v", err)
 	}

@@ -59,7 +59,7 @@ func testFaultAtEveryS3Call(t *testing.T, src *source, s3 *s3test.Server) {
 	// A clean run through the proxy counts the requests of one backup.
 	cleanRef := objectstore.BackupRef{Cluster: "pc1", Name: "clean", ID: "1"}
 	proxy.Reset()
-	if _, err := backup.Run(t.Context(), viaProxy, cleanRef, "", p); err != nil {
+	if _, err := backup.Run(t.Context(), viaProxy, cleanRef, backup.Owner{}, p); err != nil {
 		t.Fatalf("clean backup: %v", err)
 	}
 	total := proxy.Total()
@@ -85,7 +85,7 @@ func testFaultAtEveryS3Call(t *testing.T, src *source, s3 *s3test.Server) {
 			ref := objectstore.BackupRef{Cluster: "pc1", Name: "faulty", ID: fmt.Sprint(i)}
 			proxy.Reset()
 			proxy.Inject(f.fault)
-			md, err := backup.Run(t.Context(), viaProxy, ref, "", p)
+			md, err := backup.Run(t.Context(), viaProxy, ref, backup.Owner{}, p)
 			if err == nil {
 				t.Fatalf("backup succeeded despite the fault (fired %d): %+v", proxy.Fired(), md)
 			}
@@ -102,7 +102,7 @@ func testFaultAtEveryS3Call(t *testing.T, src *source, s3 *s3test.Server) {
 		check.Must(t, os.WriteFile(filepath.Join(dir, "a.ibd"), noise, 0o640))
 		check.Must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "z-link")))
 		ref := objectstore.BackupRef{Cluster: "pc1", Name: "broken-stream", ID: "1"}
-		if _, err := backup.Run(t.Context(), direct, ref, "", fixedProducer{dir: dir, coords: coords}); err == nil {
+		if _, err := backup.Run(t.Context(), direct, ref, backup.Owner{}, fixedProducer{dir: dir, coords: coords}); err == nil {
 			t.Fatal("a backup whose stream broke succeeded")
 		} else {
 			t.Logf("failed as it must: %v", err)

@@ -110,11 +110,16 @@ func (h *hashingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Run takes one backup with p and uploads it as ref, recording namespace (the Cluster's) in its
-// metadata.json; empty records none. It returns the metadata written to the
+// Owner is the Cluster incarnation a backup belongs to, recorded in its metadata.json; empty
+// fields record nothing.
+type Owner struct {
+	Namespace, ClusterUID string
+}
+
+// Run takes one backup with p and uploads it as ref, recording owner in its metadata.json. It returns the metadata written to the
 // object store only when the upload is complete and verified; on any failure the producer is
 // stopped and the store holds no metadata.json for ref.
-func Run(ctx context.Context, store objectstore.Store, ref objectstore.BackupRef, namespace string, p Producer) (*objectstore.Metadata, error) {
+func Run(ctx context.Context, store objectstore.Store, ref objectstore.BackupRef, owner Owner, p Producer) (*objectstore.Metadata, error) {
 	if _, err := store.ReadMetadata(ctx, ref); err == nil {
 		return nil, fmt.Errorf("backup %s/%s/%s: %w", ref.Cluster, ref.Name, ref.ID, objectstore.ErrAlreadyExists)
 	} else if !errors.Is(err, objectstore.ErrNotFound) {
@@ -125,7 +130,7 @@ func Run(ctx context.Context, store objectstore.Store, ref objectstore.BackupRef
 		return nil, fmt.Errorf("starting the %s backup: %w", p.Method(), err)
 	}
 	md, err := store.UploadBackup(ctx, objectstore.UploadRequest{
-		Backup: ref, Namespace: namespace, Method: string(p.Method()), Format: p.Format(), Compression: p.Compression(),
+		Backup: ref, Namespace: owner.Namespace, ClusterUID: owner.ClusterUID, Method: string(p.Method()), Format: p.Format(), Compression: p.Compression(),
 		Archive: stream.Archive, Finish: stream.Wait,
 	})
 	if err != nil {

@@ -12,7 +12,10 @@ type Args struct {
 	Cluster, BackupName, BackupID string
 	// Namespace is the Cluster's, recorded in metadata.json so that a Cluster of the same name in
 	// another namespace writing to the same location never takes the backup for its own.
-	Namespace                 string
+	Namespace string
+	// ClusterUID is the Cluster incarnation's: the backup is written only where the location's
+	// marker names it, and recorded in metadata.json.
+	ClusterUID                string
 	Method                    string
 	TargetHost                string
 	TargetPort                int
@@ -39,6 +42,7 @@ type Store struct {
 func (a *Args) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&a.Cluster, "cluster", "", "Cluster name")
 	fs.StringVar(&a.Namespace, "namespace", "", "the Cluster's namespace, recorded in metadata.json")
+	fs.StringVar(&a.ClusterUID, "cluster-uid", "", "the Cluster's metadata.uid: the location's marker must name it")
 	fs.StringVar(&a.BackupName, "backup-name", "", "Backup name")
 	fs.StringVar(&a.BackupID, "backup-id", "", "backup id: the backup's directory in the object store")
 	fs.StringVar(&a.Method, "method", string(v1.BackupMethodClone), "clone or xtrabackup")

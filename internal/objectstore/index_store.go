@@ -80,10 +80,12 @@ func (c *Client) WriteIndex(ctx context.Context, cluster string, index *Index, e
 	if err != nil {
 		return "", err
 	}
-	return c.putIndex(ctx, IndexKey(c.cfg.Path, cluster), data, etag)
+	return c.putConditional(ctx, IndexKey(c.cfg.Path, cluster), data, etag)
 }
 
-func (c *Client) putIndex(ctx context.Context, key string, data []byte, etag string) (string, error) {
+// putConditional writes a small document only if the stored one still has etag (If-Match), or,
+// with etag "", only if there is none (If-None-Match: *).
+func (c *Client) putConditional(ctx context.Context, key string, data []byte, etag string) (string, error) {
 	opts := minio.PutObjectOptions{}
 	if etag == "" {
 		opts.SetMatchETagExcept("*")
@@ -125,7 +127,7 @@ func (c *Client) UpdateIndex(ctx context.Context, cluster string, mutate func(*I
 		if digest(data) == stored || (stored == "" && len(index.Segments) == 0) {
 			return index, nil
 		}
-		_, err = c.putIndex(ctx, key, data, etag)
+		_, err = c.putConditional(ctx, key, data, etag)
 		if err == nil {
 			return index, nil
 		}

@@ -49,7 +49,10 @@ type Metadata struct {
 	// Namespace is the Kubernetes namespace of the Cluster that took the backup. Empty in
 	// backups written before it was recorded: such a backup belongs to whichever Cluster of that
 	// name reads it.
-	Namespace      string    `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	// ClusterUID is the metadata.uid of the Cluster incarnation that took the backup. Empty in
+	// backups written before it was recorded.
+	ClusterUID     string    `json:"clusterUID,omitempty"`
 	BackupName     string    `json:"backupName"`
 	BackupID       string    `json:"backupId"`
 	Method         string    `json:"method"`

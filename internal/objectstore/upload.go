@@ -20,7 +20,9 @@ import (
 type UploadRequest struct {
 	Backup BackupRef
 	// Namespace is the namespace of the Cluster taking the backup, recorded in metadata.json.
-	Namespace   string
+	Namespace string
+	// ClusterUID is the Cluster incarnation's metadata.uid, recorded in metadata.json.
+	ClusterUID  string
 	Method      string // clone or xtrabackup
 	Format      string // FormatTar or FormatXbstream
 	Compression string // CompressionNone or CompressionZstd
@@ -250,6 +252,7 @@ func newMetadata(req *UploadRequest, r ProducerResult, size int64, sumHex string
 		SchemaVersion:  MetadataSchemaVersion,
 		Cluster:        req.Backup.Cluster,
 		Namespace:      req.Namespace,
+		ClusterUID:     req.ClusterUID,
 		BackupName:     req.Backup.Name,
 		BackupID:       req.Backup.ID,
 		Method:         req.Method,

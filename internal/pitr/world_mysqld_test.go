@@ -181,7 +181,7 @@ func (w *world) backup(t *testing.T, name string) *objectstore.Metadata {
 			CAFile: w.srv.TLS.CAFile, CertFile: w.srv.TLS.ClientCertFile, KeyFile: w.srv.TLS.ClientKeyFile}})
 	check.Must(t, err)
 	ref := objectstore.BackupRef{Cluster: cluster, Name: name, ID: time.Now().UTC().Format("20060102150405")}
-	md, err := backup.Run(t.Context(), w.store, ref, "ns", p)
+	md, err := backup.Run(t.Context(), w.store, ref, backup.Owner{Namespace: "ns"}, p)
 	check.Must(t, err)
 	t.Logf("backup %s: %s .. %s, gtid %s", name, md.StartedAt.Format(time.StampMicro), md.StoppedAt.Format(time.StampMicro), md.GTIDExecuted)
 	return md

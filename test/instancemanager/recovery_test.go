@@ -19,11 +19,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/backuptest"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/location"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
@@ -136,6 +140,21 @@ func (w *recoveryWorld) createCluster(t *testing.T, ns, name string, instances i
 		c.Status.TargetPrimary, c.Status.TargetPrimaryTimestamp = name+"-1", &now
 		return w.env.Client.Status().Update(t.Context(), &c) == nil
 	})
+	if c.Spec.Backup != nil && c.Spec.Backup.ObjectStore != nil {
+		w.claimLocation(t, key)
+	}
+}
+
+// claimLocation runs the operator's location reconciler on the Cluster, as the operator does
+// before its primary archives or backs up: it claims the Cluster's location in the real bucket.
+func (w *recoveryWorld) claimLocation(t *testing.T, key types.NamespacedName) {
+	t.Helper()
+	r := &location.Reconciler{Client: w.env.Client, APIReader: w.env.Client, Recorder: record.NewFakeRecorder(10), Clock: clock.RealClock{}}
+	eventually(t, 10*time.Second, "the location of "+key.Name+" claimed", func() bool {
+		_, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: key})
+		var c v1alpha1.Cluster
+		return err == nil && w.env.Client.Get(t.Context(), key, &c) == nil && c.HoldsObjectStoreLocation()
+	})
 }
 
 // startNodes starts the instance managers <cluster>-1..n, each on its own loopback address;
@@ -233,7 +252,7 @@ func (w *recoveryWorld) takeBackup(t *testing.T, ns, cluster string, p *node, na
 			CertFile: filepath.Join(p.dir, "client-tls", "tls.crt"), KeyFile: filepath.Join(p.dir, "client-tls", "tls.key")}})
 	must(t, err)
 	ref := objectstore.BackupRef{Cluster: cluster, Name: name, ID: time.Now().UTC().Format("20060102150405")}
-	md, err := backup.Run(t.Context(), store, ref, ns, prod)
+	md, err := backup.Run(t.Context(), store, ref, backup.Owner{Namespace: ns}, prod)
 	must(t, err)
 	w.createCompletedBackup(t, ns, store, md)
 	return sourceBackup{name: name, md: md, sums: sums}

@@ -81,7 +81,10 @@ func run(ctx context.Context, o *Options) (*objectstore.Metadata, error) {
 	if err != nil {
 		return nil, err
 	}
-	return backup.Run(ctx, store, ref, o.Namespace, p)
+	if err := checkClaim(ctx, store, o.Cluster, o.ClusterUID); err != nil {
+		return nil, err
+	}
+	return backup.Run(ctx, store, ref, backup.Owner{Namespace: o.Namespace, ClusterUID: o.ClusterUID}, p)
 }
 
 func (o *Options) producer() (backup.Producer, error) {

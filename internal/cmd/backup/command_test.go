@@ -2,6 +2,7 @@ package backup_test
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -52,7 +53,11 @@ func TestBackupThenRestoreCommands(t *testing.T) {
 	store := backupjob.Store{Bucket: s3.Bucket, Path: "cmd", Endpoint: s3.Endpoint, Region: s3.Region,
 		ForcePathStyle: true, AccessKeyIDFile: file("id", s3.AccessKey), SecretAccessKeyFile: file("secret", s3.SecretKey)}
 	termLog := filepath.Join(secrets, "termination-log")
-	o := &cmdbackup.Options{Args: backupjob.Args{Cluster: "pc1", Namespace: "team-a", BackupName: "b1", BackupID: "20260101T000000Z",
+	direct, err := cmdbackup.OpenStore(store)
+	must(t, err)
+	_, err = direct.WriteClaim(t.Context(), "pc1", &objectstore.Claim{Cluster: "pc1", Namespace: "team-a", UID: "uid-a"}, "")
+	must(t, err) // the operator claimed the location for the incarnation uid-a
+	o := &cmdbackup.Options{Args: backupjob.Args{Cluster: "pc1", Namespace: "team-a", ClusterUID: "uid-a", BackupName: "b1", BackupID: "20260101T000000Z",
 		Method: "clone", TargetHost: srv.Host, TargetPort: srv.Port, User: "backup", PasswordFile: file("password", password),
 		CAFile: srv.TLS.CAFile, CertFile: srv.TLS.ClientCertFile, KeyFile: srv.TLS.ClientKeyFile,
 		ScratchDir: backuptest.Scratch(t, m), TerminationLog: termLog, Store: store}, Mysqld: m}
@@ -76,6 +81,27 @@ func TestBackupThenRestoreCommands(t *testing.T) {
 			t.Errorf("termination message %s", b)
 		}
 	})
+	t.Run("a Job of an incarnation that does not hold the location writes nothing", func(t *testing.T) {
+		for _, tc := range []struct{ dir, uid, want string }{
+			{"pc1", "uid-b", "belongs to team-a/pc1 (uid uid-a)"},
+			{"unclaimed", "uid-a", "has no marker yet"},
+		} {
+			o2 := *o
+			o2.Cluster, o2.ClusterUID, o2.BackupID = tc.dir, tc.uid, "20260101T010000Z"
+			o2.ScratchDir = backuptest.Scratch(t, m)
+			err := cmdbackup.Run(t.Context(), &o2)
+			if !errors.Is(err, cmdbackup.ErrLocationNotHeld) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s as %s: %v, want ErrLocationNotHeld saying %q", tc.dir, tc.uid, err, tc.want)
+			}
+			entries, lerr := direct.ListBackups(t.Context(), tc.dir)
+			must(t, lerr)
+			for _, e := range entries {
+				if e.Ref.ID == o2.BackupID {
+					t.Errorf("%s: the refused backup left %v", tc.dir, e.Keys)
+				}
+			}
+		}
+	})
 	t.Run("restore gives the same tables and GTIDs", func(t *testing.T) {
 		dataDir := filepath.Join(backuptest.Scratch(t, m), "data")
 		ro := &cmdrestore.Options{Ref: objectstore.BackupRef{Cluster: "pc1", Name: "b1", ID: o.BackupID},
@@ -84,6 +110,9 @@ func TestBackupThenRestoreCommands(t *testing.T) {
 		must(t, err)
 		if md.Checksum() != res.Checksum {
 			t.Errorf("restored %s, backed up %s", md.Checksum(), res.Checksum)
+		}
+		if md.ClusterUID != "uid-a" {
+			t.Errorf("metadata.json records the incarnation %q, want the --cluster-uid uid-a", md.ClusterUID)
 		}
 		if md.Namespace != "team-a" {
 			t.Errorf("metadata.json records namespace %q, want the --namespace team-a", md.Namespace)
