@@ -124,6 +124,12 @@ type ClusterStatus struct {
 	// +optional
 	BinlogArchive *BinlogArchiveStatus `json:"binlogArchive,omitempty"`
 
+	// ObjectStoreLocation is whether this Cluster holds its object store location
+	// (<path>/<serverName>/ of spec.backup.objectStore): a location belongs to one Cluster
+	// incarnation, and only its holder backs up, archives and runs retention there.
+	// +optional
+	ObjectStoreLocation *ObjectStoreLocationStatus `json:"objectStoreLocation,omitempty"`
+
 	// Conditions: Ready, Progressing, Degraded; Recovered for a Cluster with bootstrap.recovery; OwnershipConflict while objects named after the
 	// Cluster exist under another controller (they are left alone).
 	// +optional

@@ -398,6 +398,14 @@ type RecoverySource struct {
 
 	// ObjectStore is the bucket, path and credentials (Secrets in this namespace) to read from.
 	ObjectStore ObjectStoreConfiguration `json:"objectStore"`
+
+	// Incarnation restores only backups written by the Cluster incarnation of this UID (as
+	// status.objectStoreLocation and the location's marker name it). Empty: every complete backup
+	// in the location, which holds one incarnation's history (or histories continued into it).
+	// +kubebuilder:validation:MaxLength=36
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')",message="incarnation must be a Cluster UID such as 5f0c1c0e-7a55-4a52-9f3f-1b2c3d4e5f60"
+	// +optional
+	Incarnation string `json:"incarnation,omitempty"`
 }
 
 // BackupConfiguration is the Cluster-level backup policy.
@@ -439,6 +447,23 @@ type BackupConfiguration struct {
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,2}m)?([0-9]{1,3}s)?$') || size(self) == 0 || (duration(self) >= duration('1s') && duration(self) <= duration('10m'))",message="archiveTimeout must be between 1s and 10m"
 	// +optional
 	ArchiveTimeout *metav1.Duration `json:"archiveTimeout,omitempty"`
+
+	// ServerName is the directory of this Cluster's backups and archived binlogs under
+	// objectStore.path: <path>/<serverName>/. The Cluster's name when empty. A location belongs to
+	// one Cluster incarnation (see status.objectStoreLocation): give a re-created Cluster a new
+	// serverName (or path) to start a history of its own beside an earlier incarnation's.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="serverName must be lower-case letters, digits and '-', starting and ending with a letter or digit"
+	// +optional
+	ServerName string `json:"serverName,omitempty"`
+
+	// ContinueHistory lets this Cluster take over a location another incarnation claimed, and
+	// continue its backups and binlog archive, when that is safe: the Cluster was recovered from
+	// that location (bootstrap.recovery), the Cluster that claimed it no longer exists, and this
+	// Cluster's primary has executed every transaction the location holds (it continues the
+	// same GTID history; a recovery to an earlier point is a fork and is refused).
+	// +optional
+	ContinueHistory bool `json:"continueHistory,omitempty"`
 }
 
 // ObjectStoreConfiguration locates an S3-compatible bucket and its credentials.
@@ -507,12 +532,14 @@ type S3Credentials struct {
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyInstances`
 // +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Archive",type=string,JSONPath=`.status.conditions[?(@.type=="BinlogArchiving")].reason`
 // +kubebuilder:printcolumn:name="Recoverable-From",type=date,JSONPath=`.status.binlogArchive.recoverableFrom`
 // +kubebuilder:printcolumn:name="Recoverable-To",type=date,JSONPath=`.status.binlogArchive.recoverableTo`
 // +kubebuilder:printcolumn:name="Archive-Lag",type=integer,priority=1,JSONPath=`.status.binlogArchive.lagSeconds`
 // +kubebuilder:printcolumn:name="Last-Segment",type=string,priority=1,JSONPath=`.status.binlogArchive.lastSegment`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="a Cluster name must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter, no '.'), because its Services are named after it"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.bootstrap) || !has(self.spec.bootstrap.recovery) || !has(self.spec.bootstrap.recovery.source) || !has(self.spec.backup) || !has(self.spec.backup.objectStore) || (has(self.spec.backup.continueHistory) && self.spec.backup.continueHistory) || self.spec.backup.objectStore.bucket != self.spec.bootstrap.recovery.source.objectStore.bucket || (has(self.spec.backup.objectStore.endpoint) ? self.spec.backup.objectStore.endpoint : '') != (has(self.spec.bootstrap.recovery.source.objectStore.endpoint) ? self.spec.bootstrap.recovery.source.objectStore.endpoint : '') || (has(self.spec.backup.objectStore.path) ? self.spec.backup.objectStore.path : '') != (has(self.spec.bootstrap.recovery.source.objectStore.path) ? self.spec.bootstrap.recovery.source.objectStore.path : '') || (has(self.spec.backup.serverName) ? self.spec.backup.serverName : self.metadata.name) != self.spec.bootstrap.recovery.source.clusterName",message="spec.backup.objectStore is the location bootstrap.recovery.source restores from: write elsewhere (another path or spec.backup.serverName), or set spec.backup.continueHistory to continue that location's history"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="a Cluster name is at most 50 characters, so instance, Service and Lease names derived from it stay valid"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.managed) || !has(self.spec.managed.services) || !has(self.spec.managed.services.additional) || self.spec.managed.services.additional.all(s, size(self.metadata.name) + 1 + size(s.name) <= 63)",message="additional Service names <cluster>-<name> must be at most 63 characters"
 type Cluster struct {

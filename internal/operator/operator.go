@@ -24,6 +24,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/cluster"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/location"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 )
@@ -146,6 +147,11 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	cr := cluster.NewReconciler(mgr, opts.Clock)
 	cr.ManagerBinary = opts.ManagerBinary
 	if err := cr.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	lr := location.NewReconciler(mgr, opts.Clock)
+	lr.OpenStore = OpenObjectStore(opts.ObjectStoreAllowedCIDRs)
+	if err := lr.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := newRetentionReconciler(mgr, opts).SetupWithManager(mgr); err != nil {
