@@ -1,12 +1,14 @@
 package binlogarchive
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -15,6 +17,10 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
+
+// ErrNotHeld is returned by a pass of a primary whose Cluster does not hold its object store
+// location: another incarnation's archive is neither read nor written.
+var ErrNotHeld = errors.New("the object store location is not held by this Cluster: archiving refused")
 
 // ErrFork is returned by a pass that found archived transactions the server never executed.
 var ErrFork = errors.New("the archive holds transactions this server never executed (a fork): archiving refused")
@@ -46,6 +52,7 @@ const (
 	HealthFailed     = "ArchiveFailed"
 	HealthFork       = "ArchiveFork"
 	HealthGap        = "ArchiveGap"
+	HealthNotHeld    = "ObjectStoreNotHeld"
 	defaultInterval  = time.Second
 	// defaultStatusEvery spaces the archiver's status writes on its Cluster.
 	defaultStatusEvery = 15 * time.Second
@@ -56,7 +63,7 @@ const (
 type Archiver struct {
 	Server Server
 	Store  Store
-	// Cluster names the cluster's directory in the object store.
+	// Cluster names the cluster's directory in the object store, unless Role names another.
 	Cluster string
 	// BinlogDir is the directory of the binlog files as the archiver sees it.
 	BinlogDir string
@@ -78,10 +85,19 @@ type Archiver struct {
 	Log          logr.Logger
 
 	autoPurgeOff bool
+	dir          atomic.Value // string: the directory the last pass used
 	lastSegment  string
 	lastHealth   *Health
 	index        *objectstore.Index // as the last gather read it
 	lastStatus   time.Time
+}
+
+// Dir is the directory in the object store the archiver archives to (the last pass's).
+func (a *Archiver) Dir() string {
+	if d, ok := a.dir.Load().(string); ok && d != "" {
+		return d
+	}
+	return a.Cluster
 }
 
 // Run runs a pass every Interval until ctx ends.
@@ -122,6 +138,11 @@ func (a *Archiver) pass(ctx context.Context) (Decision, error) {
 			a.autoPurgeOff = false
 		}
 		return Decision{StandDown: why}, nil // no object store request while standing down
+	}
+	a.dir.Store(cmp.Or(role.Dir, a.Cluster))
+	if role.LocationNotHeld != "" {
+		a.index = nil // nothing of another incarnation's archive is reported
+		return Decision{}, stageError("location", fmt.Errorf("%w: %s", ErrNotHeld, role.LocationNotHeld))
 	}
 	o, uuid, err := a.gather(ctx, role)
 	if err != nil {
@@ -175,7 +196,7 @@ func (a *Archiver) gather(ctx context.Context, role Role) (Observation, string, 
 		return o, "", stageError("mysql", err)
 	}
 	o.Executed, o.Role.Writable = executed, o.Role.Writable && writable
-	index, _, err := a.Store.ReadIndex(ctx, a.Cluster)
+	index, _, err := a.Store.ReadIndex(ctx, a.Dir())
 	if err != nil {
 		return o, "", stageError("index", err)
 	}
@@ -288,7 +309,7 @@ func (a *Archiver) upload(ctx context.Context, uuid string, b Binlog) error {
 	}
 	defer f.Close()
 	verify := newHashingReader(io.LimitReader(f, sum.Size))
-	if err := a.Store.PutSegment(ctx, a.Cluster, name, verify, sum.Size); err != nil {
+	if err := a.Store.PutSegment(ctx, a.Dir(), name, verify, sum.Size); err != nil {
 		return stageError("upload", err)
 	}
 	if got := verify.sum(); got != sum.SHA256 {
@@ -296,7 +317,7 @@ func (a *Archiver) upload(ctx context.Context, uuid string, b Binlog) error {
 	}
 	seg := objectstore.Segment{Name: name, Size: sum.Size, FirstEventTime: sum.FirstEvent, LastEventTime: sum.LastEvent,
 		GTIDRange: b.GTIDs.String(), PreviousGTIDs: b.Previous.String(), SHA256: sum.SHA256}
-	if _, err := a.Store.UpdateIndex(ctx, a.Cluster, func(x *objectstore.Index) error { x.Upsert(seg); return nil }); err != nil {
+	if _, err := a.Store.UpdateIndex(ctx, a.Dir(), func(x *objectstore.Index) error { x.Upsert(seg); return nil }); err != nil {
 		return stageError("index", err)
 	}
 	a.lastSegment = name
@@ -325,6 +346,8 @@ func (a *Archiver) record(ctx context.Context, d Decision, err error) {
 	switch {
 	case errors.Is(err, ErrFork):
 		h.OK, h.Reason, h.Message = false, HealthFork, err.Error()
+	case errors.Is(err, ErrNotHeld):
+		h.OK, h.Reason, h.Message = false, HealthNotHeld, errors.Unwrap(err).Error()
 	case err != nil:
 		h.OK, h.Reason = false, HealthFailed
 		h.Message = fmt.Sprintf("archiving failed (%v); %d local binary logs wait and are kept", err, d.Backlog)

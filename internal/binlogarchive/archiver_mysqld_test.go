@@ -276,3 +276,58 @@ func TestArchiverRefusesAFork(t *testing.T) {
 		t.Fatalf("archived over a fork (%d segments, was %d), fork gauge %v", len(x.Segments), before, testutil.ToFloat64(w.arch.Metrics.Fork))
 	}
 }
+
+// TestArchiverRefusesALocationItsClusterDoesNotHold: a primary whose Cluster does not hold its
+// object store location (another incarnation's marker) neither reads nor writes the archive
+// there: no request reaches the store, the health is ObjectStoreNotHeld, nothing is purged and
+// no archive status is reported. Held again, it archives what waited, in the directory its
+// Cluster names.
+func TestArchiverRefusesALocationItsClusterDoesNotHold(t *testing.T) {
+	w := newWorld(t)
+	var reports []Health
+	statuses := 0
+	w.arch.Report = func(_ context.Context, h Health) { reports = append(reports, h) }
+	w.arch.ReportStatus = func(context.Context, Health, *objectstore.Index) { statuses++ }
+	w.arch.StatusEvery = time.Nanosecond
+	w.setRole(Role{Primary: true, Writable: true, Dir: "pg1-v2",
+		LocationNotHeld: "s3://bucket/archive/pg1-v2/ (InUse): the location belongs to Cluster default/pg1 (uid 1)"})
+	for range 3 {
+		_, err := w.db.ExecContext(t.Context(), "INSERT INTO app.t (v) VALUES ('not archived yet')")
+		check.Must(t, err)
+		_, err = w.db.ExecContext(t.Context(), "FLUSH BINARY LOGS")
+		check.Must(t, err)
+		before := w.proxy.Total()
+		if _, err := w.arch.Pass(t.Context()); !errors.Is(err, ErrNotHeld) {
+			t.Fatalf("pass returned %v, want ErrNotHeld", err)
+		}
+		if n := w.proxy.Total() - before; n != 0 {
+			t.Fatalf("%d object store requests for a location not held", n)
+		}
+	}
+	if last := reports[len(reports)-1]; last.OK || last.Reason != HealthNotHeld || !strings.Contains(last.Message, "belongs to Cluster default/pg1") {
+		t.Fatalf("last report %+v, want ObjectStoreNotHeld with the operator's reason", last)
+	}
+	if statuses != 0 {
+		t.Fatalf("%d archive statuses reported for a location not held", statuses)
+	}
+	if n := binlogCount(t, w.db); n < 4 {
+		t.Fatalf("%d binlogs left: unarchived binlogs were purged", n)
+	}
+	w.setRole(Role{Primary: true, Writable: true, Dir: "pg1-v2"})
+	_, err := w.db.ExecContext(t.Context(), "FLUSH BINARY LOGS")
+	check.Must(t, err)
+	check.Eventually(t, 30*time.Second, "the archive in pg1-v2 holds gtid_executed", func(ctx context.Context) (bool, error) {
+		if _, err := w.arch.Pass(ctx); err != nil {
+			return false, err
+		}
+		index, _, err := w.store.ReadIndex(ctx, "pg1-v2")
+		if err != nil {
+			return false, err
+		}
+		archived, _, err := archiveSets(index)
+		return err == nil && archived.Equal(executed(t, w.db)), err
+	})
+	if last := reports[len(reports)-1]; !last.OK || statuses == 0 {
+		t.Fatalf("held again: last report %+v, %d statuses", last, statuses)
+	}
+}

@@ -16,6 +16,12 @@ type Role struct {
 	LeaseRequired bool
 	LeaseHeld     bool
 	Writable      bool
+	// Dir is the Cluster's directory in the object store (spec.backup.serverName or its name);
+	// the Archiver's Cluster when empty.
+	Dir string
+	// LocationNotHeld, when set, says why the Cluster does not hold its object store location
+	// (status.objectStoreLocation): the primary archives nothing there.
+	LocationNotHeld string
 }
 
 // Binlog is one local binary log as observed.

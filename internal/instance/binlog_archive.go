@@ -69,6 +69,7 @@ func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 			Primary: st.CurrentPrimary == m.cfg.Instance && st.TargetPrimary == m.cfg.Instance,
 			Fenced:  slices.Contains(st.FencedInstances, m.cfg.Instance), Demoted: lease.Demoted(),
 			LeaseRequired: lease.Enabled(), LeaseHeld: lease.Held(), Writable: true,
+			Dir: c.ObjectStoreDirName(), LocationNotHeld: locationNotHeld(c),
 		}, nil
 	}
 	reporter := binlogarchive.ClusterReporter{Client: m.deps.Client, Cluster: m.cluster, Instance: m.cfg.Instance, Clock: m.deps.Clock}
@@ -84,7 +85,7 @@ func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 		if err != nil {
 			return nil, err
 		}
-		return (&restore.Catalog{Store: c, Cluster: m.cfg.Cluster}).List(ctx)
+		return (&restore.Catalog{Store: c, Cluster: a.Dir()}).List(ctx)
 	}
 	a.ReportStatus = func(ctx context.Context, h binlogarchive.Health, index *objectstore.Index) {
 		if err := reporter.ReportStatus(ctx, h, index); err != nil {
@@ -110,4 +111,20 @@ func (m *manager) archiveStoreConfig(ctx context.Context) (objectstore.Config, e
 		return objectstore.Config{}, err
 	}
 	return objectstore.ResolveConfig(spec, secrets)
+}
+
+// locationNotHeld says why the Cluster does not hold its object store location, as the
+// operator recorded it (status.objectStoreLocation); "" when it holds it.
+func locationNotHeld(c *v1alpha1.Cluster) string {
+	if c.HoldsObjectStoreLocation() {
+		return ""
+	}
+	st := c.Status.ObjectStoreLocation
+	switch {
+	case c.ObjectStoreLocation() == "":
+		return "the Cluster has no object store"
+	case st == nil || st.Location != c.ObjectStoreLocation():
+		return "the operator has not claimed " + c.ObjectStoreLocation() + " for this Cluster yet"
+	}
+	return st.Location + " (" + string(st.Phase) + "): " + st.Message
 }

@@ -127,6 +127,9 @@ func locateInBucket(ctx context.Context, k8s client.Reader, namespace string, sr
 		return recoverySource{}, err
 	}
 	found, err := restore.LocateAll(ctx, store, src.ClusterName)
+	if err == nil {
+		found, err = restore.OfIncarnation(found, src.Incarnation)
+	}
 	var md *objectstore.Metadata
 	switch {
 	case err != nil:

@@ -79,3 +79,21 @@ func LocateAll(ctx context.Context, store objectstore.Store, cluster string) ([]
 	}
 	return nil, fmt.Errorf("%w of cluster %s in the object store%s", ErrNoBackup, cluster, why)
 }
+
+// OfIncarnation keeps the backups the Cluster incarnation uid wrote (metadata.json's clusterUID);
+// an empty uid keeps them all. It returns ErrNoBackup when uid wrote none of them.
+func OfIncarnation(backups []*objectstore.Metadata, uid string) ([]*objectstore.Metadata, error) {
+	if uid == "" {
+		return backups, nil
+	}
+	var out []*objectstore.Metadata
+	for _, md := range backups {
+		if md.ClusterUID == uid {
+			out = append(out, md)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w written by the Cluster incarnation %s (%d complete backup(s) of others)", ErrNoBackup, uid, len(backups))
+	}
+	return out, nil
+}

@@ -1,6 +1,8 @@
 package restore
 
 import (
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,6 +33,31 @@ func TestNewest(t *testing.T) {
 			}
 			if name != tc.want {
 				t.Errorf("Newest = %q, want %q", name, tc.want)
+			}
+		})
+	}
+}
+
+func TestOfIncarnation(t *testing.T) {
+	a1 := &objectstore.Metadata{BackupName: "a1", ClusterUID: "uid-a"}
+	a2 := &objectstore.Metadata{BackupName: "a2", ClusterUID: "uid-a"}
+	b1 := &objectstore.Metadata{BackupName: "b1", ClusterUID: "uid-b"}
+	legacy := &objectstore.Metadata{BackupName: "old"}
+	all := []*objectstore.Metadata{a1, b1, legacy, a2}
+	for _, tc := range []struct {
+		rule string
+		uid  string
+		want []*objectstore.Metadata
+		err  error
+	}{
+		{rule: "no incarnation asked: every backup", uid: "", want: all},
+		{rule: "an incarnation: only the backups recording its uid", uid: "uid-a", want: []*objectstore.Metadata{a1, a2}},
+		{rule: "an incarnation that wrote none: ErrNoBackup", uid: "uid-c", err: ErrNoBackup},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			got, err := OfIncarnation(all, tc.uid)
+			if !errors.Is(err, tc.err) || !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, %v; want %v, %v", got, err, tc.want, tc.err)
 			}
 		})
 	}

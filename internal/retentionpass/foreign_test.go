@@ -57,3 +57,35 @@ func TestRunLeavesAnotherNamespacesBackupsAlone(t *testing.T) {
 		t.Errorf("report: listed %v, found %v; want %v", report.Listed, got, wantFound)
 	}
 }
+
+// TestRunLeavesAnotherIncarnationsBackupsAlone: backups in the directory whose metadata.json
+// records a Cluster UID that is neither this incarnation's nor one it continues are another
+// incarnation's history (a Cluster of the same name deleted and re-created, whose data stayed):
+// kept, left out of the inventory and reported. This incarnation's backups, those of the
+// incarnation it continues and those recording no UID follow the policy.
+func TestRunLeavesAnotherIncarnationsBackupsAlone(t *testing.T) {
+	s := s3test.Start(t)
+	f := seedFixture(t, s, "incarnations", time.Now().Truncate(time.Second))
+	other := backupSpec{"o-new", 6 * time.Hour} // the newest of all, and not this Cluster's
+	uploadBackupOf(t, f.direct, other, f.now, "team-a", "uid-other")
+	continued := backupSpec{"c03", 3 * day}
+	uploadBackupOf(t, f.direct, continued, f.now, "team-a", "uid-before")
+	mine := backupSpec{"m00", 9 * time.Hour} // newer than every backup of the fixture (recording no UID)
+	uploadBackupOf(t, f.direct, mine, f.now, "team-a", "uid-now")
+
+	report, err := retentionpass.Run(t.Context(), f.direct, testCluster, retention.Policy{Count: 1},
+		retentionpass.Options{Now: f.now, IncompleteGrace: time.Hour, Namespace: "team-a", Incarnations: []string{"uid-now", "uid-before"}})
+	if err != nil {
+		t.Fatalf("pass: %v", err)
+	}
+	checkBackupWhole(t.Context(), t, f.direct, other.ref(), "another incarnation's backup after the pass")
+	checkBackupWhole(t.Context(), t, f.direct, mine.ref(), "this incarnation's newest backup after the pass")
+	checkBackupGone(t, s, f.prefix, continued.ref(), "the continued incarnation's older backup")
+	if got := names(report.Foreign); !slices.Equal(got, []string{"o-new"}) {
+		t.Errorf("report: foreign %v, want o-new", got)
+	}
+	if report.Segments != 0 || len(report.Plan.DeleteSegments) != 0 {
+		t.Errorf("report: %d segments deleted, %d planned; want none while another incarnation's backups remain",
+			report.Segments, len(report.Plan.DeleteSegments))
+	}
+}

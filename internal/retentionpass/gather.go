@@ -82,7 +82,7 @@ const (
 	dirBase         dirKind = iota // a base backup of this cluster, times known
 	dirUnreadable                  // this cluster's (as far as is known), times unknown: kept, protected
 	dirGone                        // metadata.json vanished since the listing: being deleted by someone else
-	dirForeign                     // another namespace's Cluster of the same name: not this cluster's
+	dirForeign                     // another namespace's Cluster of the same name, or another incarnation: not this cluster's
 	dirUnrestorable                // no archive of the recorded size: not a recovery point
 )
 
@@ -103,6 +103,8 @@ func classify(e objectstore.BackupEntry, r metadataRead, opts Options) (dirKind,
 	case r.err != nil:
 		return 0, fmt.Errorf("reading the metadata of backup %s/%s: %w", e.Ref.Name, e.Ref.ID, r.err)
 	case opts.Namespace != "" && !r.md.BelongsTo(opts.Namespace):
+		return dirForeign, nil
+	case len(opts.Incarnations) > 0 && r.md.ClusterUID != "" && !slices.Contains(opts.Incarnations, r.md.ClusterUID):
 		return dirForeign, nil
 	}
 	ext, err := r.md.ArchiveExtension()

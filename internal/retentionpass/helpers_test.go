@@ -63,13 +63,19 @@ func uploadBackup(t *testing.T, c *objectstore.Client, b backupSpec, now time.Ti
 // uploadBackupIn is uploadBackup by a Cluster of namespace.
 func uploadBackupIn(t *testing.T, c *objectstore.Client, b backupSpec, now time.Time, namespace string) {
 	t.Helper()
+	uploadBackupOf(t, c, b, now, namespace, "")
+}
+
+// uploadBackupOf is uploadBackupIn for the Cluster incarnation uid ("" records none).
+func uploadBackupOf(t *testing.T, c *objectstore.Client, b backupSpec, now time.Time, namespace, uid string) {
+	t.Helper()
 	data := make([]byte, archiveSize)
 	r := rand.NewChaCha8([32]byte{byte(len(b.name)), b.name[0], b.name[len(b.name)-1]})
 	_, _ = r.Read(data)
 	sum := sha256.Sum256(data)
 	started, stopped := b.times(now)
 	_, err := c.UploadBackup(t.Context(), objectstore.UploadRequest{
-		Backup: b.ref(), Namespace: namespace, Method: "clone", Format: objectstore.FormatTar, Compression: objectstore.CompressionZstd,
+		Backup: b.ref(), Namespace: namespace, ClusterUID: uid, Method: "clone", Format: objectstore.FormatTar, Compression: objectstore.CompressionZstd,
 		Archive: struct{ io.Reader }{bytes.NewReader(data)},
 		Finish: func() (objectstore.ProducerResult, error) {
 			return objectstore.ProducerResult{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]),

@@ -26,6 +26,11 @@ type Options struct {
 	// this cluster's, never deleted, and reported in Report.Foreign. Empty: every directory is
 	// this cluster's.
 	Namespace string
+	// Incarnations are the Cluster UIDs whose backups are this cluster's history (its own and
+	// those it continues). A complete directory whose metadata.json records another UID is
+	// another incarnation's: kept and reported in Report.Foreign. Empty: UIDs are not checked;
+	// a metadata.json without a UID (written before it was recorded) is never foreign by it.
+	Incarnations []string
 }
 
 // Report says what a pass found and did.

@@ -94,7 +94,7 @@ func backupArgs(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJobPa
 	}
 	store := c.Spec.Backup.ObjectStore
 	args := backupjob.Args{
-		Cluster: c.Name, Namespace: c.Namespace, BackupName: b.Name, BackupID: p.BackupID, Method: string(method),
+		Cluster: c.ObjectStoreDirName(), Namespace: c.Namespace, ClusterUID: string(c.UID), BackupName: b.Name, BackupID: p.BackupID, Method: string(method),
 		TargetHost: BackupTargetHost(p.Instance, c.Namespace), TargetPort: MySQLPort,
 		User: UserBackup, PasswordFile: backupPasswordFile,
 		CAFile:     backupTLSDir + "/" + certs.CAKey,

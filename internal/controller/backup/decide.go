@@ -130,8 +130,14 @@ func decideNew(o Observation) Decision {
 	case !b.IsOnline():
 		return fail(o, evUnsupported, "offline backups (online: false) are not supported by this build; the clone method takes a consistent online copy")
 	}
+	if inUse, why := locationRefused(o.Cluster); inUse {
+		return fail(o, evObjectStoreInUse, "Cluster %s does not hold its object store location: %s", b.Spec.Cluster.Name, why)
+	}
 	deadline := b.CreationTimestamp.Add(b.EffectiveTimeout())
 	target, why := targetIn(o.Cluster, b.Spec.Target, o.Candidates)
+	if !o.Cluster.HoldsObjectStoreLocation() {
+		target, why = "", "the Cluster's object store location is not claimed yet (status.objectStoreLocation)"
+	}
 	if target == "" {
 		if !o.Now.Before(deadline) {
 			return fail(o, evTimedOut, "no instance to back up within the timeout %s: %s", b.EffectiveTimeout(), why)
@@ -143,13 +149,23 @@ func decideNew(o Observation) Decision {
 		}
 		return d
 	}
-	ref := objectstore.BackupRef{Cluster: b.Spec.Cluster.Name, Name: b.Name, ID: o.Now.UTC().Format("20060102T150405Z")}
+	ref := objectstore.BackupRef{Cluster: o.Cluster.ObjectStoreDirName(), Name: b.Name, ID: o.Now.UTC().Format("20060102T150405Z")}
 	st := *b.Status.DeepCopy()
 	st.Phase, st.InstanceName, st.JobName, st.BackupID = v1.BackupPhasePending, target, b.Name, ref.ID
 	st.Endpoint, st.Bucket, st.DestinationPath = o.Store.EndpointURL(), o.Store.Bucket, objectstore.BackupDir(o.Store.Path, ref)
 	st.ObjectStore = o.Cluster.Spec.Backup.ObjectStore.DeepCopy()
 	return Decision{Action: ActPatchStatus, Status: st,
 		Events: []kit.Event{evPending.With(target, methodOf(b), st.Endpoint+"/"+st.Bucket+"/"+st.DestinationPath)}}
+}
+
+// locationRefused reports whether the operator found the Cluster's location held by another
+// incarnation (or holding data of none), and its message.
+func locationRefused(c *v1.Cluster) (bool, string) {
+	st := c.Status.ObjectStoreLocation
+	if st == nil || st.Phase != v1.LocationInUse || st.Location != c.ObjectStoreLocation() {
+		return false, ""
+	}
+	return true, st.Location + ": " + st.Message
 }
 
 func methodOf(b *v1.Backup) v1.BackupMethod {

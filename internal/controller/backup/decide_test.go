@@ -42,12 +42,22 @@ func bkMeta() *objectstore.Metadata {
 
 // bkCluster is the Cluster db with an object store and its primary db-1.
 func bkCluster() *v1.Cluster {
-	return &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns"},
+	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns", UID: "uid-db"},
 		Spec: v1.ClusterSpec{ImageName: "mysql:test", Backup: &v1.BackupConfiguration{ObjectStore: &v1.ObjectStoreConfiguration{
 			Bucket: "bk", Path: "prod", Endpoint: "http://s3:9000",
 			Credentials: v1.S3Credentials{AccessKeyID: v1.SecretKeySelector{Name: "s3", Key: "id"},
 				SecretAccessKey: v1.SecretKeySelector{Name: "s3", Key: "secret"}}}}},
 		Status: v1.ClusterStatus{CurrentPrimary: "db-1"}}
+	c.Status.ObjectStoreLocation = &v1.ObjectStoreLocationStatus{Location: c.ObjectStoreLocation(),
+		Phase: v1.LocationClaimed, HolderUID: "uid-db", Holder: "ns/db"}
+	return c
+}
+
+// locationIn is bkCluster whose location claim is in phase, held by holder.
+func locationIn(phase v1.LocationPhase, holder string) *v1.Cluster {
+	c := bkCluster()
+	c.Status.ObjectStoreLocation.Phase, c.Status.ObjectStoreLocation.HolderUID = phase, holder
+	return c
 }
 
 // noPrimary is bkCluster before an instance took the primary role.
@@ -105,6 +115,22 @@ func TestDecideBackup(t *testing.T) {
 		{rule: "a target: pending with the Job name, backup id and destination",
 			o:      Observation{Now: now, Backup: bkBackup("", ""), Cluster: bkCluster(), Candidates: healthyDB2},
 			action: ActPatchStatus, phase: v1.BackupPhasePending, event: "BackupPending"},
+		{rule: "the Cluster's location held by another incarnation: failed fast with ObjectStoreInUse",
+			o:      Observation{Now: now, Backup: bkBackup("", ""), Cluster: locationIn(v1.LocationInUse, "other-uid"), Candidates: healthyDB2},
+			action: ActPatchStatus, phase: v1.BackupPhaseFailed, event: "ObjectStoreInUse"},
+		{rule: "the Cluster's location not claimed yet: pending and retried, no destination chosen",
+			o:      Observation{Now: now, Backup: bkBackup("", ""), Cluster: locationIn(v1.LocationPending, ""), Candidates: healthyDB2},
+			action: ActPatchStatus, phase: v1.BackupPhasePending, event: "WaitingForTarget"},
+		{rule: "a claim recorded for another location (the path changed since): pending until the new one is claimed",
+			o: Observation{Now: now, Backup: bkBackup("", ""), Cluster: func() *v1.Cluster {
+				c := bkCluster()
+				c.Spec.Backup.ObjectStore.Path = "elsewhere"
+				return c
+			}(), Candidates: healthyDB2},
+			action: ActPatchStatus, phase: v1.BackupPhasePending, event: "WaitingForTarget"},
+		{rule: "a claim of another UID recorded as claimed (a stale status): pending, not started",
+			o:      Observation{Now: now, Backup: bkBackup("", ""), Cluster: locationIn(v1.LocationClaimed, "other-uid"), Candidates: healthyDB2},
+			action: ActPatchStatus, phase: v1.BackupPhasePending, event: "WaitingForTarget"},
 		{rule: "pending without its Job: create it and run",
 			o:      Observation{Now: now, Backup: bkBackup(v1.BackupPhasePending, "b1"), Cluster: bkCluster(), OperatorImage: "op:1"},
 			action: ActCreateJob, phase: v1.BackupPhaseRunning, event: "BackupStarted"},

@@ -17,13 +17,14 @@ var (
 	evCompleted = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "BackupCompleted",
 		Format: "Backup %s completed: %d bytes, %s, GTID set %s"}
 
-	evClusterNotFound = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ClusterNotFound", Format: "%s"}
-	evNoObjectStore   = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "NoObjectStore", Format: "%s"}
-	evUnsupported     = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "Unsupported", Format: "%s"}
-	evJobFailed       = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "JobFailed", Format: "%s"}
-	evJobGone         = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "JobGone", Format: "%s"}
-	evTimedOut        = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "TimedOut", Format: "%s"}
-	evNoMetadata      = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "MetadataMissing", Format: "%s"}
+	evClusterNotFound  = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ClusterNotFound", Format: "%s"}
+	evNoObjectStore    = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "NoObjectStore", Format: "%s"}
+	evObjectStoreInUse = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ObjectStoreInUse", Format: "%s"}
+	evUnsupported      = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "Unsupported", Format: "%s"}
+	evJobFailed        = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "JobFailed", Format: "%s"}
+	evJobGone          = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "JobGone", Format: "%s"}
+	evTimedOut         = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "TimedOut", Format: "%s"}
+	evNoMetadata       = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "MetadataMissing", Format: "%s"}
 )
 
 // The remote-cleanup finalizer's Events.

@@ -53,6 +53,7 @@ func (w *bkWorld) createStoreCluster(name string, policy v1.DeletionPolicy, viaP
 	w.Create(c)
 	c.Status.CurrentPrimary = name + "-1"
 	w.UpdateStatus(c)
+	w.claimLocation(name)
 	w.createReadyPod(name+"-1", name)
 }
 

@@ -16,6 +16,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/location"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/ctrlworld"
@@ -69,6 +70,22 @@ func (w *bkWorld) createCluster(name string, withStore bool) {
 	w.Create(c)
 	c.Status.CurrentPrimary = name + "-1"
 	w.UpdateStatus(c)
+	if withStore {
+		w.claimLocation(name)
+	}
+}
+
+// claimLocation runs the operator's location reconciler on the Cluster: it writes the marker in
+// the real store and records the claim, as it does before any backup.
+func (w *bkWorld) claimLocation(name string) {
+	w.T.Helper()
+	r := &location.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock}
+	if _, err := r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key(name)}); err != nil {
+		w.T.Fatalf("claiming the location of %s: %v", name, err)
+	}
+	if c := ctrlworld.Get[v1.Cluster](w.World, name); !c.HoldsObjectStoreLocation() {
+		w.T.Fatalf("Cluster %s does not hold its location: %+v", name, c.Status.ObjectStoreLocation)
+	}
 }
 
 // createReadyPod creates the instance Pod name of cluster, running and ready.

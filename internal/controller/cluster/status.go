@@ -204,6 +204,9 @@ func degradation(st *v1.ClusterStatus, c *v1.Cluster, o Observation, d *Decision
 			return reasonScaleDownBlocked, "only primaries are left to remove"
 		}
 	}
+	if reason, msg := locationDegradation(st, c); reason != "" {
+		return reason, msg
+	}
 	if len(o.ReportErrors) > 0 {
 		names := make([]string, 0, len(o.ReportErrors))
 		for n := range o.ReportErrors {

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +86,41 @@ func TestDecideStatus(t *testing.T) {
 					t.Fatalf("%+v", d.Status.Conditions)
 				}
 			}},
+		{"Degraded while another incarnation holds the object store location", storeWorld().status(func(s *v1.ClusterStatus) {
+			s.ObjectStoreLocation = &v1.ObjectStoreLocationStatus{Location: "s3://b/p/db/", Phase: v1.LocationInUse,
+				Reason: "ObjectStoreInUse", Message: "the location belongs to Cluster ns/db (uid 1)"}
+		}),
+			func(t *testing.T, d Decision) {
+				c := condition(d, v1.ConditionDegraded)
+				if c.Status != metav1.ConditionTrue || c.Reason != reasonObjectStoreInUse || !strings.Contains(c.Message, "belongs to Cluster ns/db") ||
+					!slices.Contains(eventReasons(d), "Degraded") {
+					t.Fatalf("%+v events %v", c, eventReasons(d))
+				}
+			}},
+		{"not Degraded by a refusal recorded for a location the Cluster no longer names", storeWorld().status(func(s *v1.ClusterStatus) {
+			s.ObjectStoreLocation = &v1.ObjectStoreLocationStatus{Location: "s3://b/old/db/", Phase: v1.LocationInUse, Reason: "ObjectStoreInUse"}
+		}),
+			func(t *testing.T, d Decision) {
+				if c := condition(d, v1.ConditionDegraded); c.Status != metav1.ConditionFalse {
+					t.Fatalf("%+v", c)
+				}
+			}},
+		{"Degraded while the archiver refuses a fork", storeWorld().status(func(s *v1.ClusterStatus) {
+			s.Conditions = append(s.Conditions, metav1.Condition{Type: "BinlogArchiving", Status: metav1.ConditionFalse,
+				Reason: "ArchiveFork", Message: "db-1: the archive holds transactions this server never executed"})
+		}),
+			func(t *testing.T, d Decision) {
+				if c := condition(d, v1.ConditionDegraded); c.Status != metav1.ConditionTrue || c.Reason != "ArchiveFork" {
+					t.Fatalf("%+v", c)
+				}
+			}},
+	})
+}
+
+// storeWorld is a ready one-instance Cluster backing up to bucket b under path p.
+func storeWorld() *world {
+	return newWorld(1).instance(1, true).primary("db-1", "db-1").spec(func(s *v1.ClusterSpec) {
+		s.Backup = &v1.BackupConfiguration{ObjectStore: &v1.ObjectStoreConfiguration{Bucket: "b", Path: "p"}}
 	})
 }
 

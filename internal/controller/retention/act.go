@@ -47,13 +47,13 @@ func (r *Reconciler) runPass(ctx context.Context, o Observation, in *passInput) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, passTimeout)
 	defer cancel()
-	name := o.Cluster.Name
-	prot := protectedBackups(name, in.Clusters, in.Backups)
-	report, err := retentionpass.Run(ctx, store, name, o.Policy, retentionpass.Options{
+	name, dir := o.Cluster.Name, o.Cluster.ObjectStoreDirName()
+	prot := protectedBackups(name, dir, in.Clusters, in.Backups)
+	report, err := retentionpass.Run(ctx, store, dir, o.Policy, retentionpass.Options{
 		Now: o.Now, IncompleteGrace: incompleteGrace(name, in.Backups), Protected: prot.protects,
-		Namespace: o.Cluster.Namespace})
+		Namespace: o.Cluster.Namespace, Incarnations: o.Cluster.OwnIncarnations()})
 	if err != nil {
-		return report, fmt.Errorf("bucket %s, %s: %w", in.Config.Bucket, objectstore.ClusterDir(in.Config.Path, name), err)
+		return report, fmt.Errorf("bucket %s, %s: %w", in.Config.Bucket, objectstore.ClusterDir(in.Config.Path, dir), err)
 	}
 	return report, nil
 }
@@ -75,7 +75,7 @@ func (r *Reconciler) record(ctx context.Context, o Observation, in *passInput, r
 		markErr = r.markExpired(ctx, backupsOfExpired(gone, in.Config, in.Backups), policy, o.Now)
 	}
 	if in != nil && passErr == nil && report.Listed {
-		missing := backupsMissing(o.Cluster.Name, report.Found, gone, in.Config, in.Backups)
+		missing := backupsMissing(o.Cluster.ObjectStoreDirName(), report.Found, gone, in.Config, in.Backups)
 		markErr = errors.Join(markErr, r.markMissing(ctx, missing, o.Now))
 	}
 	if out.Stamp {

@@ -83,6 +83,8 @@ func TestSkipsWithoutPrimaryOrPolicy(t *testing.T) {
 	w := newRetWorld(t)
 	w.createCluster("noprimary", "7d", false)
 	w.createCluster("nopolicy", "", true)
+	w.events()            // the claims of their locations
+	w.store.Proxy.Reset() // and their requests: what follows is the retention reconciler's
 	for _, c := range []string{"noprimary", "nopolicy"} {
 		w.uploadBackup(c, c+"-old", 20*day)
 		w.uploadBackup(c, c+"-new", day)

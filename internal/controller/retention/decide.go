@@ -25,6 +25,7 @@ const (
 	skipNoObjectStore = "no object store (spec.backup.objectStore)"
 	skipNoPrimary     = "no established primary yet (status.currentPrimary is empty)"
 	skipInvalid       = "the retention policy is invalid"
+	skipNotHeld       = "the Cluster does not hold its object store location (status.objectStoreLocation)"
 )
 
 // Observation is what the decision reads: the Cluster, its parsed policy and the time.
@@ -63,6 +64,8 @@ func Decide(o Observation) Decision {
 		return Decision{Skip: skipNoObjectStore}
 	case c.Status.CurrentPrimary == "":
 		return Decision{Skip: skipNoPrimary}
+	case !c.HoldsObjectStoreLocation():
+		return Decision{Skip: skipNotHeld}
 	}
 	last := c.Status.LastRetentionRunTime
 	if last == nil || last.Time.After(o.Now.Add(Interval)) {

@@ -20,10 +20,12 @@ var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // eligibleCluster is a Cluster eligible for retention (policy 7d, an object store, a primary),
 // changed by mutate.
 func eligibleCluster(mutate func(*v1.Cluster)) *v1.Cluster {
-	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns"},
+	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns", UID: "uid-db"},
 		Spec: v1.ClusterSpec{Backup: &v1.BackupConfiguration{RetentionPolicy: "7d",
 			ObjectStore: &v1.ObjectStoreConfiguration{Bucket: "bucket"}}},
 		Status: v1.ClusterStatus{CurrentPrimary: "db-1"}}
+	c.Status.ObjectStoreLocation = &v1.ObjectStoreLocationStatus{Location: c.ObjectStoreLocation(),
+		Phase: v1.LocationClaimed, HolderUID: "uid-db"}
 	if mutate != nil {
 		mutate(c)
 	}
@@ -74,6 +76,14 @@ func TestDecide(t *testing.T) {
 			skip: skipNoObjectStore},
 		{name: "no established primary (currentPrimary empty): no pass", cluster: eligibleCluster(func(c *v1.Cluster) { c.Status.CurrentPrimary = "" }),
 			skip: skipNoPrimary},
+		{name: "the location held by another incarnation: no pass", cluster: eligibleCluster(func(c *v1.Cluster) {
+			c.Status.ObjectStoreLocation.Phase, c.Status.ObjectStoreLocation.HolderUID = v1.LocationInUse, "uid-old"
+		}), skip: skipNotHeld},
+		{name: "the location not claimed yet: no pass", cluster: eligibleCluster(func(c *v1.Cluster) { c.Status.ObjectStoreLocation = nil }),
+			skip: skipNotHeld},
+		{name: "a claim recorded for the location before the path changed: no pass", cluster: eligibleCluster(func(c *v1.Cluster) {
+			c.Spec.Backup.ObjectStore.Path = "moved"
+		}), skip: skipNotHeld},
 		{name: "a primary being switched over is still established", cluster: eligibleCluster(func(c *v1.Cluster) { c.Status.TargetPrimary = "db-2" }),
 			due: true},
 		{name: "the Cluster is being deleted: no pass", cluster: eligibleCluster(func(c *v1.Cluster) {
@@ -143,7 +153,7 @@ func TestDecideOutcome(t *testing.T) {
 		{name: "a backup without its archive warns", stamp: true, requeue: time.Hour, events: "UnrestorableBackups",
 			report: retentionpass.Report{Unrestorable: []objectstore.BackupRef{{Cluster: "db", Name: "y", ID: "8"}}}, message: "y/8"},
 		{name: "another namespace's backups warn that two Clusters share the location", stamp: true, requeue: time.Hour,
-			events: "ForeignBackups", message: "namespace(s) team-b: two Clusters share",
+			events: "ForeignBackups", message: "(of namespace(s) team-b), or by another incarnation",
 			report: retentionpass.Report{Foreign: []objectstore.BackupRef{{Cluster: "db", Name: "z", ID: "7"}}, ForeignNamespaces: []string{"team-b"}}},
 	}
 	for _, tc := range cases {

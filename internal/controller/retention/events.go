@@ -24,7 +24,7 @@ var (
 	evUnrestorable = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "UnrestorableBackups",
 		Format: "%d backup(s) have a metadata.json but no archive of the size it records: no restore can use them; they are kept but do not count as backups: %s"}
 	evForeign = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ForeignBackups",
-		Format: "%d backup(s) in this Cluster's directory (<path>/<cluster>/) were written by a Cluster of the same name in namespace(s) %s: two Clusters share this object store location, and their backups and binlogs would collide. Those backups are kept and no binlog segment is deleted; give each Cluster its own spec.backup.objectStore path or bucket: %s"}
+		Format: "%d backup(s) in this Cluster's directory (<path>/<serverName>/) were written by another Cluster (of namespace(s) %s), or by another incarnation of this one that it does not continue: they are not this Cluster's history. Those backups are kept and no binlog segment is deleted; remove them by hand once they are not needed: %s"}
 	evInvalidPolicy = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "InvalidRetentionPolicy",
 		Format: "%s; no retention pass runs until it is fixed"}
 )

@@ -21,7 +21,7 @@ func (p protection) protects(ref objectstore.BackupRef) bool {
 	return p.refs[ref] || p.names[ref.Name]
 }
 
-// protectedBackups finds what a pass of cluster must keep, from the Clusters and Backups of its
+// protectedBackups finds what a pass of cluster (whose directory in the store is dir) must keep, from the Clusters and Backups of its
 // namespace:
 //   - the Backup a Cluster's spec.bootstrap.recovery.backup names (resolved through its
 //     status.backupId), as long as that Cluster exists, whether or not it has bootstrapped;
@@ -31,7 +31,7 @@ func (p protection) protects(ref objectstore.BackupRef) bool {
 // When the id is unknown (a recovery names a Backup that is gone or has no backupId, a Backup not
 // done has no backupId yet) every directory of that backup name in cluster is protected: the
 // protection errs on the side of keeping.
-func protectedBackups(cluster string, clusters []v1.Cluster, backups []v1.Backup) protection {
+func protectedBackups(cluster, dir string, clusters []v1.Cluster, backups []v1.Backup) protection {
 	p := protection{refs: map[objectstore.BackupRef]bool{}, names: map[string]bool{}}
 	byName := map[string]*v1.Backup{}
 	for i := range backups {
@@ -45,7 +45,7 @@ func protectedBackups(cluster string, clusters []v1.Cluster, backups []v1.Backup
 			p.names[b.Name] = true
 			return
 		}
-		p.refs[objectstore.BackupRef{Cluster: cluster, Name: b.Name, ID: b.Status.BackupID}] = true
+		p.refs[objectstore.BackupRef{Cluster: dir, Name: b.Name, ID: b.Status.BackupID}] = true
 	}
 	for i := range clusters {
 		name := clusters[i].Recovery().BackupName()

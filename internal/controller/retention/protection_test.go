@@ -26,7 +26,7 @@ func TestProtectedBackups(t *testing.T) {
 		testBackup("theirs", "other", v1.BackupPhaseCompleted, "20260101T000000Z", 0),
 		testBackup("their-running", "other", v1.BackupPhaseRunning, "20260301T110000Z", 0),
 	}
-	p := protectedBackups("db", clusters, backups)
+	p := protectedBackups("db", "db", clusters, backups)
 	ref := func(name, id string) objectstore.BackupRef {
 		return objectstore.BackupRef{Cluster: "db", Name: name, ID: id}
 	}
