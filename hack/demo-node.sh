@@ -39,6 +39,10 @@ stop_s3() {
 
 down() {
 	stop_s3
+	# The demo's object store goes with it: the next demo's Cluster is a new incarnation, and a
+	# location belongs to one incarnation (it would find this one's backups and archive there and
+	# refuse to write beside them, ObjectStoreInUse).
+	rm -rf "$DEMO_DIR/s3"
 	bash "$LC" down
 }
 
@@ -56,6 +60,7 @@ cluster_ready() { [ "$(k -n $DEMO_NS get cluster demo -o jsonpath='{.status.cond
 backup_done() { k -n $DEMO_NS get backups -o jsonpath='{.items[*].status.phase}' | grep -qiE 'completed|failed'; }
 
 rw_endpoints() { k -n $DEMO_NS get endpointslices -l kubernetes.io/service-name=demo-rw -o jsonpath='{range .items[*].endpoints[?(@.conditions.ready==true)]}{.targetRef.name} {end}'; }
+archive_reported() { [ -n "$(k -n $DEMO_NS get cluster demo -o jsonpath='{.status.binlogArchive.recoverableTo}')" ]; }
 current_primary() { k -n $DEMO_NS get cluster demo -o jsonpath='{.status.currentPrimary}'; }
 
 # failover deletes the primary's Pod, as a lost node or a drain would, and shows a replica promoted:
@@ -202,6 +207,10 @@ EOF
 	echo "== first backup"
 	k -n $DEMO_NS get backups -o custom-columns='NAME:.metadata.name,PHASE:.status.phase,INSTANCE:.status.instanceName,ID:.status.backupId,DESTINATION:.status.destinationPath' || true
 	find "$DEMO_DIR/s3/backups" -type f 2>/dev/null | sed "s|$DEMO_DIR/s3/||" | head -n 10
+	echo
+	echo "== object store location and binlog archive (this Cluster's own)"
+	wait_until 60 archive_reported || true
+	k -n $DEMO_NS get cluster demo -o custom-columns='LOCATION:.status.objectStoreLocation.location,CLAIM:.status.objectStoreLocation.phase,ARCHIVE:.status.conditions[?(@.type=="BinlogArchiving")].reason,RECOVERABLE-FROM:.status.binlogArchive.recoverableFrom,RECOVERABLE-TO:.status.binlogArchive.recoverableTo' || true
 	failover
 	echo
 	update
