@@ -117,9 +117,9 @@ type Contents struct {
 // Empty reports whether the location holds nothing besides its marker.
 func (c Contents) Empty() bool { return c.Objects == 0 }
 
-// LocationContents lists everything under a location's directory except its marker and reads
-// the metadata.json of every complete backup in it.
-func (c *Client) LocationContents(ctx context.Context, dir string) (Contents, error) {
+// LocationContents lists everything under a location's directory except its marker and, with
+// withBackups, reads the metadata.json of every complete backup in it (one request each).
+func (c *Client) LocationContents(ctx context.Context, dir string, withBackups bool) (Contents, error) {
 	if err := checkSegment(dir); err != nil {
 		return Contents{}, fmt.Errorf("%w: location %q: %w", ErrInvalid, dir, err)
 	}
@@ -141,7 +141,7 @@ func (c *Client) LocationContents(ctx context.Context, dir string) (Contents, er
 	if err != nil {
 		return Contents{}, fmt.Errorf("listing %s: %w", prefix, err)
 	}
-	if out.Objects == 0 {
+	if out.Objects == 0 || !withBackups {
 		return out, nil
 	}
 	entries, err := c.ListBackups(ctx, dir)

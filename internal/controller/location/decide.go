@@ -146,7 +146,7 @@ func writtenByThisIncarnation(o Observation) bool {
 		return false
 	}
 	for _, ns := range o.Contents.Namespaces {
-		if ns != c.Namespace {
+		if ns != "" && ns != c.Namespace { // "": a backup written before namespaces were recorded
 			return false
 		}
 	}

@@ -32,8 +32,19 @@ func (r *Reconciler) gather(ctx context.Context, c *v1.Cluster) (Observation, *o
 	case o.Claim.UID == string(c.UID):
 		return o, store, nil
 	}
-	if o.Contents, err = store.LocationContents(ctx, dir); err != nil {
+	if o.Claim != nil && !continueHistory(c) {
+		return o, store, nil // another incarnation's marker: what else the location holds changes nothing
+	}
+	// The backups' metadata.json are read only when a rule looks at them: data without a marker
+	// written after the Cluster's creation (adoption), or a takeover.
+	if o.Contents, err = store.LocationContents(ctx, dir, false); err != nil {
 		return o, nil, err
+	}
+	adoptable := o.Claim == nil && !o.Contents.Empty() && !o.Contents.Oldest.Before(c.CreationTimestamp.Add(adoptionMargin))
+	if adoptable || (continueHistory(c) && !o.Contents.Empty()) {
+		if o.Contents, err = store.LocationContents(ctx, dir, true); err != nil {
+			return o, nil, err
+		}
 	}
 	if !continueHistory(c) || (o.Claim == nil && o.Contents.Empty()) {
 		return o, store, nil
