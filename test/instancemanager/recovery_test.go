@@ -137,7 +137,7 @@ func (w *recoveryWorld) createCluster(t *testing.T, ns, name string, instances i
 			return false
 		}
 		now := metav1.Now()
-		c.Status.TargetPrimary, c.Status.TargetPrimaryTimestamp = name+"-1", &now
+		c.Status.TargetPrimary, c.Status.TargetPrimaryTimestamp, c.Status.LatestGeneratedNode = name+"-1", &now, instances
 		return w.env.Client.Status().Update(t.Context(), &c) == nil
 	})
 	if c.Spec.Backup != nil && c.Spec.Backup.ObjectStore != nil {

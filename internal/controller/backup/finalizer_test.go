@@ -51,7 +51,7 @@ func (w *bkWorld) createStoreCluster(name string, policy v1.DeletionPolicy, viaP
 			Storage: v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
 			Backup:  &v1.BackupConfiguration{DeletionPolicy: policy, ObjectStore: w.store.Config(secret, "fin", viaProxy)}}}
 	w.Create(c)
-	c.Status.CurrentPrimary = name + "-1"
+	c.Status.CurrentPrimary, c.Status.LatestGeneratedNode = name+"-1", 1
 	w.UpdateStatus(c)
 	w.claimLocation(name)
 	w.createReadyPod(name+"-1", name)

@@ -68,7 +68,7 @@ func (w *bkWorld) createCluster(name string, withStore bool) {
 		c.Spec.Backup = &v1.BackupConfiguration{ObjectStore: w.store.Config("s3", "ctl", false)}
 	}
 	w.Create(c)
-	c.Status.CurrentPrimary = name + "-1"
+	c.Status.CurrentPrimary, c.Status.LatestGeneratedNode = name+"-1", 1
 	w.UpdateStatus(c)
 	if withStore {
 		w.claimLocation(name)

@@ -30,7 +30,7 @@ const (
 func TestRecreatedClusterFindsItsLocationInUse(t *testing.T) {
 	w := newLocWorld(t)
 	first := w.cluster("db")
-	w.Create(first)
+	w.create(first)
 	st := w.reconcile("db")
 	if st == nil || st.Phase != v1.LocationClaimed || st.HolderUID != string(first.UID) || st.Location != first.ObjectStoreLocation() {
 		t.Fatalf("first incarnation: claim %+v, want Claimed by %s", st, first.UID)
@@ -44,7 +44,7 @@ func TestRecreatedClusterFindsItsLocationInUse(t *testing.T) {
 	w.Events()
 
 	second := w.cluster("db")
-	w.Create(second)
+	w.create(second)
 	second.Status.BinlogArchive = &v1.BinlogArchiveStatus{Instance: "db-1", LastSegment: "seg-000001"}
 	w.UpdateStatus(second)
 	st = w.reconcile("db")
@@ -82,11 +82,11 @@ func TestRecreatedClusterFindsItsLocationInUse(t *testing.T) {
 func TestSameNameInTwoNamespacesSharesNoLocation(t *testing.T) {
 	a := newLocWorld(t)
 	b := a.elsewhere()
-	a.Create(a.cluster("db"))
+	a.create(a.cluster("db"))
 	if st := a.reconcile("db"); st.Phase != v1.LocationClaimed {
 		t.Fatalf("first namespace: %+v", st)
 	}
-	b.Create(b.cluster("db"))
+	b.create(b.cluster("db"))
 	wantInUse(t, b.reconcile("db"), "belongs to Cluster "+a.NS+"/db")
 	if st := a.reconcile("db"); st.Phase != v1.LocationClaimed {
 		t.Errorf("the first namespace lost its claim: %+v", st)
@@ -98,7 +98,7 @@ func TestSameNameInTwoNamespacesSharesNoLocation(t *testing.T) {
 func TestDataWithoutMarkerOfAnEarlierIncarnationIsNotAdopted(t *testing.T) {
 	w := newLocWorld(t)
 	w.archive("db", "", oldServer+":1-100", oldServer+":1-50")
-	w.Create(w.cluster("db"))
+	w.create(w.cluster("db"))
 	wantInUse(t, w.reconcile("db"), "of no known holder (no marker)")
 	if m := w.marker("db"); m != nil {
 		t.Errorf("a marker was written over data of no known holder: %+v", m)
@@ -110,7 +110,7 @@ func TestDataWithoutMarkerOfAnEarlierIncarnationIsNotAdopted(t *testing.T) {
 func TestDataWithoutMarkerOfThisClusterIsAdopted(t *testing.T) {
 	w := newLocWorld(t)
 	c := w.cluster("db")
-	w.Create(c)
+	w.create(c)
 	time.Sleep(1100 * time.Millisecond) // an instance bootstraps for longer than that before it writes
 	w.archive("db", "", oldServer+":1-100", oldServer+":1-50")
 	st := w.reconcile("db")
@@ -128,7 +128,7 @@ func TestDataWithoutMarkerOfThisClusterIsAdopted(t *testing.T) {
 func TestRecoveryIntoItsSourceLocationIsRefused(t *testing.T) {
 	w := newLocWorld(t)
 	src := w.cluster("db")
-	w.Create(src)
+	w.create(src)
 	w.reconcile("db")
 	fromSource := func(name string, mutate ...func(*v1.Cluster)) *v1.Cluster {
 		return w.cluster(name, append([]func(*v1.Cluster){func(c *v1.Cluster) {
@@ -148,7 +148,7 @@ func TestRecoveryIntoItsSourceLocationIsRefused(t *testing.T) {
 		c.Spec.Bootstrap = &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{Backup: &v1.LocalObjectReference{Name: "nightly"}}}
 		c.Spec.Backup.ServerName = "db"
 	})
-	w.Create(viaBackup)
+	w.create(viaBackup)
 	wantInUse(t, w.reconcile("restored-from-backup"), "belongs to Cluster "+w.NS+"/db (uid "+string(src.UID))
 }
 
@@ -159,7 +159,7 @@ func TestRecoveryIntoItsSourceLocationIsRefused(t *testing.T) {
 func TestContinueHistory(t *testing.T) {
 	w := newLocWorld(t)
 	old := w.cluster("db")
-	w.Create(old)
+	w.create(old)
 	w.reconcile("db")
 	w.archive("db", string(old.UID), oldServer+":1-100", oldServer+":1-50")
 	check.Must(t, w.Client.Delete(w.Ctx, old))
@@ -170,7 +170,7 @@ func TestContinueHistory(t *testing.T) {
 			Source: &v1.RecoverySource{ClusterName: "db", ObjectStore: *w.store.Config("s3", "prod", false)}}}
 		c.Spec.Backup.ContinueHistory = true
 	})
-	w.Create(c)
+	w.create(c)
 	if st := w.reconcile("db"); st.Phase != v1.LocationInUse {
 		t.Fatalf("before its restore is verified: %+v, want InUse (not recovered from the location yet)", st)
 	}
@@ -207,7 +207,7 @@ func TestContinueHistory(t *testing.T) {
 // before the store went down stays.
 func TestStoreDownLeavesTheClaimPending(t *testing.T) {
 	w := newLocWorld(t)
-	w.Create(w.cluster("db", func(c *v1.Cluster) { c.Spec.Backup.ObjectStore = w.store.Config("s3", "prod", true) }))
+	w.create(w.cluster("db", func(c *v1.Cluster) { c.Spec.Backup.ObjectStore = w.store.Config("s3", "prod", true) }))
 	w.store.Proxy.Inject(s3proxy.Fault{Match: s3proxy.All(), Action: s3proxy.Status(http.StatusServiceUnavailable)})
 	r := &location.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock,
 		OpenStore: func(cfg objectstore.Config) (*objectstore.Client, error) {
@@ -233,5 +233,28 @@ func TestStoreDownLeavesTheClaimPending(t *testing.T) {
 	w.store.Proxy.Inject(s3proxy.Fault{Match: s3proxy.All(), Action: s3proxy.Status(http.StatusServiceUnavailable)})
 	if _, st = look(); st.Phase != v1.LocationClaimed {
 		t.Errorf("a held location lost its claim while the store was down: %+v", st)
+	}
+}
+
+// TestWaitsForTheClusterControllersFirstStatus: until the Cluster controller recorded its first
+// instance, the location reconciler writes nothing, neither marker nor status: a status write
+// then would conflict with the one that records the first instance and its target primary.
+func TestWaitsForTheClusterControllersFirstStatus(t *testing.T) {
+	w := newLocWorld(t)
+	c := w.cluster("db")
+	w.Create(c)
+	r := &location.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock}
+	res, err := r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key("db")})
+	check.Must(t, err)
+	if got := ctrlworld.Get[v1.Cluster](w.World, "db"); got.ResourceVersion != c.ResourceVersion || res.RequeueAfter != 2*time.Second {
+		t.Fatalf("before the first status: the Cluster was written (%s, was %s) or requeue %s", got.ResourceVersion, c.ResourceVersion, res.RequeueAfter)
+	}
+	if m := w.marker("db"); m != nil {
+		t.Fatalf("a marker was written before the first status: %+v", m)
+	}
+	c.Status.LatestGeneratedNode = 1
+	w.UpdateStatus(c)
+	if st := w.reconcile("db"); st.Phase != v1.LocationClaimed {
+		t.Fatalf("after the first status: %+v", st)
 	}
 }

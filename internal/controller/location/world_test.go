@@ -54,6 +54,15 @@ func (w *locWorld) cluster(name string, mutate ...func(*v1.Cluster)) *v1.Cluster
 	return c
 }
 
+// create creates the Cluster and writes its first status as the Cluster controller does when it
+// creates the first instance (status.latestGeneratedNode); the location reconciler waits for it.
+func (w *locWorld) create(c *v1.Cluster) {
+	w.T.Helper()
+	w.Create(c)
+	c.Status.LatestGeneratedNode = 1
+	w.UpdateStatus(c)
+}
+
 // reconcile runs a fresh location reconciler on the Cluster name and returns its claim status.
 func (w *locWorld) reconcile(name string) *v1.ObjectStoreLocationStatus {
 	w.T.Helper()

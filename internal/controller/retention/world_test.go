@@ -69,10 +69,11 @@ func (w *retWorld) createCluster(name, policy string, primary bool) {
 			Storage: v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
 			Backup:  &v1.BackupConfiguration{RetentionPolicy: policy, ObjectStore: w.store.Config("s3", "ctl", true)}}}
 	w.Create(c)
+	c.Status.LatestGeneratedNode = 1 // the first instance, as the Cluster controller records it
 	if primary {
 		c.Status.CurrentPrimary = name + "-1"
-		w.UpdateStatus(c)
 	}
+	w.UpdateStatus(c)
 	w.claimLocation(name)
 }
 
