@@ -124,6 +124,11 @@ type ClusterStatus struct {
 	// +optional
 	BinlogArchive *BinlogArchiveStatus `json:"binlogArchive,omitempty"`
 
+	// Backups is the Cluster's protection: its last successful and failed backups, what its
+	// location holds, the recoverable window and the next scheduled backup.
+	// +optional
+	Backups *BackupsStatus `json:"backups,omitempty"`
+
 	// ObjectStoreLocation is whether this Cluster holds its object store location
 	// (<path>/<serverName>/ of spec.backup.objectStore): a location belongs to one Cluster
 	// incarnation, and only its holder backs up, archives and runs retention there.

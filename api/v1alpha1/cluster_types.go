@@ -457,6 +457,16 @@ type BackupConfiguration struct {
 	// +optional
 	ServerName string `json:"serverName,omitempty"`
 
+	// FailureAlertAfter is how long a Cluster with an object store may go without a successful
+	// backup (counted from the last success, or from the Cluster's creation) before its
+	// BackupsHealthy condition turns False with reason NoSuccessfulBackup, the critical level,
+	// whatever the cause: failing backups, a stuck or suspended schedule, or none at all.
+	// Between 1m and 8760h; 26h by default.
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$') && size(self) > 0",message="failureAlertAfter must be a duration written with h, m and s, such as 26h or 90m"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$') || size(self) == 0 || (duration(self) >= duration('1m') && duration(self) <= duration('8760h'))",message="failureAlertAfter must be between 1m and 8760h"
+	// +optional
+	FailureAlertAfter *metav1.Duration `json:"failureAlertAfter,omitempty"`
+
 	// ContinueHistory lets this Cluster take over a location another incarnation claimed, and
 	// continue its backups and binlog archive, when that is safe: the Cluster was recovered from
 	// that location (bootstrap.recovery), the Cluster that claimed it no longer exists, and this
@@ -532,6 +542,8 @@ type S3Credentials struct {
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyInstances`
 // +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Last-Backup",type=date,JSONPath=`.status.backups.lastSuccessful.completedAt`
+// +kubebuilder:printcolumn:name="Backups",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="BackupsHealthy")].reason`
 // +kubebuilder:printcolumn:name="Archive",type=string,JSONPath=`.status.conditions[?(@.type=="BinlogArchiving")].reason`
 // +kubebuilder:printcolumn:name="Recoverable-From",type=date,JSONPath=`.status.binlogArchive.recoverableFrom`
 // +kubebuilder:printcolumn:name="Recoverable-To",type=date,JSONPath=`.status.binlogArchive.recoverableTo`

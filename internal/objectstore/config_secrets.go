@@ -66,3 +66,22 @@ func ReadSecrets(ctx context.Context, reader client.Reader, namespace string,
 	}
 	return values, nil
 }
+
+// OpenSpec reads the Secrets spec references in namespace, resolves the configuration and opens
+// it with open (New when nil).
+func OpenSpec(ctx context.Context, reader client.Reader, namespace string, spec *v1alpha1.ObjectStoreConfiguration,
+	open func(Config) (*Client, error),
+) (*Client, error) {
+	secrets, err := ReadSecrets(ctx, reader, namespace, spec)
+	if err != nil {
+		return nil, fmt.Errorf("object store credentials: %w", err)
+	}
+	cfg, err := ResolveConfig(spec, secrets)
+	if err != nil {
+		return nil, fmt.Errorf("object store configuration: %w", err)
+	}
+	if open == nil {
+		open = New
+	}
+	return open(cfg)
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/location"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/protection"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
 )
@@ -152,6 +153,11 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	lr := location.NewReconciler(mgr, opts.Clock)
 	lr.OpenStore = OpenObjectStore(opts.ObjectStoreAllowedCIDRs)
 	if err := lr.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	pr := protection.NewReconciler(mgr, opts.Clock)
+	pr.OpenStore = OpenObjectStore(opts.ObjectStoreAllowedCIDRs)
+	if err := pr.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := newRetentionReconciler(mgr, opts).SetupWithManager(mgr); err != nil {

@@ -59,7 +59,7 @@ spec:
 		if err == nil {
 			return false, fmt.Errorf("the Cluster still exists")
 		}
-		out, _ := kubectl("-n", ns, "get", "pods,pvc", "-o", "name")
+		out, _ := kubectl("-n", ns, "get", "pods,pvc", "-l", mysqlv1.ClusterLabel+"=db", "-o", "name")
 		return strings.TrimSpace(out) == "", fmt.Errorf("left: %s", out)
 	})
 

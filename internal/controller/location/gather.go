@@ -63,19 +63,7 @@ func (r *Reconciler) gather(ctx context.Context, c *v1.Cluster) (Observation, *o
 
 // openStore reads the object store's Secrets and opens it.
 func (r *Reconciler) openStore(ctx context.Context, c *v1.Cluster) (*objectstore.Client, error) {
-	secrets, err := objectstore.ReadSecrets(ctx, r.APIReader, c.Namespace, c.Spec.Backup.ObjectStore)
-	if err != nil {
-		return nil, fmt.Errorf("object store credentials: %w", err)
-	}
-	cfg, err := objectstore.ResolveConfig(c.Spec.Backup.ObjectStore, secrets)
-	if err != nil {
-		return nil, fmt.Errorf("object store configuration: %w", err)
-	}
-	open := r.OpenStore
-	if open == nil {
-		open = objectstore.New
-	}
-	return open(cfg)
+	return objectstore.OpenSpec(ctx, r.APIReader, c.Namespace, c.Spec.Backup.ObjectStore, r.OpenStore)
 }
 
 // holderState looks the marker's Cluster up by namespace and name.

@@ -1,0 +1,178 @@
+package protection
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
+)
+
+// Reconciler keeps status.backups and the BackupsHealthy condition of each Cluster.
+type Reconciler struct {
+	// Client reads through the manager's cache and writes to the API server.
+	Client client.Client
+	// APIReader reads the object store Secrets from the API server.
+	APIReader client.Reader
+	Recorder  record.EventRecorder
+	Clock     clock.PassiveClock
+	// OpenStore opens an object store; objectstore.New when nil.
+	OpenStore func(objectstore.Config) (*objectstore.Client, error)
+}
+
+// NewReconciler returns the production reconciler for mgr.
+func NewReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *Reconciler {
+	return &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+		Recorder: mgr.GetEventRecorderFor("protection-controller"), Clock: clk}
+}
+
+// SetupWithManager registers the reconciler under the name "protection": a Cluster is looked at
+// when it changes, when one of its Backups or ScheduledBackups changes, every 5 minutes, and when
+// its critical level falls due.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("protection").
+		For(&v1.Cluster{}).
+		Watches(&v1.Backup{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			b, ok := o.(*v1.Backup)
+			if !ok || b.Spec.Cluster.Name == "" {
+				return nil
+			}
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}}}
+		})).
+		Watches(&v1.ScheduledBackup{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			s, ok := o.(*v1.ScheduledBackup)
+			if !ok || s.Spec.Cluster.Name == "" {
+				return nil
+			}
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: s.Spec.Cluster.Name}}}
+		})).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("building the protection controller: %w", err)
+	}
+	return nil
+}
+
+// Reconcile gathers the Cluster's Backups, schedules and location, decides and records.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var c v1.Cluster
+	if err := r.Client.Get(ctx, req.NamespacedName, &c); err != nil {
+		if apierrors.IsNotFound(err) {
+			export(req.Namespace, req.Name, nil, nil)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if c.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	if c.Status.LatestGeneratedNode == 0 {
+		// No status write before the Cluster controller's first (see the location controller).
+		return ctrl.Result{RequeueAfter: waitForFirstStatus}, nil
+	}
+	o, err := r.gather(ctx, &c)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	d := Decide(o)
+	if err := r.record(ctx, &c, d); err != nil {
+		return kit.ConflictOr(err)
+	}
+	export(c.Namespace, c.Name, d.Status, d.Condition)
+	kit.Emit(r.Recorder, &c, d.Events)
+	return ctrl.Result{RequeueAfter: d.RequeueAfter}, nil
+}
+
+// gather reads the Cluster's Backups and ScheduledBackups from the cache and lists its location
+// when the Cluster holds it and the last listing is older than refreshEvery.
+func (r *Reconciler) gather(ctx context.Context, c *v1.Cluster) (Observation, error) {
+	o := Observation{Now: r.Clock.Now(), Cluster: c}
+	var backups v1.BackupList
+	if err := r.Client.List(ctx, &backups, client.InNamespace(c.Namespace)); err != nil {
+		return o, fmt.Errorf("listing the Backups of %s: %w", c.Namespace, err)
+	}
+	for _, b := range backups.Items {
+		if b.Spec.Cluster.Name == c.Name {
+			o.Backups = append(o.Backups, b)
+		}
+	}
+	var schedules v1.ScheduledBackupList
+	if err := r.Client.List(ctx, &schedules, client.InNamespace(c.Namespace)); err != nil {
+		return o, fmt.Errorf("listing the ScheduledBackups of %s: %w", c.Namespace, err)
+	}
+	for _, s := range schedules.Items {
+		if s.Spec.Cluster.Name == c.Name {
+			o.Schedules = append(o.Schedules, s)
+		}
+	}
+	o.Listing = r.list(ctx, c, o)
+	return o, nil
+}
+
+// list counts the complete backups in the Cluster's location; Err says why it did not.
+func (r *Reconciler) list(ctx context.Context, c *v1.Cluster, o Observation) Listing {
+	if c.Spec.Backup == nil || c.Spec.Backup.ObjectStore == nil || !c.HoldsObjectStoreLocation() {
+		return Listing{Err: fmt.Errorf("the Cluster does not hold its object store location")}
+	}
+	if st := c.Status.Backups; st != nil && st.ListedAt != nil && o.Now.Sub(st.ListedAt.Time) < refreshEvery &&
+		!newBackupSince(o.Backups, st.ListedAt.Time) {
+		return Listing{Err: fmt.Errorf("listed recently")}
+	}
+	store, err := objectstore.OpenSpec(ctx, r.APIReader, c.Namespace, c.Spec.Backup.ObjectStore, r.OpenStore)
+	if err != nil {
+		return Listing{Err: err}
+	}
+	entries, err := store.ListBackups(ctx, c.ObjectStoreDirName())
+	if err != nil {
+		return Listing{Err: err}
+	}
+	l := Listing{At: o.Now}
+	for _, e := range entries {
+		if e.Complete {
+			l.Complete++
+			l.Bytes += e.Size
+		}
+	}
+	return l
+}
+
+// newBackupSince reports whether a Backup finished after t: the listing is out of date.
+func newBackupSince(backups []v1.Backup, t time.Time) bool {
+	for _, b := range backups {
+		if b.IsDone() && b.Status.CompletedAt != nil && b.Status.CompletedAt.After(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// record patches status.backups and the condition when they changed.
+func (r *Reconciler) record(ctx context.Context, c *v1.Cluster, d Decision) error {
+	old := c.DeepCopy()
+	c.Status.Backups = d.Status
+	if d.Condition == nil {
+		meta.RemoveStatusCondition(&c.Status.Conditions, v1.ConditionBackupsHealthy)
+	} else {
+		cond := *d.Condition
+		cond.LastTransitionTime = metav1.NewTime(r.Clock.Now())
+		meta.SetStatusCondition(&c.Status.Conditions, cond)
+	}
+	if equality.Semantic.DeepEqual(old.Status, c.Status) {
+		return nil
+	}
+	return kit.PatchStatus(ctx, r.Client, c, old)
+}
