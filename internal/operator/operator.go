@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"time"
 	"net/netip"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,6 +50,9 @@ type Options struct {
 	// ScheduledBackupWorkers is how many ScheduledBackups are reconciled in parallel; 0 means
 	// scheduledbackup.DefaultWorkers.
 	ScheduledBackupWorkers int
+	// MinScheduleInterval refuses ScheduledBackups whose slots come closer than it; 0 refuses
+	// none.
+	MinScheduleInterval time.Duration
 	// BackupWorkers is how many Backups are reconciled in parallel; 0 means
 	// backup.DefaultWorkers.
 	BackupWorkers int
@@ -188,7 +192,7 @@ func RegisterBackupControllers(mgr ctrl.Manager, opts Options) error {
 	}
 	if err := (&scheduledbackup.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: opts.Clock,
-		MaxConcurrentReconciles: opts.ScheduledBackupWorkers}).SetupWithManager(mgr); err != nil {
+		MaxConcurrentReconciles: opts.ScheduledBackupWorkers, MinInterval: opts.MinScheduleInterval}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return newBackupReconciler(mgr, opts).SetupWithManager(mgr)

@@ -59,8 +59,13 @@ spec:
 		if err == nil {
 			return false, fmt.Errorf("the Cluster still exists")
 		}
-		out, _ := kubectl("-n", ns, "get", "pods,pvc", "-l", mysqlv1.ClusterLabel+"=db", "-o", "name")
-		return strings.TrimSpace(out) == "", fmt.Errorf("left: %s", out)
+		out, _ := kubectl("-n", ns, "get", "pods,pvc", "-o", "name")
+		for _, left := range strings.Fields(out) {
+			if left == "pod/db-1" || left == "persistentvolumeclaim/db-1" {
+				return false, fmt.Errorf("left: %s", out)
+			}
+		}
+		return true, nil
 	})
 
 	Apply(t, ns, manifest(""))

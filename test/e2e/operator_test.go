@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -69,9 +70,9 @@ spec:
         secretAccessKey: {name: store, key: SECRET_ACCESS_KEY}
 `)
 	sb := &mysqlv1.ScheduledBackup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "every-5s"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "every-minute"},
 		Spec: mysqlv1.ScheduledBackupSpec{
-			Schedule:             "*/5 * * * * *",
+			Schedule:             "0 * * * * *", // the most frequent the default --min-schedule-interval accepts
 			Cluster:              mysqlv1.LocalObjectReference{Name: "db"},
 			Immediate:            ptr.To(true),
 			BackupOwnerReference: mysqlv1.BackupOwnerReferenceSelf,
@@ -106,5 +107,25 @@ spec:
 		if !owned {
 			t.Errorf("Backup %s is not owned by the ScheduledBackup", b.Name)
 		}
+	}
+	// A schedule firing every 5 seconds is refused by the installed operator's default
+	// --min-schedule-interval (1m): not ready, a Warning, no Backup.
+	fast := &mysqlv1.ScheduledBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "every-5s"},
+		Spec: mysqlv1.ScheduledBackupSpec{Schedule: "*/5 * * * * *", Cluster: mysqlv1.LocalObjectReference{Name: "db"},
+			Immediate: ptr.To(true)}}
+	if err := env.c.Create(context.Background(), fast); err != nil {
+		t.Fatal(err)
+	}
+	WaitFor(t, 30*time.Second, "the 5-second schedule refused", func() (bool, error) {
+		if err := env.c.Get(context.Background(), client.ObjectKeyFromObject(fast), fast); err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(fast.Status.Conditions, "Ready")
+		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == "ScheduleTooFrequent", fmt.Errorf("Ready %+v", c)
+	})
+	WarningEvent(t, ns, "", "ScheduleTooFrequent", "--min-schedule-interval 1m0s", 30*time.Second)
+	if err := env.c.List(context.Background(), &backups, client.InNamespace(ns),
+		client.MatchingLabels{mysqlv1.ScheduledBackupLabel: fast.Name}); err != nil || len(backups.Items) != 0 {
+		t.Errorf("the refused schedule created %d Backups (%v)", len(backups.Items), err)
 	}
 }

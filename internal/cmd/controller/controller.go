@@ -71,6 +71,8 @@ func NewCommand() *cobra.Command {
 		"namespace of the leader-election Lease; required when running outside a cluster")
 	f.StringSliceVar(&opts.Namespaces, "watch-namespaces", splitList(os.Getenv("WATCH_NAMESPACES")),
 		"namespaces the operator watches and acts in, comma-separated (default: every namespace; env WATCH_NAMESPACES)")
+	f.DurationVar(&opts.MinScheduleInterval, "min-schedule-interval", scheduledbackup.DefaultMinInterval,
+		"a ScheduledBackup whose slots come closer than this runs nothing (Ready=False, ScheduleTooFrequent); 0 accepts any schedule")
 	f.IntVar(&opts.ScheduledBackupWorkers, "scheduled-backup-workers", scheduledbackup.DefaultWorkers,
 		"ScheduledBackups reconciled in parallel; raise it when many schedules share a slot")
 	f.IntVar(&opts.BackupWorkers, "backup-workers", backup.DefaultWorkers,

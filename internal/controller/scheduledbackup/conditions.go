@@ -17,6 +17,7 @@ const (
 	reasonBackupRunning   = "BackupRunning"
 	reasonSuspended       = "Suspended"
 	reasonInvalidSchedule = "InvalidSchedule"
+	reasonTooFrequent     = "ScheduleTooFrequent"
 	reasonClusterNotFound = "ClusterNotFound"
 	// Degraded reasons (and ClusterNotFound).
 	reasonBackupFailed     = "BackupFailed"
@@ -82,6 +83,8 @@ func (p *planner) transitionEvents() {
 			p.d.Events = append(p.d.Events, evSuspended.With())
 		case reasonInvalidSchedule:
 			p.d.Events = append(p.d.Events, evInvalidSchedule.With(newReady.Message))
+		case reasonTooFrequent:
+			p.d.Events = append(p.d.Events, evTooFrequent.With(newReady.Message))
 		case reasonClusterNotFound:
 			p.d.Events = append(p.d.Events, evClusterNotFound.With(p.sb.Spec.Cluster.Name))
 		}

@@ -3,6 +3,7 @@ package scheduledbackup
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
@@ -25,6 +26,10 @@ import (
 // should not wait in line for a free worker.
 const DefaultWorkers = 50
 
+// DefaultMinInterval is the operator's default --min-schedule-interval: a schedule firing more
+// often than once a minute would keep a backup running all the time.
+const DefaultMinInterval = time.Minute
+
 // Reconciler creates Backups on each ScheduledBackup's cron cadence: exactly one Backup per slot,
 // whatever the operator crashes through, since names are deterministic and children are adopted
 // by label.
@@ -38,6 +43,9 @@ type Reconciler struct {
 	Clock     clock.PassiveClock
 	// MaxConcurrentReconciles defaults to DefaultWorkers.
 	MaxConcurrentReconciles int
+	// MinInterval refuses schedules whose slots come closer than it (0: none is refused); the
+	// operator's --min-schedule-interval, DefaultMinInterval unless set.
+	MinInterval time.Duration
 	// Queue is the controller's priority queue, through which the reconciler puts a schedule
 	// back at the priority of its next look (see queue.go). SetupWithManager sets it when the
 	// controller starts, before any reconcile. A reconciler without one (driven directly) returns

@@ -37,6 +37,9 @@ type Observation struct {
 	// status yet: adopting one of them is recording it, not adoption after a crash, and each
 	// counts as run even if its Backup is gone.
 	Unrecorded map[string]time.Time
+	// MinInterval is the operator's --min-schedule-interval: a schedule whose slots come closer
+	// than this runs nothing. Zero accepts any schedule.
+	MinInterval time.Duration
 	// Deleted are the Backups (by UID) this process deleted that Children, read from a lagging
 	// cache, still show as not being deleted: pruning treats them as the API server does, gone.
 	Deleted map[types.UID]bool
@@ -133,6 +136,10 @@ func Decide(o Observation) Decision {
 		p.d.Status.NextScheduleTime = nil
 	case sb.IsSuspended():
 		p.setReady(false, reasonSuspended, "spec.suspend is true: no new Backups are created")
+		p.d.Status.NextScheduleTime = nil
+	case o.MinInterval > 0 && sched.MinInterval(p.now) < o.MinInterval:
+		p.setReady(false, reasonTooFrequent, fmt.Sprintf("spec.schedule %q fires every %s at the closest, more often than the operator allows (--min-schedule-interval %s): no Backup is created until the schedule is changed",
+			sb.Spec.Schedule, sched.MinInterval(p.now), o.MinInterval))
 		p.d.Status.NextScheduleTime = nil
 	default:
 		p.evaluate(sched)

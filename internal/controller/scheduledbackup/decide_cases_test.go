@@ -64,6 +64,7 @@ type decideCase struct {
 	noCluster  bool
 	occupant   *v1.Backup
 	now        time.Time
+	minGap     time.Duration // the operator's --min-schedule-interval (0: none)
 	wantCreate string
 	wantEvents []string
 	check      func(t *testing.T, d Decision)
@@ -77,7 +78,7 @@ func runDecideCases(t *testing.T, cases []decideCase) {
 			for _, m := range c.sb {
 				m(sb)
 			}
-			o := Observation{Now: c.now, Schedule: sb, Children: c.children, Occupant: c.occupant, Fresh: true,
+			o := Observation{Now: c.now, Schedule: sb, Children: c.children, Occupant: c.occupant, Fresh: true, MinInterval: c.minGap,
 				Cluster: &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns", UID: "cluster-uid"}}}
 			if c.noCluster {
 				o.Cluster = nil

@@ -30,6 +30,7 @@ var (
 
 	evInvalidSchedule = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "InvalidSchedule",
 		Format: "%s; fix the spec, nothing is retried until then"}
+	evTooFrequent   = kit.EventKind{Type: corev1.EventTypeWarning, Reason: reasonTooFrequent, Format: "%s"}
 	evNameCollision = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "NameCollision",
 		Format: "Backup %s already exists and does not carry the label %s=%s: not adopting it; the slot %s is skipped"}
 	evClusterNotFound = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ClusterNotFound",

@@ -25,7 +25,7 @@ func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (Observat
 	if err := r.Client.Get(ctx, key, &sb); err != nil || sb.DeletionTimestamp != nil {
 		return Observation{}, client.IgnoreNotFound(err)
 	}
-	o := Observation{Now: r.Clock.Now(), Schedule: &sb, Unrecorded: r.expect.unrecordedOf(&sb)}
+	o := Observation{Now: r.Clock.Now(), Schedule: &sb, Unrecorded: r.expect.unrecordedOf(&sb), MinInterval: r.MinInterval}
 	var err error
 	if o.Children, err = listChildren(ctx, r.Client, &sb, r.cacheIndexed); err != nil {
 		return Observation{}, err
