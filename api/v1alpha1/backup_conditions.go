@@ -14,6 +14,14 @@ const (
 	// something else did.
 	ReasonArtifactsMissing = "Missing"
 
+	// BackupQueued is True while the Backup waits for another backup of its Cluster to finish:
+	// one backup per Cluster runs at a time. False (reason Started) once it started.
+	BackupQueued = "Queued"
+	// ReasonQueuedBehind: another Backup of the Cluster runs, or an older one waits first.
+	ReasonQueuedBehind = "WaitingForBackup"
+	// ReasonQueuedStarted: the Backup left the queue and chose its target.
+	ReasonQueuedStarted = "Started"
+
 	// BackupRemoteCleanup reports the deletion of the remote objects when the Backup object is
 	// deleted with deletionPolicy delete. True when they are gone; False while it cannot proceed.
 	BackupRemoteCleanup = "RemoteCleanup"

@@ -7,7 +7,8 @@ const DefaultBackupTimeout = 6 * time.Hour
 
 // IsDone reports whether the Backup reached a final phase. A done Backup never runs again.
 func (b *Backup) IsDone() bool {
-	return b.Status.Phase == BackupPhaseCompleted || b.Status.Phase == BackupPhaseFailed
+	return b.Status.Phase == BackupPhaseCompleted || b.Status.Phase == BackupPhaseFailed ||
+		b.Status.Phase == BackupPhaseSuperseded
 }
 
 // EffectiveTimeout is how long the whole backup may take: spec.timeout, or DefaultBackupTimeout

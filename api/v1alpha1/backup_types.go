@@ -32,7 +32,9 @@ type BackupSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="online is immutable"
 	Online *bool `json:"online,omitempty"`
 
-	// Timeout bounds the whole backup; a Backup still running after it is failed. It is a whole
+	// Timeout bounds the backup from the start of its Job; a Backup still running after it is
+	// failed. A Backup queued behind another backup of its Cluster waits without it; one that
+	// finds no instance to back up is failed once it has waited that long since its creation. It is a whole
 	// number of seconds from 1s to 720h written with h, m and s (6h, 90m, 1h30m0s): the Job's
 	// activeDeadlineSeconds counts whole seconds.
 	// +kubebuilder:default="6h"
@@ -52,8 +54,8 @@ type BackupSpec struct {
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 }
 
-// BackupPhase is where a Backup is in its life. completed and failed are final.
-// +kubebuilder:validation:Enum=pending;running;completed;failed
+// BackupPhase is where a Backup is in its life. completed, failed and superseded are final.
+// +kubebuilder:validation:Enum=pending;running;completed;failed;superseded
 type BackupPhase string
 
 const (
@@ -65,6 +67,10 @@ const (
 	BackupPhaseCompleted BackupPhase = "completed"
 	// BackupPhaseFailed: the backup ended without a usable archive; Error says why.
 	BackupPhaseFailed BackupPhase = "failed"
+	// BackupPhaseSuperseded: a Backup of a ScheduledBackup that waited for another backup of its
+	// Cluster while a newer Backup of the same schedule was created; only the newest runs. It
+	// never started.
+	BackupPhaseSuperseded BackupPhase = "superseded"
 )
 
 // BackupStatus is the observed state of a Backup.

@@ -99,6 +99,8 @@ spec:
 	})
 
 	Apply(t, ns, manifest("db-v2"))
+	// A transaction for the archiver to archive into the new location.
+	rootSQL(t, ns, "db")("db-1", "CREATE DATABASE IF NOT EXISTS e2e; CREATE TABLE IF NOT EXISTS e2e.t (id INT PRIMARY KEY); INSERT INTO e2e.t VALUES (1)")
 	waitCluster(t, second, 2*time.Minute, "the new location claimed, archived to, and Degraded cleared", func(c *mysqlv1.Cluster) bool {
 		deg := meta.FindStatusCondition(c.Status.Conditions, "Degraded")
 		arch := meta.FindStatusCondition(c.Status.Conditions, "BinlogArchiving")

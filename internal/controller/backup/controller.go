@@ -50,6 +50,9 @@ type Reconciler struct {
 	// after its creation (FirstLookWait); zero acts at once. NewReconciler sets
 	// ScheduledFirstLook.
 	FirstLook time.Duration
+
+	// queue serialises the start of each Cluster's Backups (queue.go).
+	queue clusterLocks
 }
 
 // DefaultWorkers is how many Backups are reconciled in parallel unless configured: the Backups
@@ -76,6 +79,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if res, done, err := r.reconcileFinalizer(ctx, &b); done {
 		return res, err
+	}
+	if b.Status.JobName == "" && !b.IsDone() {
+		// Deciding whether it starts: one Backup of the Cluster at a time (queue.go).
+		defer r.queue.lock(b.Namespace + "/" + b.Spec.Cluster.Name)()
 	}
 	o, err := r.gather(ctx, &b)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -35,6 +36,8 @@ type Observation struct {
 	// Cluster is the Backup's Cluster while it has no Job: without a Job name, to choose the
 	// target (nil: not found); pending with a Job name, to build the Job from.
 	Cluster *v1.Cluster
+	// Without a Job name: the other Backups of the Cluster, read fresh (queue.go).
+	Others []v1.Backup
 	// Without a Job name: the Cluster's object store and the instances the target is chosen from.
 	StoreErr   error // no object store, or its Secrets unusable
 	Store      objectstore.Config
@@ -133,7 +136,20 @@ func decideNew(o Observation) Decision {
 	if inUse, why := locationRefused(o.Cluster); inUse {
 		return fail(o, evObjectStoreInUse, "Cluster %s does not hold its object store location: %s", b.Spec.Cluster.Name, why)
 	}
+	if newer, behind := queuePosition(b, o.Others); newer != nil {
+		return supersede(o, newer)
+	} else if behind != nil {
+		return queued(o, behind)
+	}
+	// The wait for a target counts from the creation, or from leaving the queue.
 	deadline := b.CreationTimestamp.Add(b.EffectiveTimeout())
+	if c := meta.FindStatusCondition(b.Status.Conditions, v1.BackupQueued); c != nil {
+		left := o.Now
+		if c.Status == metav1.ConditionFalse {
+			left = c.LastTransitionTime.Time
+		}
+		deadline = left.Add(b.EffectiveTimeout())
+	}
 	target, why := targetIn(o.Cluster, b.Spec.Target, o.Candidates)
 	if !o.Cluster.HoldsObjectStoreLocation() {
 		target, why = "", "the Cluster's object store location is not claimed yet (status.objectStoreLocation)"
@@ -143,8 +159,11 @@ func decideNew(o Observation) Decision {
 			return fail(o, evTimedOut, "no instance to back up within the timeout %s: %s", b.EffectiveTimeout(), why)
 		}
 		d := Decision{RequeueAfter: min(waitInterval, deadline.Sub(o.Now))}
-		if b.Status.Phase == "" {
-			d.Action, d.Status = ActPatchStatus, v1.BackupStatus{Phase: v1.BackupPhasePending}
+		st := *b.Status.DeepCopy()
+		st.Phase = v1.BackupPhasePending
+		started(&st, b, o.Now) // out of the queue: the wait for a target runs from now
+		if b.Status.Phase == "" || !equality.Semantic.DeepEqual(st, b.Status) {
+			d.Action, d.Status = ActPatchStatus, st
 			d.Events = []kit.Event{evWaiting.With(why)}
 		}
 		return d
@@ -154,6 +173,7 @@ func decideNew(o Observation) Decision {
 	st.Phase, st.InstanceName, st.JobName, st.BackupID = v1.BackupPhasePending, target, b.Name, ref.ID
 	st.Endpoint, st.Bucket, st.DestinationPath = o.Store.EndpointURL(), o.Store.Bucket, objectstore.BackupDir(o.Store.Path, ref)
 	st.ObjectStore = o.Cluster.Spec.Backup.ObjectStore.DeepCopy()
+	started(&st, b, o.Now)
 	return Decision{Action: ActPatchStatus, Status: st,
 		Events: []kit.Event{evPending.With(target, methodOf(b), st.Endpoint+"/"+st.Bucket+"/"+st.DestinationPath)}}
 }

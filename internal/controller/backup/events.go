@@ -19,6 +19,8 @@ var (
 
 	evClusterNotFound  = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ClusterNotFound", Format: "%s"}
 	evNoObjectStore    = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "NoObjectStore", Format: "%s"}
+	evQueued           = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "Queued", Format: "Waiting: %s"}
+	evSuperseded       = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "Superseded", Format: "Superseded by %s, a newer Backup of the same ScheduledBackup; this one never started"}
 	evObjectStoreInUse = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "ObjectStoreInUse", Format: "%s"}
 	evUnsupported      = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "Unsupported", Format: "%s"}
 	evJobFailed        = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "JobFailed", Format: "%s"}

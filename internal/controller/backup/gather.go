@@ -48,6 +48,16 @@ func (r *Reconciler) gatherWhere(ctx context.Context, o *Observation) error {
 	if o.Store, o.StoreErr = r.resolveStore(ctx, c); o.StoreErr != nil {
 		return nil
 	}
+	// Fresh, under the Cluster's lock (Reconcile): a Backup that just started is seen.
+	var all v1.BackupList
+	if err := r.APIReader.List(ctx, &all, client.InNamespace(c.Namespace)); err != nil {
+		return fmt.Errorf("listing the Backups of %s: %w", c.Namespace, err)
+	}
+	for _, other := range all.Items {
+		if other.Spec.Cluster.Name == c.Name && other.Name != o.Backup.Name {
+			o.Others = append(o.Others, other)
+		}
+	}
 	var pods corev1.PodList
 	if err := r.Client.List(ctx, &pods, client.InNamespace(c.Namespace), client.MatchingLabels{v1.ClusterLabel: c.Name}); err != nil {
 		return fmt.Errorf("listing the instances of %s: %w", c.Name, err)

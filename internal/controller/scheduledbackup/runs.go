@@ -123,6 +123,8 @@ func (p *planner) prune() {
 	}{
 		{v1.BackupPhaseCompleted, p.sb.Spec.SuccessfulBackupsHistoryLimit},
 		{v1.BackupPhaseFailed, p.sb.Spec.FailedBackupsHistoryLimit},
+		// Superseded Backups never ran; they are kept like failed ones, counted on their own.
+		{v1.BackupPhaseSuperseded, p.sb.Spec.FailedBackupsHistoryLimit},
 	}
 	for _, l := range limits {
 		done := slices.DeleteFunc(p.kids.inPhase(l.phase), func(c child) bool { return p.o.Deleted[c.backup.UID] })
