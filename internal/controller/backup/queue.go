@@ -93,7 +93,7 @@ func queued(o Observation, behind *v1.Backup) Decision {
 	msg := fmt.Sprintf("Backup %s of Cluster %s %s: one backup per Cluster at a time", behind.Name, b.Spec.Cluster.Name, state)
 	st := *b.Status.DeepCopy()
 	st.Phase = v1.BackupPhasePending
-	old := meta.FindStatusCondition(st.Conditions, v1.BackupQueued)
+	old := meta.FindStatusCondition(b.Status.Conditions, v1.BackupQueued) // as read, not the copy being changed
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1.BackupQueued, Status: metav1.ConditionTrue,
 		Reason: v1.ReasonQueuedBehind, Message: msg, ObservedGeneration: b.Generation, LastTransitionTime: metav1.NewTime(o.Now)})
 	d := Decision{RequeueAfter: waitInterval}

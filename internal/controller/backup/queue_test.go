@@ -1,6 +1,7 @@
 package backup
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -93,6 +94,11 @@ func TestDecideQueue(t *testing.T) {
 	waiting.Status = d.Status
 	if d := Decide(Observation{Now: now.Add(time.Second), Backup: waiting, Cluster: bkCluster(), Candidates: healthyDB2, Others: running}); d.Action != ActNothing || len(d.Events) != 0 {
 		t.Errorf("still behind the same Backup: %+v, want nothing written", d)
+	}
+	other2 := []v1.Backup{other("r2", -time.Hour, "", v1.BackupPhaseRunning, true)}
+	if d := Decide(Observation{Now: now.Add(time.Second), Backup: waiting, Cluster: bkCluster(), Candidates: healthyDB2, Others: other2}); d.Action != ActPatchStatus ||
+		len(d.Events) != 1 || !strings.Contains(meta.FindStatusCondition(d.Status.Conditions, v1.BackupQueued).Message, "r2") {
+		t.Errorf("behind another Backup than before: %+v, want the condition and an Event naming r2", d)
 	}
 	late := bkT0.Add(3 * time.Hour) // past the one-hour timeout since its creation, while queued
 	d = Decide(Observation{Now: late, Backup: waiting, Cluster: bkCluster(), Candidates: healthyDB2})
