@@ -29,29 +29,59 @@ const nodeIP = "172.30.255.2"
 // bucket "backups"; it returns its endpoint and keys.
 func objectStoreOnNode(t *testing.T) (endpoint, access, secret string) {
 	t.Helper()
-	bin := os.Getenv("CNM_VERSITYGW")
-	if bin == "" {
+	s := startNodeStore(t)
+	return s.endpoint, s.access, s.secret
+}
+
+// nodeStore is a versitygw on the node that a test may stop and start again, same data and port.
+type nodeStore struct {
+	t                        *testing.T
+	dir, port                string
+	endpoint, access, secret string
+	child                    *proc.Child
+	log                      *os.File
+}
+
+func startNodeStore(t *testing.T) *nodeStore {
+	t.Helper()
+	if os.Getenv("CNM_VERSITYGW") == "" {
 		t.Fatal("CNM_VERSITYGW is not set: run with eval \"$(bash hack/substrate.sh env)\" (make e2e does)")
 	}
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "backups"), 0o700); err != nil {
+	s := &nodeStore{t: t, dir: t.TempDir(), port: strconv.Itoa(19000 + os.Getpid()%1000),
+		access: "e2e-access", secret: "e2e-secret-0123456789"}
+	if err := os.MkdirAll(filepath.Join(s.dir, "backups"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	port := 19000 + os.Getpid()%1000
-	access, secret = "e2e-access", "e2e-secret-0123456789"
-	cmd := exec.Command("nsenter", "--net="+chaos.NodeNetns, "--", bin, "--access", access, "--secret", secret,
-		"--port", nodeIP+":"+strconv.Itoa(port), "posix", dir)
-	log, err := os.Create(filepath.Join(t.TempDir(), "versitygw.log"))
+	s.endpoint = fmt.Sprintf("http://%s:%s", nodeIP, s.port)
+	s.start()
+	t.Cleanup(s.stop)
+	return s
+}
+
+// start runs versitygw (again) on the store's directory and port.
+func (s *nodeStore) start() {
+	s.t.Helper()
+	cmd := exec.Command("nsenter", "--net="+chaos.NodeNetns, "--", os.Getenv("CNM_VERSITYGW"), "--access", s.access, "--secret", s.secret,
+		"--port", nodeIP+":"+s.port, "posix", s.dir)
+	log, err := os.Create(filepath.Join(s.t.TempDir(), "versitygw.log"))
 	if err != nil {
-		t.Fatal(err)
+		s.t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = log, log
 	child, err := proc.StartTied(cmd)
 	if err != nil {
-		t.Fatalf("starting versitygw on the node: %v", err)
+		s.t.Fatalf("starting versitygw on the node: %v", err)
 	}
-	t.Cleanup(func() { _ = child.Stop(5 * time.Second); log.Close() })
-	return fmt.Sprintf("http://%s:%d", nodeIP, port), access, secret
+	s.child, s.log = child, log
+}
+
+// stop stops versitygw: every request to the store is refused until start.
+func (s *nodeStore) stop() {
+	if s.child != nil {
+		_ = s.child.Stop(5 * time.Second)
+		s.log.Close()
+		s.child = nil
+	}
 }
 
 // storeManifests starts an object store on the node (objectStoreOnNode) and returns it as
