@@ -74,6 +74,7 @@ func WriteStatus(out io.Writer, v *ClusterView, now time.Time) error {
 		fmt.Fprintf(tw, "Primary failing since:\t%s%s\n", st.PrimaryFailingSince.UTC().Format(time.RFC3339), failing)
 	}
 	fmt.Fprintf(tw, "Primary lease:\t%s\n", describeLease(specs.PrimaryLeaseName(c.Name), v.Lease, v.LeaseErr, now))
+	writeProtection(tw, st, now)
 	requested, reqErr := c.FencedInstancesRequested()
 	if reqErr != nil {
 		fmt.Fprintf(tw, "Fencing request:\t%v\n", reqErr)
@@ -171,7 +172,7 @@ func yesNo(b bool) string {
 func newStatusCommand(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status CLUSTER",
-		Short: "Show a Cluster's primary, instances, fencing, primary Lease and conditions",
+		Short: "Show a Cluster's primary, instances, fencing, primary Lease, backups and conditions",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, ns, err := e.client()

@@ -31,6 +31,12 @@ func TestStatusVerb(t *testing.T) {
 		c.Status.FencedInstances = []string{"db-3"}
 		c.Status.DivergedInstances = []string{"db-4"}
 		c.Status.GTIDExecutedByInstance = map[string]string{"db-1": "u:1-9", "db-2": "u:1-8"}
+		c.Status.ObjectStoreLocation = &v1.ObjectStoreLocationStatus{Location: "s3://backups/prod/db/", Phase: v1.LocationClaimed}
+		done, failedAt := metav1.NewTime(testNow.Add(-2*time.Hour)), metav1.NewTime(testNow.Add(-time.Hour))
+		c.Status.Backups = &v1.BackupsStatus{
+			LastSuccessful: &v1.SuccessfulBackupRecord{Name: "nightly-1", CompletedAt: &done, Size: 1024},
+			LastFailed:     &v1.FailedBackupRecord{Name: "nightly-2", At: &failedAt, Reason: "uploading: 503"},
+			Restorable:     3, RestorableBytes: 4096, ListedAt: &failedAt}
 		c.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Switchover",
 			Message: "switching over to db-2", LastTransitionTime: metav1.NewTime(testNow)}}
 	})
@@ -60,6 +66,10 @@ func TestStatusVerb(t *testing.T) {
 		"Primary: db-1",
 		"Target primary: db-2 (switchover or failover in progress since 2026-11-22T07:59:00Z)",
 		"Primary lease: db-primary held by db-1, renewed 4s ago (TTL 15s, valid)",
+		"Object store: s3://backups/prod/db/ (Claimed)",
+		"Last backup: nightly-1 completed 2026-11-22T06:00:00Z (2h0m0s ago), 1024 bytes",
+		"Last failed backup: nightly-2 at 2026-11-22T07:00:00Z (1h0m0s ago): uploading: 503",
+		"In the object store: 3 complete backup(s), 4096 bytes (listed 2026-11-22T07:00:00Z)",
 		"INSTANCE ROLE READY FENCED DIVERGED GTID EXECUTED",
 		"db-1 primary true no no u:1-9",
 		"db-2 replica true no no u:1-8",
