@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
@@ -241,4 +242,31 @@ func TestPassDeletesNothingBesideAClusterItCannotDecode(t *testing.T) {
 	w.Clock.Step(time.Hour)
 	w.reconcileOK("db")
 	w.wantDirs("db", "new")
+}
+
+// TestEachCompletedBackupEnforcesTheCount: with retentionCount 2, a pass that ran minutes ago
+// does not hold the next one back an hour: a Backup that completes triggers a pass at once, which
+// leaves the two newest, so the next backup starts with at most N and runs with N+1.
+func TestEachCompletedBackupEnforcesTheCount(t *testing.T) {
+	w := newRetWorld(t)
+	w.createCluster("db", "", true)
+	c := w.cluster("db")
+	old := c.DeepCopy()
+	c.Spec.Backup.RetentionCount = ptr.To[int32](2)
+	check.Must(t, w.Client.Patch(w.Ctx, c, client.MergeFrom(old)))
+	c = w.cluster("db")
+	c.Status.LastRetentionRunTime = ptr.To(metav1.NewTime(w.Clock.Now().Add(-10 * time.Minute)))
+	w.UpdateStatus(c)
+	w.uploadBackup("db", "b1", 2*day)
+	w.uploadBackup("db", "b2", day)
+	w.startManager()
+	time.Sleep(2 * time.Second)
+	w.wantDirs("db", "b1", "b2")
+
+	w.uploadBackup("db", "b3", 0) // completes now, ten minutes after the last pass
+	w.Eventually("the completed Backup runs the pass at once", check.True(func() bool { return len(w.dirs("db")) == 2 }))
+	w.wantDirs("db", "b2", "b3")
+	if got := w.artifacts("b1"); got != v1.ReasonArtifactsExpired {
+		t.Errorf("Backup b1: %q, want Expired", got)
+	}
 }

@@ -30,10 +30,12 @@ const (
 
 // Observation is what the decision reads: the Cluster, its parsed policy and the time.
 type Observation struct {
-	Now       time.Time
-	Cluster   *v1.Cluster
-	Policy    retentionpolicy.Policy
-	PolicyErr error
+	Now     time.Time
+	Cluster *v1.Cluster
+	// LastCompleted is when the newest completed Backup of the Cluster completed (zero: none).
+	LastCompleted time.Time
+	Policy        retentionpolicy.Policy
+	PolicyErr     error
 }
 
 // Decision says whether a pass runs now. Skip is set when none runs until the Cluster changes;
@@ -45,7 +47,8 @@ type Decision struct {
 	Events       []kit.Event
 }
 
-// Decide decides whether a Cluster's retention pass is due. A pass needs a policy, an object
+// Decide decides whether a Cluster's retention pass is due: hourly, and after each backup that
+// completed since the last pass. A pass needs a policy, an object
 // store and an established primary: status.currentPrimary is set only once an instance has taken
 // the primary role, so a Cluster still bootstrapping (or restoring) never deletes anything.
 // Passes run at most once per Interval after status.lastRetentionRunTime; a stamp more than one
@@ -69,6 +72,11 @@ func Decide(o Observation) Decision {
 	}
 	last := c.Status.LastRetentionRunTime
 	if last == nil || last.Time.After(o.Now.Add(Interval)) {
+		return Decision{Due: true}
+	}
+	if !o.LastCompleted.IsZero() && !o.LastCompleted.Before(last.Time) {
+		// A backup completed since the last pass: count and size limits hold again at once, so
+		// the next backup starts with at most N and runs with at most N+1.
 		return Decision{Due: true}
 	}
 	next := last.Add(Interval)

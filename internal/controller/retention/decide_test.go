@@ -67,6 +67,7 @@ func TestDecide(t *testing.T) {
 		due       bool
 		requeue   time.Duration
 		event     string
+		completed time.Time // the newest completed Backup's completion
 	}{
 		{name: "no policy: no pass", cluster: eligibleCluster(func(c *v1.Cluster) { c.Spec.Backup.RetentionPolicy = "" }),
 			skip: skipNoPolicy},
@@ -95,6 +96,12 @@ func TestDecide(t *testing.T) {
 			c.Spec.Backup.RetentionPolicy, c.Spec.Backup.RetentionCount = "", ptrInt32(3)
 		}), due: true},
 		{name: "never ran: due now", cluster: eligibleCluster(nil), due: true},
+		{name: "a backup completed since the last pass: due at once, before the hour", completed: testNow.Add(-10 * time.Minute),
+			cluster: eligibleCluster(stampedAt(testNow.Add(-30 * time.Minute))), due: true},
+		{name: "a backup completed in the second of the last pass: due (the pass may have listed before it)", completed: testNow.Add(-30 * time.Minute),
+			cluster: eligibleCluster(stampedAt(testNow.Add(-30 * time.Minute))), due: true},
+		{name: "the newest backup completed before the last pass: the hourly wait", completed: testNow.Add(-40 * time.Minute),
+			cluster: eligibleCluster(stampedAt(testNow.Add(-30 * time.Minute))), requeue: 30 * time.Minute},
 		{name: "ran 30 minutes ago: the next pass in 30 minutes", cluster: eligibleCluster(stampedAt(testNow.Add(-30 * time.Minute))),
 			requeue: 30 * time.Minute},
 		{name: "ran exactly an hour ago: due", cluster: eligibleCluster(stampedAt(testNow.Add(-time.Hour))), due: true},
@@ -113,7 +120,7 @@ func TestDecide(t *testing.T) {
 			if tc.policyErr != nil {
 				err = tc.policyErr
 			}
-			s := Decide(Observation{Now: testNow, Cluster: tc.cluster, Policy: p, PolicyErr: err})
+			s := Decide(Observation{Now: testNow, Cluster: tc.cluster, Policy: p, PolicyErr: err, LastCompleted: tc.completed})
 			if s.Skip != tc.skip || s.Due != tc.due || s.RequeueAfter != tc.requeue {
 				t.Errorf("got skip %q due %v requeue %v, want skip %q due %v requeue %v",
 					s.Skip, s.Due, s.RequeueAfter, tc.skip, tc.due, tc.requeue)

@@ -3,6 +3,7 @@ package retention
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -33,6 +34,7 @@ func (r *Reconciler) gather(ctx context.Context, key types.NamespacedName) (Obse
 		return Observation{}, nil, err
 	}
 	o := r.observe(&cached)
+	o.LastCompleted = r.lastCompleted(ctx, &cached)
 	if !Decide(o).Due {
 		return o, nil, nil
 	}
@@ -40,11 +42,32 @@ func (r *Reconciler) gather(ctx context.Context, key types.NamespacedName) (Obse
 	if err := r.APIReader.Get(ctx, key, &fresh); err != nil {
 		return o, nil, fmt.Errorf("reading Cluster %s: %w", key.Name, err)
 	}
-	if o = r.observe(&fresh); !Decide(o).Due {
+	last := o.LastCompleted
+	if o = r.observe(&fresh); !Decide(withLast(o, last)).Due {
 		return o, nil, nil
 	}
+	o.LastCompleted = last
 	in, err := r.gatherPass(ctx, &fresh)
 	return o, in, err
+}
+
+func withLast(o Observation, last time.Time) Observation { o.LastCompleted = last; return o }
+
+// lastCompleted is when the newest completed Backup of c completed, from the cache; zero when
+// none did or the list failed (the hourly pass still runs).
+func (r *Reconciler) lastCompleted(ctx context.Context, c *v1.Cluster) time.Time {
+	var backups v1.BackupList
+	if err := r.Client.List(ctx, &backups, client.InNamespace(c.Namespace)); err != nil {
+		return time.Time{}
+	}
+	var last time.Time
+	for _, b := range backups.Items {
+		if b.Spec.Cluster.Name == c.Name && b.Status.Phase == v1.BackupPhaseCompleted && b.Status.CompletedAt != nil &&
+			b.Status.CompletedAt.After(last) {
+			last = b.Status.CompletedAt.Time
+		}
+	}
+	return last
 }
 
 // observe is what Decide reads of c, now.

@@ -45,9 +45,11 @@ func updates(creations bool, pass func(event.UpdateEvent) bool) predicate.Funcs 
 	}
 }
 
-// backupJustCompleted reports whether an update moved a Backup into the completed phase.
+// backupJustCompleted reports whether an update moved a Backup into the completed phase, or
+// recorded when a completed Backup completed (what decides whether a pass is due).
 func backupJustCompleted(o, n *v1.Backup) bool {
-	return o.Status.Phase != v1.BackupPhaseCompleted && n.Status.Phase == v1.BackupPhaseCompleted
+	return n.Status.Phase == v1.BackupPhaseCompleted &&
+		(o.Status.Phase != v1.BackupPhaseCompleted || !o.Status.CompletedAt.Equal(n.Status.CompletedAt))
 }
 
 // backupToItsCluster maps a Backup to the Cluster it backs up.
