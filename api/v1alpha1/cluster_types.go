@@ -467,6 +467,17 @@ type BackupConfiguration struct {
 	// +optional
 	FailureAlertAfter *metav1.Duration `json:"failureAlertAfter,omitempty"`
 
+	// FinishedBackupTTL, when set, deletes the Backup objects of this Cluster (scheduled and on
+	// demand) that finished (completed, failed or superseded) longer ago than this. Only the
+	// objects: remote data stays unless the Backup's deletion policy is delete. The newest
+	// completed Backup and any Backup a Cluster of the namespace recovers from
+	// (bootstrap.recovery.backup) are kept. Unset keeps every Backup object, since Backup objects
+	// are also the catalog bootstrap.recovery.backup names. At least 1m.
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$') && size(self) > 0",message="finishedBackupTTL must be a duration written with h, m and s, such as 24h"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$') || size(self) == 0 || duration(self) >= duration('1m')",message="finishedBackupTTL must be at least 1m"
+	// +optional
+	FinishedBackupTTL *metav1.Duration `json:"finishedBackupTTL,omitempty"`
+
 	// ContinueHistory lets this Cluster take over a location another incarnation claimed, and
 	// continue its backups and binlog archive, when that is safe: the Cluster was recovered from
 	// that location (bootstrap.recovery), the Cluster that claimed it no longer exists, and this

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
@@ -93,6 +93,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return kit.ConflictOr(err)
 	}
 	export(c.Namespace, c.Name, d.Status, d.Condition)
+	if err := r.prune(ctx, d.Prune); err != nil {
+		return ctrl.Result{}, err
+	}
 	kit.Emit(r.Recorder, &c, d.Events)
 	return ctrl.Result{RequeueAfter: d.RequeueAfter}, nil
 }
@@ -119,6 +122,11 @@ func (r *Reconciler) gather(ctx context.Context, c *v1.Cluster) (Observation, er
 			o.Schedules = append(o.Schedules, s)
 		}
 	}
+	var clusters v1.ClusterList
+	if err := r.Client.List(ctx, &clusters, client.InNamespace(c.Namespace)); err != nil {
+		return o, fmt.Errorf("listing the Clusters of %s: %w", c.Namespace, err)
+	}
+	o.RecoveringFrom = recoverySources(clusters.Items)
 	o.Listing = r.list(ctx, c, o)
 	return o, nil
 }
@@ -158,6 +166,20 @@ func newBackupSince(backups []v1.Backup, t time.Time) bool {
 		}
 	}
 	return false
+}
+
+// prune deletes the Backup objects finishedBackupTTL expired, each only at the version read: one
+// that changed meanwhile is decided on again.
+func (r *Reconciler) prune(ctx context.Context, backups []v1.Backup) error {
+	for i := range backups {
+		b := &backups[i]
+		uid, rv := b.UID, b.ResourceVersion
+		err := r.Client.Delete(ctx, b, client.Preconditions{UID: &uid, ResourceVersion: &rv})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("deleting the expired Backup %s: %w", b.Name, err)
+		}
+	}
+	return nil
 }
 
 // record patches status.backups and the condition when they changed.

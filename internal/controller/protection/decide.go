@@ -39,6 +39,8 @@ type Observation struct {
 	Backups   []v1.Backup          // the Backups of this Cluster
 	Schedules []v1.ScheduledBackup // the ScheduledBackups of this Cluster
 	Listing   Listing
+	// RecoveringFrom are the Backup names Clusters of the namespace recover from.
+	RecoveringFrom map[string]bool
 }
 
 // Decision is the status to record, the condition, the Events and when to look again.
@@ -47,6 +49,8 @@ type Decision struct {
 	Condition    *metav1.Condition // nil: the Cluster has no object store, no condition
 	Events       []kit.Event
 	RequeueAfter time.Duration
+	// Prune are the Backup objects finishedBackupTTL deletes.
+	Prune []v1.Backup
 }
 
 // Decide computes the Cluster's protection. A Cluster without an object store has none to
@@ -88,6 +92,13 @@ func Decide(o Observation) Decision {
 		d.RequeueAfter = wait + time.Second
 	}
 	d.Events = events(c, cond, failure)
+	ttl := time.Duration(0)
+	if c.Spec.Backup.FinishedBackupTTL != nil {
+		ttl = c.Spec.Backup.FinishedBackupTTL.Duration
+	}
+	if d.Prune = expiredBackups(o.Now, ttl, o.Backups, o.RecoveringFrom); len(d.Prune) > 0 {
+		d.Events = append(d.Events, evPruned.With(len(d.Prune), ttl, names(d.Prune)))
+	}
 	return d
 }
 

@@ -10,5 +10,7 @@ import (
 var (
 	evFailed    = kit.EventKind{Type: corev1.EventTypeWarning, Reason: ReasonFailed, Format: "%s"}
 	evNoSuccess = kit.EventKind{Type: corev1.EventTypeWarning, Reason: ReasonNoSuccess, Format: "%s"}
-	evHealthy   = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "BackupsHealthy", Format: "Backups healthy again: %s"}
+	evPruned    = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "BackupObjectsPruned",
+		Format: "Deleted %d Backup object(s) finished more than finishedBackupTTL %s ago (remote data follows each one's deletion policy): %s"}
+	evHealthy = kit.EventKind{Type: corev1.EventTypeNormal, Reason: "BackupsHealthy", Format: "Backups healthy again: %s"}
 )

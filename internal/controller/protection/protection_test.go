@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -106,6 +108,23 @@ func TestBackupsHealthyLevels(t *testing.T) {
 	}
 	if v := gauge(t, "cnm_backups_restorable", w.NS); v != 1 {
 		t.Errorf("cnm_backups_restorable %v, want 1", v)
+	}
+
+	// finishedBackupTTL: the finished Backup objects older than it go, the newest completed stays.
+	got = ctrlworld.Get[v1.Cluster](w, "db")
+	old := got.DeepCopy()
+	got.Spec.Backup.FinishedBackupTTL = &metav1.Duration{Duration: time.Minute}
+	check.Must(t, w.Client.Patch(w.Ctx, got, client.MergeFrom(old)))
+	w.Clock.Step(5 * time.Minute)
+	_, _, ev = look()
+	for _, name := range []string{"f1", "f2"} {
+		if err := w.Client.Get(w.Ctx, w.Key(name), &v1.Backup{}); !apierrors.IsNotFound(err) {
+			t.Errorf("Backup %s past finishedBackupTTL: %v, want deleted", name, err)
+		}
+	}
+	check.Must(t, w.Client.Get(w.Ctx, w.Key("ok"), &v1.Backup{}))
+	if !strings.Contains(ev, "Normal BackupObjectsPruned Deleted 2 Backup object(s)") {
+		t.Errorf("events %q", ev)
 	}
 }
 
