@@ -142,6 +142,21 @@ func (a *Archiver) pass(ctx context.Context) (Decision, error) {
 	a.dir.Store(cmp.Or(role.Dir, a.Cluster))
 	if role.LocationNotHeld != "" {
 		a.index = nil // nothing of another incarnation's archive is reported
+		switch {
+		case role.LocationInUse && a.autoPurgeOff:
+			// Nothing will archive these binlogs until a user acts (the Cluster is Degraded): keep
+			// them no longer than mysqld's binlog_expire_logs_seconds rather than fill the disk.
+			if err := a.Server.EnableAutoPurge(ctx); err != nil {
+				return Decision{}, stageError("mysql", err)
+			}
+			a.autoPurgeOff = false
+		case !role.LocationInUse && !a.autoPurgeOff:
+			// The claim is pending: the binlogs wait for it, as they wait for a store that fails.
+			if err := a.Server.DisableAutoPurge(ctx); err != nil {
+				return Decision{}, stageError("mysql", err)
+			}
+			a.autoPurgeOff = true
+		}
 		return Decision{}, stageError("location", fmt.Errorf("%w: %s", ErrNotHeld, role.LocationNotHeld))
 	}
 	o, uuid, err := a.gather(ctx, role)

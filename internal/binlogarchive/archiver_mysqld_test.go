@@ -313,6 +313,16 @@ func TestArchiverRefusesALocationItsClusterDoesNotHold(t *testing.T) {
 	if n := binlogCount(t, w.db); n < 4 {
 		t.Fatalf("%d binlogs left: unarchived binlogs were purged", n)
 	}
+	if got := autoPurge(t, w); got != 0 {
+		t.Fatalf("binlog_expire_logs_auto_purge %d while the claim is pending, want OFF: the binlogs wait for it", got)
+	}
+	w.setRole(Role{Primary: true, Writable: true, Dir: "pg1-v2", LocationInUse: true, LocationNotHeld: "in use by another incarnation"})
+	if _, err := w.arch.Pass(t.Context()); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("pass returned %v, want ErrNotHeld", err)
+	}
+	if got := autoPurge(t, w); got != 1 {
+		t.Fatalf("binlog_expire_logs_auto_purge %d while another incarnation holds the location, want ON: mysqld's expiry bounds the binlogs", got)
+	}
 	w.setRole(Role{Primary: true, Writable: true, Dir: "pg1-v2"})
 	_, err := w.db.ExecContext(t.Context(), "FLUSH BINARY LOGS")
 	check.Must(t, err)
@@ -330,4 +340,12 @@ func TestArchiverRefusesALocationItsClusterDoesNotHold(t *testing.T) {
 	if last := reports[len(reports)-1]; !last.OK || statuses == 0 {
 		t.Fatalf("held again: last report %+v, %d statuses", last, statuses)
 	}
+}
+
+// autoPurge reads @@global.binlog_expire_logs_auto_purge.
+func autoPurge(t *testing.T, w *world) int {
+	t.Helper()
+	var v int
+	check.Must(t, w.db.QueryRowContext(t.Context(), "SELECT @@global.binlog_expire_logs_auto_purge").Scan(&v))
+	return v
 }

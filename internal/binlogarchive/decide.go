@@ -22,6 +22,9 @@ type Role struct {
 	// LocationNotHeld, when set, says why the Cluster does not hold its object store location
 	// (status.objectStoreLocation): the primary archives nothing there.
 	LocationNotHeld string
+	// LocationInUse says another incarnation holds the location (not a claim still pending): the
+	// binlogs are then left to mysqld's own expiry rather than kept without bound.
+	LocationInUse bool
 }
 
 // Binlog is one local binary log as observed.

@@ -69,7 +69,7 @@ func (m *manager) runBinlogArchiver(ctx context.Context, lease *PrimaryLease) {
 			Primary: st.CurrentPrimary == m.cfg.Instance && st.TargetPrimary == m.cfg.Instance,
 			Fenced:  slices.Contains(st.FencedInstances, m.cfg.Instance), Demoted: lease.Demoted(),
 			LeaseRequired: lease.Enabled(), LeaseHeld: lease.Held(), Writable: true,
-			Dir: c.ObjectStoreDirName(), LocationNotHeld: locationNotHeld(c),
+			Dir: c.ObjectStoreDirName(), LocationNotHeld: locationNotHeld(c), LocationInUse: locationInUse(c),
 		}, nil
 	}
 	reporter := binlogarchive.ClusterReporter{Client: m.deps.Client, Cluster: m.cluster, Instance: m.cfg.Instance, Clock: m.deps.Clock}
@@ -127,4 +127,10 @@ func locationNotHeld(c *v1alpha1.Cluster) string {
 		return "the operator has not claimed " + c.ObjectStoreLocation() + " for this Cluster yet"
 	}
 	return st.Location + " (" + string(st.Phase) + "): " + st.Message
+}
+
+// locationInUse says the operator found the Cluster's location held by another incarnation.
+func locationInUse(c *v1alpha1.Cluster) bool {
+	st := c.Status.ObjectStoreLocation
+	return st != nil && st.Phase == v1alpha1.LocationInUse && st.Location == c.ObjectStoreLocation()
 }

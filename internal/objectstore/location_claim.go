@@ -112,6 +112,9 @@ type Contents struct {
 	UIDs []string
 	// BackupGTIDs are the complete backups' gtidExecuted.
 	BackupGTIDs []string
+	// Unreadable counts complete backups whose metadata.json could not be decoded: their owner
+	// is unknown.
+	Unreadable int
 }
 
 // Empty reports whether the location holds nothing besides its marker.
@@ -156,6 +159,10 @@ func (c *Client) LocationContents(ctx context.Context, dir string, withBackups b
 		md, err := c.ReadMetadata(ctx, e.Ref)
 		if errors.Is(err, ErrNotFound) {
 			continue // deleted meanwhile
+		}
+		if errors.Is(err, ErrInvalid) {
+			out.Unreadable++
+			continue
 		}
 		if err != nil {
 			return Contents{}, err

@@ -80,9 +80,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if res, done, err := r.reconcileFinalizer(ctx, &b); done {
 		return res, err
 	}
-	if b.Status.JobName == "" && !b.IsDone() {
+	if b.Status.JobName == "" && !b.IsDone() && b.DeletionTimestamp == nil {
 		// Deciding whether it starts: one Backup of the Cluster at a time (queue.go).
-		defer r.queue.lock(b.Namespace + "/" + b.Spec.Cluster.Name)()
+		unlock, ok := r.queue.tryLock(b.Namespace + "/" + b.Spec.Cluster.Name)
+		if !ok {
+			return ctrl.Result{RequeueAfter: lockBusyRetry}, nil
+		}
+		defer unlock()
 	}
 	o, err := r.gather(ctx, &b)
 	if err != nil {

@@ -141,15 +141,7 @@ func decideNew(o Observation) Decision {
 	} else if behind != nil {
 		return queued(o, behind)
 	}
-	// The wait for a target counts from the creation, or from leaving the queue.
-	deadline := b.CreationTimestamp.Add(b.EffectiveTimeout())
-	if c := meta.FindStatusCondition(b.Status.Conditions, v1.BackupQueued); c != nil {
-		left := o.Now
-		if c.Status == metav1.ConditionFalse {
-			left = c.LastTransitionTime.Time
-		}
-		deadline = left.Add(b.EffectiveTimeout())
-	}
+	deadline := startDeadline(b, o.Now)
 	target, why := targetIn(o.Cluster, b.Spec.Target, o.Candidates)
 	if !o.Cluster.HoldsObjectStoreLocation() {
 		target, why = "", "the Cluster's object store location is not claimed yet (status.objectStoreLocation)"
@@ -201,7 +193,7 @@ func decideStart(o Observation) Decision {
 	if o.JobForeign {
 		return fail(o, evJobFailed, "a Job named %s exists and does not belong to this Backup", b.Status.JobName)
 	}
-	if !o.Now.Before(b.CreationTimestamp.Add(b.EffectiveTimeout())) {
+	if !o.Now.Before(startDeadline(b, o.Now)) {
 		return fail(o, evTimedOut, "the backup did not start within the timeout %s", b.EffectiveTimeout())
 	}
 	st := *b.Status.DeepCopy()

@@ -146,14 +146,16 @@ func decideCleanup(o finalizerObservation) finalizerDecision {
 	return finalizerDecision{Action: finCleanup, Ref: ref}
 }
 
-// recordedRef is the backup directory the Backup recorded, checked to be this Backup's own, so a
-// status edited by hand cannot make the cleanup delete another backup.
+// recordedRef is the backup directory the Backup recorded, checked to be this Backup's own (its
+// name and backup id), so a status edited by hand cannot make the cleanup delete another backup.
+// The directory's cluster part is the Cluster's spec.backup.serverName (its name unless set) as
+// it was when the backup ran, so it is not compared with the Cluster's name.
 func recordedRef(b *v1.Backup) (objectstore.BackupRef, error) {
 	_, ref, err := objectstore.ParseBackupDir(b.Status.DestinationPath)
 	if err != nil {
 		return ref, fmt.Errorf("status.destinationPath: %w", err)
 	}
-	if ref.Cluster != b.Spec.Cluster.Name || ref.Name != b.Name || (b.Status.BackupID != "" && ref.ID != b.Status.BackupID) {
+	if ref.Name != b.Name || (b.Status.BackupID != "" && ref.ID != b.Status.BackupID) {
 		return ref, fmt.Errorf("status.destinationPath %s is not the directory of Backup %s of Cluster %s (backup id %s)",
 			b.Status.DestinationPath, b.Name, b.Spec.Cluster.Name, b.Status.BackupID)
 	}

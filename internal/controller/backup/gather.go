@@ -45,9 +45,6 @@ func (r *Reconciler) gatherWhere(ctx context.Context, o *Observation) error {
 		return err
 	}
 	o.Cluster = c
-	if o.Store, o.StoreErr = r.resolveStore(ctx, c); o.StoreErr != nil {
-		return nil
-	}
 	// Fresh, under the Cluster's lock (Reconcile): a Backup that just started is seen.
 	var all v1.BackupList
 	if err := r.APIReader.List(ctx, &all, client.InNamespace(c.Namespace)); err != nil {
@@ -57,6 +54,12 @@ func (r *Reconciler) gatherWhere(ctx context.Context, o *Observation) error {
 		if other.Spec.Cluster.Name == c.Name && other.Name != o.Backup.Name {
 			o.Others = append(o.Others, other)
 		}
+	}
+	if newer, behind := queuePosition(o.Backup, o.Others); newer != nil || behind != nil {
+		return nil // it waits or is superseded: no instance is asked while the lock is held
+	}
+	if o.Store, o.StoreErr = r.resolveStore(ctx, c); o.StoreErr != nil {
+		return nil
 	}
 	var pods corev1.PodList
 	if err := r.Client.List(ctx, &pods, client.InNamespace(c.Namespace), client.MatchingLabels{v1.ClusterLabel: c.Name}); err != nil {

@@ -26,8 +26,8 @@ func queuePosition(b *v1.Backup, others []v1.Backup) (supersededBy, behind *v1.B
 	schedule := b.Labels[v1.ScheduledBackupLabel]
 	for i := range others {
 		o := &others[i]
-		if o.Name == b.Name || o.IsDone() || o.DeletionTimestamp != nil {
-			continue
+		if o.Name == b.Name || o.IsDone() || (o.DeletionTimestamp != nil && o.Status.JobName == "") {
+			continue // a Backup being deleted after it started still holds the queue until it is gone
 		}
 		switch {
 		case o.Status.JobName != "":
@@ -114,11 +114,32 @@ func started(st *v1.BackupStatus, b *v1.Backup, now time.Time) {
 		LastTransitionTime: metav1.NewTime(now)})
 }
 
+// startDeadline is when a Backup that has not started fails for not starting: its timeout after
+// its creation or, for one that was queued behind another backup, after it left the queue (now,
+// while it is still marked queued). Time in the queue does not count.
+func startDeadline(b *v1.Backup, now time.Time) time.Time {
+	from := b.CreationTimestamp.Time
+	if c := meta.FindStatusCondition(b.Status.Conditions, v1.BackupQueued); c != nil {
+		from = now
+		if c.Status == metav1.ConditionFalse {
+			from = c.LastTransitionTime.Time
+		}
+	}
+	return from.Add(b.EffectiveTimeout())
+}
+
 // clusterLocks serialises the start of the Backups of one Cluster within the operator.
 type clusterLocks struct{ m sync.Map }
 
-func (l *clusterLocks) lock(key string) func() {
+// tryLock takes the Cluster's lock, or reports that another worker holds it: the caller looks
+// again shortly rather than hold a worker.
+func (l *clusterLocks) tryLock(key string) (func(), bool) {
 	mu, _ := l.m.LoadOrStore(key, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	return mu.(*sync.Mutex).Unlock
+	if !mu.(*sync.Mutex).TryLock() {
+		return nil, false
+	}
+	return mu.(*sync.Mutex).Unlock, true
 }
+
+// lockBusyRetry is how soon a Backup whose Cluster's lock was busy is looked at again.
+const lockBusyRetry = time.Second

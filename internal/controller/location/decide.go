@@ -113,6 +113,9 @@ func Decide(o Observation) Decision {
 			return inUse(o, describeOther(o)+", and the operator cannot tell whether that Cluster still exists (no permission to read it, or the read failed): "+choices)
 		}
 	}
+	if o.Contents.Unreadable > 0 {
+		return inUse(o, fmt.Sprintf("%s; continueHistory refused: %d backup(s) there have a metadata.json that cannot be read, so what the location holds is not known", describeOther(o), o.Contents.Unreadable))
+	}
 	executed, known := primaryExecuted(c)
 	if !known {
 		return pending(o, "waiting for the primary's GTID set to check that this Cluster continues the location's history")
@@ -145,7 +148,7 @@ const adoptionMargin = time.Second
 // look older, which refuses it (the safe way) rather than adopting another incarnation's.
 func writtenByThisIncarnation(o Observation) bool {
 	c := o.Cluster
-	if o.Contents.Oldest.Before(c.CreationTimestamp.Add(adoptionMargin)) {
+	if o.Contents.Unreadable > 0 || o.Contents.Oldest.Before(c.CreationTimestamp.Add(adoptionMargin)) {
 		return false
 	}
 	for _, ns := range o.Contents.Namespaces {
@@ -244,8 +247,12 @@ func describeOther(o Observation) string {
 			o.Claim.CreatedAt.UTC().Format(time.RFC3339), o.Claim.ClaimedAt.UTC().Format(time.RFC3339))
 	}
 	n := o.Contents
-	return fmt.Sprintf("the location holds %d object(s) of no known holder (no marker), written from %s to %s, before this Cluster was created or by another Cluster",
-		n.Objects, n.Oldest.UTC().Format(time.RFC3339), n.Newest.UTC().Format(time.RFC3339))
+	msg := fmt.Sprintf("the location holds objects of no known holder (no marker), the oldest written %s, before this Cluster was created or by another Cluster",
+		n.Oldest.UTC().Format(time.RFC3339))
+	if n.Unreadable > 0 {
+		msg += fmt.Sprintf(", and %d backup(s) whose metadata.json cannot be read", n.Unreadable)
+	}
+	return msg
 }
 
 func describeRecovered(from string) string {

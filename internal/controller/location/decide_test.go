@@ -94,7 +94,14 @@ func TestDecide(t *testing.T) {
 		{rule: "data without a marker written before this Cluster was created: in use, with the choices",
 			o:      Observation{Contents: before},
 			action: ActNone, phase: v1.LocationInUse, reason: ReasonInUse, event: ReasonInUse,
-			message: "of no known holder (no marker)"},
+			message: "of no known holder (no marker), the oldest written 2026-11-29T03:40:00Z"},
+		{rule: "data without a marker written after the creation with an unreadable metadata.json: in use, saying so",
+			o: Observation{Contents: func() objectstore.Contents {
+				c := written(created.Add(time.Minute), created.Add(2*time.Minute), []string{"default"}, nil)
+				c.Unreadable = 1
+				return c
+			}()},
+			action: ActNone, phase: v1.LocationInUse, reason: ReasonInUse, event: ReasonInUse, message: "1 backup(s) whose metadata.json cannot be read"},
 		{rule: "data without a marker written after the creation, its backups recording no namespace or uid (older builds): adopted",
 			o:      Observation{Contents: written(created.Add(time.Minute), created.Add(5*time.Minute), []string{""}, nil)},
 			action: ActCreate, phase: v1.LocationClaimed, reason: ReasonAdopted, event: "ObjectStoreClaimed"},

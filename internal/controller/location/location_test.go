@@ -258,3 +258,25 @@ func TestWaitsForTheClusterControllersFirstStatus(t *testing.T) {
 		t.Fatalf("after the first status: %+v", st)
 	}
 }
+
+// TestRecoveryLocationRuleAppliesAtCreationOnly: the admission rule against recovering into the
+// source's location is checked when a Cluster is created; a Cluster that exists (created before
+// the rule) keeps taking status writes and spec edits, the location controller reporting it.
+func TestRecoveryLocationRuleAppliesAtCreationOnly(t *testing.T) {
+	w := newLocWorld(t)
+	c := w.cluster("restored", func(c *v1.Cluster) {
+		c.Spec.Bootstrap = &v1.BootstrapConfiguration{Recovery: &v1.BootstrapRecovery{
+			Source: &v1.RecoverySource{ClusterName: "db", ObjectStore: *w.store.Config("s3", "prod", false)}}}
+		c.Spec.Backup.ServerName = "restored-v1"
+	})
+	w.create(c)
+	var got v1.Cluster
+	w.Get("restored", &got)
+	old := got.DeepCopy()
+	got.Spec.Backup.ServerName = "db" // now names the source's location
+	if err := w.Client.Patch(w.Ctx, &got, client.MergeFrom(old)); err != nil {
+		t.Fatalf("an update of an existing Cluster was refused by the creation rule: %v", err)
+	}
+	got.Status.LatestGeneratedNode = 2
+	check.Must(t, w.Client.Status().Update(w.Ctx, &got))
+}

@@ -90,7 +90,7 @@ func (cs children) running() (child, bool) {
 // newestDone is the latest child that completed or failed.
 func (cs children) newestDone() (child, bool) {
 	for i := len(cs) - 1; i >= 0; i-- {
-		if cs[i].backup.IsDone() {
+		if b := cs[i].backup; b.IsDone() && b.Status.Phase != v1.BackupPhaseSuperseded { // superseded ones never ran
 			return cs[i], true
 		}
 	}
