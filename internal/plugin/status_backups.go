@@ -3,6 +3,7 @@ package plugin
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -30,7 +31,7 @@ func writeProtection(w io.Writer, st v1.ClusterStatus, now time.Time) {
 		fmt.Fprintf(w, "Last backup:\tnone completed\n")
 	}
 	if f := b.LastFailed; f != nil && f.At != nil {
-		fmt.Fprintf(w, "Last failed backup:\t%s at %s (%s ago): %s\n", f.Name, stampOf(f.At.Time), now.Sub(f.At.Time).Round(time.Second), f.Reason)
+		fmt.Fprintf(w, "Last failed backup:\t%s at %s (%s ago): %s\n", f.Name, stampOf(f.At.Time), now.Sub(f.At.Time).Round(time.Second), oneLine(f.Reason))
 	}
 	if b.ListedAt != nil {
 		fmt.Fprintf(w, "In the object store:\t%d complete backup(s), %d bytes (listed %s)\n", b.Restorable, b.RestorableBytes, stampOf(b.ListedAt.Time))
@@ -44,3 +45,6 @@ func writeProtection(w io.Writer, st v1.ClusterStatus, now time.Time) {
 }
 
 func stampOf(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// oneLine keeps a multi-line error on its line of the table.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

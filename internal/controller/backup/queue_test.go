@@ -106,6 +106,16 @@ func TestDecideQueue(t *testing.T) {
 	if d.Status.Phase != v1.BackupPhasePending || d.Status.JobName == "" || q == nil || q.Status != metav1.ConditionFalse {
 		t.Fatalf("the queue emptied: %+v, want started with Queued=False (the timeout does not count the queue)", d.Status)
 	}
+	// What the start writes is fed back: the next step (the Job) is not failed for the time queued.
+	left := waiting.DeepCopy()
+	left.Status = d.Status
+	if d2 := Decide(Observation{Now: late.Add(time.Second), Backup: left, Cluster: bkCluster(), OperatorImage: "op:1"}); d2.Action != ActCreateJob ||
+		d2.Status.Phase != v1.BackupPhaseRunning {
+		t.Fatalf("the step after leaving the queue: %+v, want the Job created (its timeout counts from leaving the queue)", d2.Status)
+	}
+	if d3 := Decide(Observation{Now: late.Add(2 * time.Hour), Backup: left, Cluster: bkCluster(), OperatorImage: "op:1"}); d3.Status.Phase != v1.BackupPhaseFailed {
+		t.Errorf("not started within the timeout after leaving the queue: %+v, want failed", d3.Status)
+	}
 	d = Decide(Observation{Now: late, Backup: waiting, Cluster: noPrimary(), Candidates: nil})
 	if d.Status.Phase != v1.BackupPhasePending || d.Action != ActPatchStatus {
 		t.Fatalf("out of the queue without a target: %+v, want pending, left the queue", d)

@@ -26,7 +26,9 @@ func TestOneBackupPerClusterAtATime(t *testing.T) {
 	}
 	r := w.reconciler() // one controller: its workers share the per-Cluster lock
 	var wg sync.WaitGroup
-	for range 3 {
+	// Rounds of concurrent reconciles, as the controller's workers run them: one that finds the
+	// Cluster's lock taken is requeued (a second later in the controller), so several rounds.
+	for range 10 {
 		for _, n := range names {
 			wg.Add(1)
 			go func() {

@@ -3,6 +3,7 @@ package protection
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -13,8 +14,11 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -32,6 +36,10 @@ type Reconciler struct {
 	Clock     clock.PassiveClock
 	// OpenStore opens an object store; objectstore.New when nil.
 	OpenStore func(objectstore.Config) (*objectstore.Client, error)
+
+	// listings are the last listing of each Cluster's location, by namespace/name, failed ones
+	// included: a status write that conflicts, or a store that fails, does not list again at once.
+	listings sync.Map
 }
 
 // NewReconciler returns the production reconciler for mgr.
@@ -46,7 +54,7 @@ func NewReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *Reconciler {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("protection").
-		For(&v1.Cluster{}).
+		For(&v1.Cluster{}, builder.WithPredicates(clusterChanged())).
 		Watches(&v1.Backup{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			b, ok := o.(*v1.Backup)
 			if !ok || b.Spec.Cluster.Name == "" {
@@ -68,12 +76,40 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return nil
 }
 
+// clusterChanged passes creations, spec changes and the status fields the protection reads: the
+// location claim, the archive's window and the first instance; not every status write.
+func clusterChanged() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, okOld := e.ObjectOld.(*v1.Cluster)
+			n, okNew := e.ObjectNew.(*v1.Cluster)
+			if !okOld || !okNew {
+				return false
+			}
+			return o.Generation != n.Generation || o.Status.LatestGeneratedNode != n.Status.LatestGeneratedNode ||
+				!equality.Semantic.DeepEqual(o.Status.ObjectStoreLocation, n.Status.ObjectStoreLocation) ||
+				!equality.Semantic.DeepEqual(recoverableFrom(o), recoverableFrom(n))
+		},
+		DeleteFunc:  func(event.DeleteEvent) bool { return true },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
+func recoverableFrom(c *v1.Cluster) *metav1.MicroTime {
+	if c.Status.BinlogArchive == nil {
+		return nil
+	}
+	return c.Status.BinlogArchive.RecoverableFrom
+}
+
 // Reconcile gathers the Cluster's Backups, schedules and location, decides and records.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var c v1.Cluster
 	if err := r.Client.Get(ctx, req.NamespacedName, &c); err != nil {
 		if apierrors.IsNotFound(err) {
 			export(req.Namespace, req.Name, nil, nil)
+			r.listings.Delete(req.String())
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -109,7 +145,8 @@ func (r *Reconciler) gather(ctx context.Context, c *v1.Cluster) (Observation, er
 		return o, fmt.Errorf("listing the Backups of %s: %w", c.Namespace, err)
 	}
 	for _, b := range backups.Items {
-		if b.Spec.Cluster.Name == c.Name {
+		// A Backup created before the Cluster is an earlier incarnation's, of the same name.
+		if b.Spec.Cluster.Name == c.Name && !b.CreationTimestamp.Before(&c.CreationTimestamp) {
 			o.Backups = append(o.Backups, b)
 		}
 	}
@@ -136,19 +173,36 @@ func (r *Reconciler) list(ctx context.Context, c *v1.Cluster, o Observation) Lis
 	if c.Spec.Backup == nil || c.Spec.Backup.ObjectStore == nil || !c.HoldsObjectStoreLocation() {
 		return Listing{Err: fmt.Errorf("the Cluster does not hold its object store location")}
 	}
-	if st := c.Status.Backups; st != nil && st.ListedAt != nil && o.Now.Sub(st.ListedAt.Time) < refreshEvery &&
-		!newBackupSince(o.Backups, st.ListedAt.Time) {
-		return Listing{Err: fmt.Errorf("listed recently")}
+	key := c.Namespace + "/" + c.Name
+	if v, ok := r.listings.Load(key); ok {
+		last := v.(Listing)
+		wait := refreshEvery
+		if last.Err != nil {
+			wait = retryListing
+		}
+		if o.Now.Sub(last.At) < wait && (last.Err != nil || !newBackupSince(o.Backups, last.At)) {
+			return last // recent enough: a status write retried after a conflict does not list again
+		}
 	}
+	l := r.listStore(ctx, c, o.Now)
+	r.listings.Store(key, l)
+	return l
+}
+
+// retryListing is how soon a location that could not be listed is listed again.
+const retryListing = time.Minute
+
+// listStore lists the location's complete backups.
+func (r *Reconciler) listStore(ctx context.Context, c *v1.Cluster, now time.Time) Listing {
 	store, err := objectstore.OpenSpec(ctx, r.APIReader, c.Namespace, c.Spec.Backup.ObjectStore, r.OpenStore)
 	if err != nil {
-		return Listing{Err: err}
+		return Listing{At: now, Err: err}
 	}
 	entries, err := store.ListBackups(ctx, c.ObjectStoreDirName())
 	if err != nil {
-		return Listing{Err: err}
+		return Listing{At: now, Err: err}
 	}
-	l := Listing{At: o.Now}
+	l := Listing{At: now}
 	for _, e := range entries {
 		if e.Complete {
 			l.Complete++
@@ -161,7 +215,7 @@ func (r *Reconciler) list(ctx context.Context, c *v1.Cluster, o Observation) Lis
 // newBackupSince reports whether a Backup finished after t: the listing is out of date.
 func newBackupSince(backups []v1.Backup, t time.Time) bool {
 	for _, b := range backups {
-		if b.IsDone() && b.Status.CompletedAt != nil && b.Status.CompletedAt.After(t) {
+		if b.IsDone() && b.Status.CompletedAt != nil && !b.Status.CompletedAt.Time.Before(t.Truncate(time.Second)) {
 			return true
 		}
 	}

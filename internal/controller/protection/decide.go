@@ -68,19 +68,13 @@ func Decide(o Observation) Decision {
 		at := metav1.NewTime(o.Listing.At.UTC().Truncate(time.Second))
 		st.Restorable, st.RestorableBytes, st.ListedAt = o.Listing.Complete, o.Listing.Bytes, &at
 	}
-	success, failure := lastSuccess(o.Backups), lastFailure(o.Backups)
-	if success != nil {
-		st.LastSuccessful = &v1.SuccessfulBackupRecord{Name: success.Name, CompletedAt: success.Status.CompletedAt,
-			Size: success.Status.Size, GTIDExecuted: success.Status.GTIDExecuted, Method: methodOf(success)}
-	}
-	if failure != nil {
-		st.LastFailed = &v1.FailedBackupRecord{Name: failure.Name, Reason: truncate(failure.Status.Error), At: failure.Status.CompletedAt}
-	}
+	st.LastSuccessful, st.LastFailed = lastRecords(c.Status.Backups, lastSuccess(o.Backups), lastFailure(o.Backups))
+	success, failure := st.LastSuccessful, st.LastFailed
 	st.FirstRecoverablePoint = firstRecoverable(c, o.Backups)
 	st.NextScheduled = nextScheduled(o.Schedules)
 	since := c.CreationTimestamp.Time
 	if success != nil {
-		since = success.Status.CompletedAt.Time
+		since = success.CompletedAt.Time
 	}
 	criticalAt := since.Add(c.Spec.Backup.FailureAlertAfterOrDefault())
 	critical := metav1.NewTime(criticalAt.UTC().Truncate(time.Second))
@@ -102,27 +96,52 @@ func Decide(o Observation) Decision {
 	return d
 }
 
+// lastRecords are the last success and failure: of the Backup objects, or as recorded before
+// when the recorded one is newer. A Backup object deleted since (history limits,
+// finishedBackupTTL, by hand) does not erase what happened.
+func lastRecords(old *v1.BackupsStatus, success, failure *v1.Backup) (*v1.SuccessfulBackupRecord, *v1.FailedBackupRecord) {
+	var s *v1.SuccessfulBackupRecord
+	var f *v1.FailedBackupRecord
+	if success != nil {
+		s = &v1.SuccessfulBackupRecord{Name: success.Name, CompletedAt: success.Status.CompletedAt,
+			Size: success.Status.Size, GTIDExecuted: success.Status.GTIDExecuted, Method: methodOf(success)}
+	}
+	if failure != nil {
+		f = &v1.FailedBackupRecord{Name: failure.Name, Reason: truncate(failure.Status.Error), At: failure.Status.CompletedAt}
+	}
+	if old == nil {
+		return s, f
+	}
+	if r := old.LastSuccessful; r != nil && r.CompletedAt != nil && (s == nil || r.CompletedAt.After(s.CompletedAt.Time)) {
+		s = r.DeepCopy()
+	}
+	if r := old.LastFailed; r != nil && r.At != nil && (f == nil || r.At.After(f.At.Time)) {
+		f = r.DeepCopy()
+	}
+	return s, f
+}
+
 // condition is BackupsHealthy, most serious level first.
-func condition(o Observation, success, failure *v1.Backup, criticalAt time.Time) metav1.Condition {
+func condition(o Observation, success *v1.SuccessfulBackupRecord, failure *v1.FailedBackupRecord, criticalAt time.Time) metav1.Condition {
 	c := o.Cluster
 	cond := metav1.Condition{Type: v1.ConditionBackupsHealthy, ObservedGeneration: c.Generation}
-	failedLast := failure != nil && (success == nil || failure.Status.CompletedAt.After(success.Status.CompletedAt.Time))
+	failedLast := failure != nil && (success == nil || failure.At.After(success.CompletedAt.Time))
 	switch {
 	case !o.Now.Before(criticalAt):
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonNoSuccess
 		since := "the Cluster's creation"
 		if success != nil {
-			since = fmt.Sprintf("Backup %s completed at %s", success.Name, success.Status.CompletedAt.UTC().Format(time.RFC3339))
+			since = fmt.Sprintf("Backup %s completed at %s", success.Name, success.CompletedAt.UTC().Format(time.RFC3339))
 		}
 		cond.Message = truncate(fmt.Sprintf("critical: no successful backup since %s, more than failureAlertAfter %s ago: %s",
 			since, c.Spec.Backup.FailureAlertAfterOrDefault(), cause(o, failure, failedLast)))
 	case failedLast:
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonFailed
 		cond.Message = truncate(fmt.Sprintf("Backup %s failed at %s: %s; NoSuccessfulBackup at %s unless a backup succeeds",
-			failure.Name, failure.Status.CompletedAt.UTC().Format(time.RFC3339), failure.Status.Error, criticalAt.UTC().Format(time.RFC3339)))
+			failure.Name, failure.At.UTC().Format(time.RFC3339), failure.Reason, criticalAt.UTC().Format(time.RFC3339)))
 	case success != nil:
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonSucceeded
-		cond.Message = fmt.Sprintf("Backup %s completed at %s", success.Name, success.Status.CompletedAt.UTC().Format(time.RFC3339))
+		cond.Message = fmt.Sprintf("Backup %s completed at %s", success.Name, success.CompletedAt.UTC().Format(time.RFC3339))
 	default:
 		cond.Status, cond.Reason = metav1.ConditionUnknown, ReasonNoBackupYet
 		cond.Message = fmt.Sprintf("no Backup of this Cluster has finished yet; NoSuccessfulBackup at %s unless one succeeds",
@@ -132,7 +151,7 @@ func condition(o Observation, success, failure *v1.Backup, criticalAt time.Time)
 }
 
 // cause says why no backup succeeded: the last failure, no schedule, or schedules suspended.
-func cause(o Observation, failure *v1.Backup, failedLast bool) string {
+func cause(o Observation, failure *v1.FailedBackupRecord, failedLast bool) string {
 	active := 0
 	for _, s := range o.Schedules {
 		if s.Spec.Suspend == nil || !*s.Spec.Suspend {
@@ -141,7 +160,7 @@ func cause(o Observation, failure *v1.Backup, failedLast bool) string {
 	}
 	switch {
 	case failedLast:
-		return fmt.Sprintf("the last Backup, %s, failed: %s", failure.Name, failure.Status.Error)
+		return fmt.Sprintf("the last Backup, %s, failed: %s", failure.Name, failure.Reason)
 	case len(o.Schedules) == 0:
 		return "no ScheduledBackup backs this Cluster up, and no Backup succeeded"
 	case active == 0:
@@ -152,7 +171,7 @@ func cause(o Observation, failure *v1.Backup, failedLast bool) string {
 
 // events: a Warning for each new failed Backup that is the last to finish, a Warning when the
 // critical level is reached, a Normal when the Cluster is protected again.
-func events(c *v1.Cluster, cond metav1.Condition, failure *v1.Backup) []kit.Event {
+func events(c *v1.Cluster, cond metav1.Condition, failure *v1.FailedBackupRecord) []kit.Event {
 	old := meta.FindStatusCondition(c.Status.Conditions, v1.ConditionBackupsHealthy)
 	var prevFailed string
 	if c.Status.Backups != nil && c.Status.Backups.LastFailed != nil {

@@ -111,6 +111,16 @@ func TestDecide(t *testing.T) {
 			o: Observation{Now: created.Add(30 * time.Hour), Cluster: cluster(withCondition(metav1.ConditionFalse, ReasonNoSuccess, "")),
 				Backups: []v1.Backup{completed("back", 29*time.Hour)}},
 			status: metav1.ConditionTrue, reason: ReasonSucceeded, event: "BackupsHealthy", success: "back"},
+		{rule: "the last success's Backup object was pruned (history limit 0): the recorded success stands, no false critical",
+			o: Observation{Now: created.Add(2 * day), Cluster: cluster(func(c *v1.Cluster) {
+				c.Status.Backups = &v1.BackupsStatus{LastSuccessful: &v1.SuccessfulBackupRecord{Name: "pruned", CompletedAt: at(2*day - time.Hour)}}
+			}), Backups: []v1.Backup{completed("older", day)}},
+			status: metav1.ConditionTrue, reason: ReasonSucceeded, success: "pruned"},
+		{rule: "the last failure's Backup object was pruned: still LastBackupFailed, no second Warning",
+			o: Observation{Now: created.Add(2 * day), Cluster: cluster(withCondition(metav1.ConditionFalse, ReasonFailed, "gone"), func(c *v1.Cluster) {
+				c.Status.Backups.LastFailed.At, c.Status.Backups.LastFailed.Reason = at(2*day-time.Hour), "503"
+			}), Backups: []v1.Backup{completed("ok", day)}},
+			status: metav1.ConditionFalse, reason: ReasonFailed, lastFail: "gone", success: "ok"},
 		{rule: "the critical level falls due before the next refresh: looked at again then",
 			o:      Observation{Now: created.Add(26*time.Hour - time.Minute)},
 			status: metav1.ConditionUnknown, reason: ReasonNoBackupYet, requeueLE: time.Minute + time.Second},

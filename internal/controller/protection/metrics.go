@@ -42,13 +42,20 @@ func export(namespace, cluster string, st *v1.BackupsStatus, cond *metav1.Condit
 	criticalMet.With(l).Set(boolValue(cond.Reason == ReasonNoSuccess))
 	if s := st.LastSuccessful; s != nil && s.CompletedAt != nil {
 		lastSuccessMet.With(l).Set(float64(s.CompletedAt.Unix()))
+	} else {
+		lastSuccessMet.Delete(l)
 	}
 	if f := st.LastFailed; f != nil && f.At != nil {
 		lastFailedMet.With(l).Set(float64(f.At.Unix()))
+	} else {
+		lastFailedMet.Delete(l)
 	}
 	if st.ListedAt != nil {
 		restorableMet.With(l).Set(float64(st.Restorable))
 		restorableBytesMet.With(l).Set(float64(st.RestorableBytes))
+	} else {
+		restorableMet.Delete(l)
+		restorableBytesMet.Delete(l)
 	}
 }
 
