@@ -61,7 +61,7 @@ func TestQueuePosition(t *testing.T) {
 			b: other("n-1", 0, "nightly", v1.BackupPhasePending, false), others: []v1.Backup{other("n-2", time.Hour, "nightly", v1.BackupPhaseRunning, true)},
 			behind: "n-2"},
 		{rule: "an older waiting scheduled Backup that will be superseded holds no one",
-			b: other("od", 0, "", "", false),
+			b:      other("od", 0, "", "", false),
 			others: []v1.Backup{other("n-1", -time.Hour, "nightly", v1.BackupPhasePending, false), other("n-2", time.Hour, "nightly", "", false)}},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {

@@ -27,7 +27,7 @@ func TestDecideSeedRules(t *testing.T) {
 				}
 			})},
 		{rule: "a schedule firing more often than --min-schedule-interval creates nothing, not even its immediate Backup",
-			sb: []func(*v1.ScheduledBackup){set(func(s *v1.ScheduledBackupSpec) { s.Schedule, s.Immediate = "*/10 * * * * *", ptr.To(true) })},
+			sb:  []func(*v1.ScheduledBackup){set(func(s *v1.ScheduledBackupSpec) { s.Schedule, s.Immediate = "*/10 * * * * *", ptr.To(true) })},
 			now: at, minGap: time.Minute, wantEvents: []string{"ScheduleTooFrequent"},
 			check: all(wantReady(metav1.ConditionFalse, reasonTooFrequent), func(t *testing.T, d Decision) {
 				if d.Status.NextScheduleTime != nil {
@@ -35,11 +35,11 @@ func TestDecideSeedRules(t *testing.T) {
 				}
 			})},
 		{rule: "a schedule firing exactly every --min-schedule-interval runs",
-			sb: []func(*v1.ScheduledBackup){set(func(s *v1.ScheduledBackupSpec) { s.Schedule, s.Immediate = "0 * * * * *", ptr.To(true) })},
+			sb:  []func(*v1.ScheduledBackup){set(func(s *v1.ScheduledBackupSpec) { s.Schedule, s.Immediate = "0 * * * * *", ptr.To(true) })},
 			now: at, minGap: time.Minute, wantCreate: "nightly-20260501010000", wantEvents: []string{"ImmediateBackupCreated"},
 			check: wantReady(metav1.ConditionTrue, reasonScheduled)},
 		{rule: "--min-schedule-interval 0 accepts any schedule",
-			sb: []func(*v1.ScheduledBackup){set(func(s *v1.ScheduledBackupSpec) { s.Schedule, s.Immediate = "* * * * * *", ptr.To(true) })},
+			sb:  []func(*v1.ScheduledBackup){set(func(s *v1.ScheduledBackupSpec) { s.Schedule, s.Immediate = "* * * * * *", ptr.To(true) })},
 			now: at, wantCreate: "nightly-20260501010000", wantEvents: []string{"ImmediateBackupCreated"},
 			check: wantReady(metav1.ConditionTrue, reasonScheduled)},
 		{rule: "first check stamps lastCheckTime and nextScheduleTime without a Backup and waits for the slot",
