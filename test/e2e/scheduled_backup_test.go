@@ -1,0 +1,71 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+)
+
+// A ScheduledBackup whose Backups reach the object store from the Pod: its immediate Backup runs
+// a real Job that writes the archive and metadata.json to the store on the node, and the
+// Cluster's protection status names it, with what the location holds and the next slot.
+func TestScheduledBackupReachesTheStore(t *testing.T) {
+	storeSecret, store := storeManifests(t)
+	ns := Namespace(t)
+	Apply(t, ns, storeSecret+`---
+apiVersion: mysql.cloudnative-mysql.io/v1alpha1
+kind: Cluster
+metadata: {name: db}
+spec:
+  instances: 1
+  imageName: `+mysqlImage+`
+  storage: {size: 1Gi}
+  backup:
+    objectStore:`+store+`
+---
+apiVersion: mysql.cloudnative-mysql.io/v1alpha1
+kind: ScheduledBackup
+metadata: {name: hourly}
+spec:
+  schedule: "0 0 * * * *"
+  cluster: {name: db}
+  immediate: true
+`)
+	c := &mysqlv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
+	ConditionTrue(t, c, "Ready", 5*time.Minute, func() []metav1.Condition { return c.Status.Conditions })
+	var done *mysqlv1.Backup
+	WaitFor(t, 5*time.Minute, "the schedule's immediate Backup completed", func() (bool, error) {
+		var list mysqlv1.BackupList
+		if err := env.c.List(context.Background(), &list, client.InNamespace(ns),
+			client.MatchingLabels{mysqlv1.ScheduledBackupLabel: "hourly"}); err != nil {
+			return false, err
+		}
+		for i := range list.Items {
+			b := &list.Items[i]
+			if b.Status.Phase == mysqlv1.BackupPhaseFailed {
+				t.Fatalf("the scheduled Backup failed: %s", b.Status.Error)
+			}
+			if b.Status.Phase == mysqlv1.BackupPhaseCompleted {
+				done = b
+				return true, nil
+			}
+		}
+		return false, fmt.Errorf("%d Backups, none completed", len(list.Items))
+	})
+	if !strings.HasPrefix(done.Status.DestinationPath, "db/"+done.Name+"/") || done.Status.Size == 0 {
+		t.Errorf("the Backup recorded %q, %d bytes", done.Status.DestinationPath, done.Status.Size)
+	}
+	waitCluster(t, c, 2*time.Minute, "the protection status names the scheduled backup", func(c *mysqlv1.Cluster) bool {
+		st := c.Status.Backups
+		return st != nil && st.LastSuccessful != nil && st.LastSuccessful.Name == done.Name && st.Restorable >= 1 && st.NextScheduled != nil
+	})
+}
