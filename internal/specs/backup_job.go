@@ -7,6 +7,7 @@ import (
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
 )
 
@@ -47,7 +48,7 @@ func BackupTargetHost(instance, namespace string) string { return instance + "."
 // from the cluster CA (REQUIRE X509), not a particular subject.
 func BuildBackupJob(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJobParams) *batchv1.Job {
 	labels := map[string]string{mysqlv1alpha1.ClusterLabel: c.Name, mysqlv1alpha1.BackupLabel: b.Name}
-	volumes, mounts := backupVolumes(c)
+	volumes, mounts := backupVolumes(b, c)
 	container := corev1.Container{
 		Name:                     BackupContainerName,
 		Image:                    c.Spec.ImageName,
@@ -92,9 +93,9 @@ func backupArgs(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJobPa
 	if method == "" {
 		method = mysqlv1alpha1.BackupMethodClone
 	}
-	store := c.Spec.Backup.ObjectStore
+	store, dir := backupDestination(b, c)
 	args := backupjob.Args{
-		Cluster: c.ObjectStoreDirName(), Namespace: c.Namespace, ClusterUID: string(c.UID), BackupName: b.Name, BackupID: p.BackupID, Method: string(method),
+		Cluster: dir, Namespace: c.Namespace, ClusterUID: string(c.UID), BackupName: b.Name, BackupID: p.BackupID, Method: string(method),
 		TargetHost: BackupTargetHost(p.Instance, c.Namespace), TargetPort: MySQLPort,
 		User: UserBackup, PasswordFile: backupPasswordFile,
 		CAFile:     backupTLSDir + "/" + certs.CAKey,
@@ -133,7 +134,7 @@ func storeSecretFiles(store *mysqlv1alpha1.ObjectStoreConfiguration) []storeSecr
 	return out
 }
 
-func backupVolumes(c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMount) {
+func backupVolumes(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMount) {
 	secretVolume := func(name, secret string, items ...corev1.KeyToPath) corev1.Volume {
 		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: secret, Items: items}}}
@@ -153,7 +154,8 @@ func backupVolumes(c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMo
 		{Name: backupTLSVolume, MountPath: backupTLSDir, ReadOnly: true},
 	}
 	volumes, mounts = append(volumes, scratch...), append(mounts, scratchMounts...)
-	for _, f := range storeSecretFiles(c.Spec.Backup.ObjectStore) {
+	store, _ := backupDestination(b, c)
+	for _, f := range storeSecretFiles(store) {
 		volumes = append(volumes, secretVolume(f.volume, f.sel.Name, corev1.KeyToPath{Key: f.sel.Key, Path: "value"}))
 		mounts = append(mounts, corev1.VolumeMount{Name: f.volume, MountPath: storeSecretsDir + "/" + f.volume, ReadOnly: true})
 	}
@@ -167,4 +169,19 @@ func backupOwnerReference(b *mysqlv1alpha1.Backup) metav1.OwnerReference {
 		APIVersion: mysqlv1alpha1.GroupVersion.String(), Kind: "Backup", Name: b.Name, UID: b.UID,
 		Controller: &t, BlockOwnerDeletion: &t,
 	}
+}
+
+// backupDestination is where the Job writes: the object store and directory the Backup recorded
+// when its destination was chosen (status.objectStore, status.destinationPath), so a change of the
+// Cluster's path or serverName in between does not send the backup elsewhere; the Cluster's own
+// for a Backup that recorded none.
+func backupDestination(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster) (*mysqlv1alpha1.ObjectStoreConfiguration, string) {
+	store, dir := c.Spec.Backup.ObjectStore, c.ObjectStoreDirName()
+	if b.Status.ObjectStore != nil {
+		store = b.Status.ObjectStore
+	}
+	if _, ref, err := objectstore.ParseBackupDir(b.Status.DestinationPath); err == nil {
+		dir = ref.Cluster
+	}
+	return store, dir
 }

@@ -101,3 +101,23 @@ func TestBuildBackupJob(t *testing.T) {
 		}
 	}
 }
+
+// TestBackupJobWritesWhereTheBackupRecorded: the Job writes to the object store and directory the
+// Backup recorded when it chose its destination, with the incarnation's uid, even when the
+// Cluster's path or serverName changed since; a Backup that recorded none uses the Cluster's.
+func TestBackupJobWritesWhereTheBackupRecorded(t *testing.T) {
+	b, c := backupJobFixture()
+	c.UID = "cluster-uid"
+	c.Spec.Backup.ServerName = "db-v2"
+	args := BuildBackupJob(b, c, BackupJobParams{BackupID: "1", Instance: "db-2"}).Spec.Template.Spec.Containers[0].Args
+	if !slices.Contains(args, "--cluster=db-v2") || !slices.Contains(args, "--path=prod") || !slices.Contains(args, "--cluster-uid=cluster-uid") {
+		t.Errorf("no recorded destination: args %v, want the Cluster's serverName, path and uid", args)
+	}
+	recorded := c.Spec.Backup.ObjectStore.DeepCopy()
+	b.Status.ObjectStore, b.Status.DestinationPath = recorded, "prod/db-v2/nightly/1/"
+	c.Spec.Backup.ServerName, c.Spec.Backup.ObjectStore.Path = "db-v3", "elsewhere"
+	args = BuildBackupJob(b, c, BackupJobParams{BackupID: "1", Instance: "db-2"}).Spec.Template.Spec.Containers[0].Args
+	if !slices.Contains(args, "--cluster=db-v2") || !slices.Contains(args, "--path=prod") {
+		t.Errorf("after the Cluster moved its location: args %v, want the recorded prod/db-v2/", args)
+	}
+}
