@@ -26,9 +26,11 @@ func other(name string, age time.Duration, schedule string, phase v1.BackupPhase
 }
 
 func TestQueuePosition(t *testing.T) {
-	deleting := other("gone", -time.Hour, "", v1.BackupPhaseRunning, true)
 	now := metav1.NewTime(bkT0)
+	deleting := other("gone", -time.Hour, "", v1.BackupPhasePending, false) // deleted before it started
 	deleting.DeletionTimestamp = &now
+	deletingStarted := other("stopping", -time.Hour, "", v1.BackupPhaseRunning, true) // its Job may still run
+	deletingStarted.DeletionTimestamp = &now
 	for _, tc := range []struct {
 		rule         string
 		b            v1.Backup
@@ -41,9 +43,11 @@ func TestQueuePosition(t *testing.T) {
 			b: other("b", 0, "", "", false), others: []v1.Backup{other("r", -time.Hour, "", v1.BackupPhaseRunning, true)}, behind: "r"},
 		{rule: "another one has its Job name but is still pending (its Job being created): waits behind it",
 			b: other("b", 0, "", "", false), others: []v1.Backup{other("p", -time.Hour, "", v1.BackupPhasePending, true)}, behind: "p"},
-		{rule: "finished and deleted Backups do not hold the queue",
+		{rule: "finished Backups, and one deleted before it started, do not hold the queue",
 			b: other("b", 0, "", "", false), others: []v1.Backup{other("done", -time.Hour, "", v1.BackupPhaseCompleted, true),
 				other("failed", -time.Hour, "", v1.BackupPhaseFailed, true), other("sup", -time.Hour, "s", v1.BackupPhaseSuperseded, false), deleting}},
+		{rule: "a Backup being deleted after it started holds the queue until it is gone (its Job may still run)",
+			b: other("b", 0, "", "", false), others: []v1.Backup{deletingStarted}, behind: "stopping"},
 		{rule: "on-demand Backups run in order: an older waiting one goes first",
 			b: other("b", 0, "", v1.BackupPhasePending, false), others: []v1.Backup{other("older", -time.Minute, "", v1.BackupPhasePending, false)}, behind: "older"},
 		{rule: "a newer waiting Backup does not hold an older one",
