@@ -7,8 +7,8 @@ import (
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backupjob"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/certs"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 )
 
 // Paths inside a backup Job's container. Every secret is a mounted file.
