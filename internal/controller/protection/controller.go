@@ -129,6 +129,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return kit.ConflictOr(err)
 	}
 	export(c.Namespace, c.Name, d.Status, d.Condition)
+	if o.Listing.Err != nil && !o.Listing.At.IsZero() {
+		d.RequeueAfter = min(d.RequeueAfter, retryListing) // a listing that failed is tried again
+	}
 	if err := r.prune(ctx, d.Prune); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -180,7 +183,7 @@ func (r *Reconciler) list(ctx context.Context, c *v1.Cluster, o Observation) Lis
 		if last.Err != nil {
 			wait = retryListing
 		}
-		if o.Now.Sub(last.At) < wait && (last.Err != nil || !newBackupSince(o.Backups, last.At)) {
+		if o.Now.Sub(last.At) < wait && !newBackupSince(o.Backups, last.At) {
 			return last // recent enough: a status write retried after a conflict does not list again
 		}
 	}

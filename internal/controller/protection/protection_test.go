@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/ctrlworld"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3proxy"
 )
 
 // TestBackupsHealthyLevels: on the real API server and a real bucket, a Cluster whose Backups fail
@@ -150,4 +152,57 @@ func gauge(t *testing.T, name, ns string) float64 {
 	}
 	t.Fatalf("no series %s for %s/db", name, ns)
 	return 0
+}
+
+// TestListingRetriedAfterAFailure: a location that cannot be listed (the store answering 503) is
+// listed again a minute later, and at once when a Backup finishes: a backup that completes once
+// the store is back shows in status.backups without waiting for the 5-minute refresh.
+func TestListingRetriedAfterAFailure(t *testing.T) {
+	w := ctrlworld.New(t, shared, ctrlworld.ClockAt(time.Now().UTC().Truncate(time.Second)))
+	store := w.StartStore("s3", "")
+	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: w.NS},
+		Spec: v1.ClusterSpec{Instances: 1, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
+			Storage: v1.StorageConfiguration{Size: resource.MustParse("1Gi")},
+			Backup:  &v1.BackupConfiguration{ObjectStore: store.Config("s3", "prod", true)}}}
+	w.Create(c)
+	c.Status.LatestGeneratedNode = 1
+	w.UpdateStatus(c)
+	open := func(cfg objectstore.Config) (*objectstore.Client, error) {
+		cfg.MaxRetries = 1
+		return objectstore.New(cfg)
+	}
+	loc := &location.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock, OpenStore: open}
+	_, err := loc.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key("db")})
+	check.Must(t, err)
+
+	r := &protection.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock, OpenStore: open}
+	store.Proxy.Inject(s3proxy.Fault{Match: s3proxy.All(), Action: s3proxy.Status(http.StatusServiceUnavailable)})
+	res, err := r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key("db")})
+	check.Must(t, err)
+	if st := ctrlworld.Get[v1.Cluster](w, "db").Status.Backups; st == nil || st.ListedAt != nil || res.RequeueAfter > time.Minute {
+		t.Fatalf("the store failing: status %+v, requeue %s; want nothing listed, retried within a minute", st, res.RequeueAfter)
+	}
+	store.Proxy.ClearFaults()
+	direct, err := store.Direct("prod")
+	check.Must(t, err)
+	data := []byte("archive")
+	sum := sha256.Sum256(data)
+	_, err = direct.UploadBackup(w.Ctx, objectstore.UploadRequest{Backup: objectstore.BackupRef{Cluster: "db", Name: "b1", ID: "1"},
+		Namespace: w.NS, Method: "clone", Format: objectstore.FormatTar, Compression: objectstore.CompressionZstd,
+		Archive: bytes.NewReader(data), Finish: func() (objectstore.ProducerResult, error) {
+			return objectstore.ProducerResult{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), GTIDExecuted: "3e11fa47-71ca-11e1-9e33-c80aa9429562:1",
+				ServerVersion: "9.7.4", StartedAt: w.Clock.Now(), StoppedAt: w.Clock.Now()}, nil
+		}})
+	check.Must(t, err)
+	w.Clock.Step(5 * time.Second) // well within the minute of the failed listing
+	b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: "b1", Namespace: w.NS}, Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: "db"}}}
+	w.Create(b)
+	done := metav1.NewTime(w.Clock.Now())
+	b.Status = v1.BackupStatus{Phase: v1.BackupPhaseCompleted, CompletedAt: &done}
+	w.UpdateStatus(b)
+	_, err = r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key("db")})
+	check.Must(t, err)
+	if st := ctrlworld.Get[v1.Cluster](w, "db").Status.Backups; st.Restorable != 1 || st.ListedAt == nil {
+		t.Errorf("a Backup completed after the failed listing: %+v, want the location listed again (1 backup)", st)
+	}
 }
