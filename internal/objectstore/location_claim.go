@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -106,7 +107,8 @@ type Contents struct {
 	// Oldest and Newest are the extreme modification times among them, as the store recorded.
 	Oldest, Newest time.Time
 	// Namespaces are the namespaces the complete backups' metadata.json record ("" for backups
-	// that record none), each once.
+	// that record none), each once; filled by ReadBackupOwners, like UIDs, BackupGTIDs and
+	// Unreadable.
 	Namespaces []string
 	// UIDs are the Cluster UIDs the complete backups' metadata.json record, each once.
 	UIDs []string
@@ -115,14 +117,16 @@ type Contents struct {
 	// Unreadable counts complete backups whose metadata.json could not be decoded: their owner
 	// is unknown.
 	Unreadable int
+
+	complete []BackupRef // the complete backups listed, for ReadBackupOwners
 }
 
 // Empty reports whether the location holds nothing besides its marker.
 func (c Contents) Empty() bool { return c.Objects == 0 }
 
-// LocationContents lists everything under a location's directory except its marker and, with
-// withBackups, reads the metadata.json of every complete backup in it (one request each).
-func (c *Client) LocationContents(ctx context.Context, dir string, withBackups bool) (Contents, error) {
+// LocationContents lists everything under a location's directory except its marker, once; the
+// complete backups it saw are read by ReadBackupOwners when the caller needs their owners.
+func (c *Client) LocationContents(ctx context.Context, dir string) (Contents, error) {
 	if err := checkSegment(dir); err != nil {
 		return Contents{}, fmt.Errorf("%w: location %q: %w", ErrInvalid, dir, err)
 	}
@@ -139,43 +143,43 @@ func (c *Client) LocationContents(ctx context.Context, dir string, withBackups b
 		if obj.LastModified.After(out.Newest) {
 			out.Newest = obj.LastModified
 		}
+		if ref, file, ok := parseBackupKey(dir, strings.TrimPrefix(obj.Key, prefix)); ok && file == MetadataName && ref.Name != BinlogDirName {
+			out.complete = append(out.complete, ref)
+		}
 		return true
 	})
 	if err != nil {
 		return Contents{}, fmt.Errorf("listing %s: %w", prefix, err)
 	}
-	if out.Objects == 0 || !withBackups {
-		return out, nil
-	}
-	entries, err := c.ListBackups(ctx, dir)
-	if err != nil {
-		return Contents{}, err
-	}
+	return out, nil
+}
+
+// ReadBackupOwners reads the metadata.json of every complete backup LocationContents saw (one
+// request each) into contents: their namespaces, Cluster UIDs and GTID sets, and how many cannot
+// be decoded.
+func (c *Client) ReadBackupOwners(ctx context.Context, contents *Contents) error {
 	seenNS, seenUID := map[string]bool{}, map[string]bool{}
-	for _, e := range entries {
-		if !e.Complete {
-			continue
-		}
-		md, err := c.ReadMetadata(ctx, e.Ref)
+	for _, ref := range contents.complete {
+		md, err := c.ReadMetadata(ctx, ref)
 		if errors.Is(err, ErrNotFound) {
 			continue // deleted meanwhile
 		}
 		if errors.Is(err, ErrInvalid) {
-			out.Unreadable++
+			contents.Unreadable++
 			continue
 		}
 		if err != nil {
-			return Contents{}, err
+			return err
 		}
-		out.BackupGTIDs = append(out.BackupGTIDs, md.GTIDExecuted)
+		contents.BackupGTIDs = append(contents.BackupGTIDs, md.GTIDExecuted)
 		if !seenNS[md.Namespace] {
 			seenNS[md.Namespace] = true
-			out.Namespaces = append(out.Namespaces, md.Namespace)
+			contents.Namespaces = append(contents.Namespaces, md.Namespace)
 		}
 		if md.ClusterUID != "" && !seenUID[md.ClusterUID] {
 			seenUID[md.ClusterUID] = true
-			out.UIDs = append(out.UIDs, md.ClusterUID)
+			contents.UIDs = append(contents.UIDs, md.ClusterUID)
 		}
 	}
-	return out, nil
+	return nil
 }

@@ -76,7 +76,7 @@ func TestLocationContentsSeesEverythingButTheMarker(t *testing.T) {
 	if _, err := client.WriteClaim(ctx, testCluster, &objectstore.Claim{Cluster: testCluster, Namespace: "a", UID: "uid-a"}, ""); err != nil {
 		t.Fatal(err)
 	}
-	empty, err := client.LocationContents(ctx, testCluster, true)
+	empty, err := client.LocationContents(ctx, testCluster)
 	if err != nil || !empty.Empty() {
 		t.Fatalf("a location holding only its marker: %+v, %v; want empty", empty, err)
 	}
@@ -91,8 +91,11 @@ func TestLocationContentsSeesEverythingButTheMarker(t *testing.T) {
 	if _, err := s.Client().PutObject(ctx, s.Bucket, stray, bytes.NewReader([]byte("x")), 1, minio.PutObjectOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := client.LocationContents(ctx, testCluster, true)
+	got, err := client.LocationContents(ctx, testCluster)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.ReadBackupOwners(ctx, &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Objects != 3 || got.Oldest.Before(before) || got.Newest.Before(got.Oldest) {

@@ -25,14 +25,6 @@ import (
 // nodeIP is the local node's address in its network namespace (hack/localcluster.sh).
 const nodeIP = "172.30.255.2"
 
-// objectStoreOnNode runs versitygw in the node's network namespace, where Pods reach it, with a
-// bucket "backups"; it returns its endpoint and keys.
-func objectStoreOnNode(t *testing.T) (endpoint, access, secret string) {
-	t.Helper()
-	s := startNodeStore(t)
-	return s.endpoint, s.access, s.secret
-}
-
 // nodeStore is a versitygw on the node that a test may stop and start again, same data and port.
 type nodeStore struct {
 	t                        *testing.T
@@ -84,12 +76,18 @@ func (s *nodeStore) stop() {
 	}
 }
 
-// storeManifests starts an object store on the node (objectStoreOnNode) and returns it as
+// storeManifests starts an object store on the node (startNodeStore), with a bucket "backups"
+// where Pods reach it, and returns it as
 // manifests use it: the Secret "store" holding its keys (a whole document), and the body of a
 // Cluster's objectStore: key (each line indented by six spaces, for spec.backup.objectStore).
 func storeManifests(t *testing.T) (secret, objectStore string) {
 	t.Helper()
-	endpoint, access, key := objectStoreOnNode(t)
+	return startNodeStore(t).manifests()
+}
+
+// manifests are the Secret "store" and the objectStore body of storeManifests, for this store.
+func (s *nodeStore) manifests() (secret, objectStore string) {
+	endpoint, access, key := s.endpoint, s.access, s.secret
 	secret = `
 apiVersion: v1
 kind: Secret
@@ -105,6 +103,23 @@ stringData: {ACCESS_KEY_ID: ` + access + `, SECRET_ACCESS_KEY: ` + key + `}
         accessKeyId: {name: store, key: ACCESS_KEY_ID}
         secretAccessKey: {name: store, key: SECRET_ACCESS_KEY}`
 	return secret, objectStore
+}
+
+// storeCluster is the manifest of a one-instance Cluster db backing up to objectStore (a body of
+// storeManifests), with backupExtra (lines indented by four spaces, each after a newline) under
+// spec.backup.
+func storeCluster(objectStore, backupExtra string) string {
+	return `
+apiVersion: mysql.cloudnative-mysql.io/v1alpha1
+kind: Cluster
+metadata: {name: db}
+spec:
+  instances: 1
+  imageName: ` + mysqlImage + `
+  storage: {size: 1Gi}
+  backup:` + backupExtra + `
+    objectStore:` + objectStore + `
+`
 }
 
 // takeBackup creates Backup name of Cluster cluster and waits until it completed; a failed
@@ -134,17 +149,7 @@ func takeBackup(t *testing.T, ns, cluster, name string) *mysqlv1.Backup {
 func TestBackupUnderRestrictedProfile(t *testing.T) {
 	storeSecret, store := storeManifests(t)
 	ns := Namespace(t)
-	Apply(t, ns, storeSecret+`---
-apiVersion: mysql.cloudnative-mysql.io/v1alpha1
-kind: Cluster
-metadata: {name: db}
-spec:
-  instances: 1
-  imageName: `+mysqlImage+`
-  storage: {size: 1Gi}
-  backup:
-    objectStore:`+store+`
-`)
+	Apply(t, ns, storeSecret+"---"+storeCluster(store, ""))
 	cl := &mysqlv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
 	ConditionTrue(t, cl, "Ready", 5*time.Minute, func() []metav1.Condition { return cl.Status.Conditions })
 

@@ -24,30 +24,8 @@ import (
 func TestBackupsHealthyLevelsOnTheNode(t *testing.T) {
 	store := startNodeStore(t)
 	ns := Namespace(t)
-	Apply(t, ns, `
-apiVersion: v1
-kind: Secret
-metadata: {name: store}
-stringData: {ACCESS_KEY_ID: `+store.access+`, SECRET_ACCESS_KEY: `+store.secret+`}
----
-apiVersion: mysql.cloudnative-mysql.io/v1alpha1
-kind: Cluster
-metadata: {name: db}
-spec:
-  instances: 1
-  imageName: `+mysqlImage+`
-  storage: {size: 1Gi}
-  backup:
-    failureAlertAfter: 2m
-    objectStore:
-      bucket: backups
-      endpoint: `+store.endpoint+`
-      allowInsecureEndpoint: true
-      forcePathStyle: true
-      credentials:
-        accessKeyId: {name: store, key: ACCESS_KEY_ID}
-        secretAccessKey: {name: store, key: SECRET_ACCESS_KEY}
-`)
+	storeSecret, objectStore := store.manifests()
+	Apply(t, ns, storeSecret+"---"+storeCluster(objectStore, "\n    failureAlertAfter: 2m"))
 	c := &mysqlv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
 	ConditionTrue(t, c, "Ready", 5*time.Minute, func() []metav1.Condition { return c.Status.Conditions })
 	waitCluster(t, c, time.Minute, "the location claimed", func(c *mysqlv1.Cluster) bool { return c.HoldsObjectStoreLocation() })

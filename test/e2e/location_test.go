@@ -30,17 +30,7 @@ func TestRecreatedClusterDoesNotInheritItsLocation(t *testing.T) {
 		if serverName != "" {
 			extra = "\n    serverName: " + serverName
 		}
-		return storeSecret + `---
-apiVersion: mysql.cloudnative-mysql.io/v1alpha1
-kind: Cluster
-metadata: {name: db}
-spec:
-  instances: 1
-  imageName: ` + mysqlImage + `
-  storage: {size: 1Gi}
-  backup:` + extra + `
-    objectStore:` + store + `
-`
+		return storeSecret + "---" + storeCluster(store, extra)
 	}
 	Apply(t, ns, manifest(""))
 	first := &mysqlv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}

@@ -21,17 +21,7 @@ import (
 func TestScheduledBackupReachesTheStore(t *testing.T) {
 	storeSecret, store := storeManifests(t)
 	ns := Namespace(t)
-	Apply(t, ns, storeSecret+`---
-apiVersion: mysql.cloudnative-mysql.io/v1alpha1
-kind: Cluster
-metadata: {name: db}
-spec:
-  instances: 1
-  imageName: `+mysqlImage+`
-  storage: {size: 1Gi}
-  backup:
-    objectStore:`+store+`
----
+	Apply(t, ns, storeSecret+"---"+storeCluster(store, "")+`---
 apiVersion: mysql.cloudnative-mysql.io/v1alpha1
 kind: ScheduledBackup
 metadata: {name: hourly}

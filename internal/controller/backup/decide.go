@@ -117,10 +117,7 @@ func fail(o Observation, k kit.EventKind, format string, args ...any) Decision {
 	st.Phase, st.Error = v1.BackupPhaseFailed, msg
 	now := metav1.NewTime(o.Now)
 	st.CompletedAt = &now
-	if c := meta.FindStatusCondition(st.Conditions, v1.BackupQueued); c != nil && c.Status == metav1.ConditionTrue {
-		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1.BackupQueued, Status: metav1.ConditionFalse,
-			Reason: string(v1.BackupPhaseFailed), Message: "failed while queued", ObservedGeneration: o.Backup.Generation, LastTransitionTime: now})
-	}
+	leaveQueue(&st, o.Backup, string(v1.BackupPhaseFailed), "failed while queued", o.Now)
 	return Decision{Action: ActPatchStatus, Status: st, Events: []kit.Event{k.With(msg)}}
 }
 

@@ -77,8 +77,7 @@ func supersede(o Observation, newer *v1.Backup) Decision {
 	now := metav1.NewTime(o.Now)
 	st.Phase, st.CompletedAt = v1.BackupPhaseSuperseded, &now
 	st.Error = fmt.Sprintf("superseded by %s, a newer Backup of the same ScheduledBackup: only the newest of the waiting ones runs", newer.Name)
-	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1.BackupQueued, Status: metav1.ConditionFalse,
-		Reason: string(v1.BackupPhaseSuperseded), Message: st.Error, ObservedGeneration: o.Backup.Generation, LastTransitionTime: now})
+	setQueued(&st, o.Backup, metav1.ConditionFalse, string(v1.BackupPhaseSuperseded), st.Error, o.Now)
 	return Decision{Action: ActPatchStatus, Status: st, Events: []kit.Event{evSuperseded.With(newer.Name)}}
 }
 
@@ -94,8 +93,7 @@ func queued(o Observation, behind *v1.Backup) Decision {
 	st := *b.Status.DeepCopy()
 	st.Phase = v1.BackupPhasePending
 	old := meta.FindStatusCondition(b.Status.Conditions, v1.BackupQueued) // as read, not the copy being changed
-	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1.BackupQueued, Status: metav1.ConditionTrue,
-		Reason: v1.ReasonQueuedBehind, Message: msg, ObservedGeneration: b.Generation, LastTransitionTime: metav1.NewTime(o.Now)})
+	setQueued(&st, b, metav1.ConditionTrue, v1.ReasonQueuedBehind, msg, o.Now)
 	d := Decision{RequeueAfter: waitInterval}
 	if b.Status.Phase != v1.BackupPhasePending || old == nil || old.Status != metav1.ConditionTrue || old.Message != msg {
 		d.Action, d.Status = ActPatchStatus, st
@@ -106,12 +104,20 @@ func queued(o Observation, behind *v1.Backup) Decision {
 
 // started marks a Backup that leaves the queue.
 func started(st *v1.BackupStatus, b *v1.Backup, now time.Time) {
-	if c := meta.FindStatusCondition(st.Conditions, v1.BackupQueued); c == nil || c.Status == metav1.ConditionFalse {
-		return
+	leaveQueue(st, b, v1.ReasonQueuedStarted, "no other backup of the Cluster runs", now)
+}
+
+// leaveQueue turns Queued False with reason, when the Backup was queued.
+func leaveQueue(st *v1.BackupStatus, b *v1.Backup, reason, msg string, now time.Time) {
+	if c := meta.FindStatusCondition(st.Conditions, v1.BackupQueued); c != nil && c.Status == metav1.ConditionTrue {
+		setQueued(st, b, metav1.ConditionFalse, reason, msg, now)
 	}
-	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1.BackupQueued, Status: metav1.ConditionFalse,
-		Reason: v1.ReasonQueuedStarted, Message: "no other backup of the Cluster runs", ObservedGeneration: b.Generation,
-		LastTransitionTime: metav1.NewTime(now)})
+}
+
+// setQueued sets the Queued condition.
+func setQueued(st *v1.BackupStatus, b *v1.Backup, status metav1.ConditionStatus, reason, msg string, now time.Time) {
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1.BackupQueued, Status: status, Reason: reason,
+		Message: msg, ObservedGeneration: b.Generation, LastTransitionTime: metav1.NewTime(now)})
 }
 
 // startDeadline is when a Backup that has not started fails for not starting: its timeout after

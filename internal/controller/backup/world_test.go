@@ -16,7 +16,6 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/location"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/instanceclient"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/ctrlworld"
@@ -79,10 +78,7 @@ func (w *bkWorld) createCluster(name string, withStore bool) {
 // the real store and records the claim, as it does before any backup.
 func (w *bkWorld) claimLocation(name string) {
 	w.T.Helper()
-	r := &location.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock}
-	if _, err := r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key(name)}); err != nil {
-		w.T.Fatalf("claiming the location of %s: %v", name, err)
-	}
+	w.ClaimLocation(name, nil)
 	if c := ctrlworld.Get[v1.Cluster](w.World, name); !c.HoldsObjectStoreLocation() {
 		w.T.Fatalf("Cluster %s does not hold its location: %+v", name, c.Status.ObjectStoreLocation)
 	}

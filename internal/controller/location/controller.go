@@ -79,12 +79,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if c.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
 	}
-	if c.Status.LatestGeneratedNode == 0 {
-		// The Cluster controller has not recorded its first instance yet. It creates the first
-		// Pod and records it with the target primary in one status write, and decides that
-		// target only while no instance exists: a status write of ours in between would make
-		// that write conflict and leave the Cluster without a target primary.
-		return ctrl.Result{RequeueAfter: waitForClusterStatus}, nil
+	if kit.AwaitsFirstStatus(&c) {
+		return ctrl.Result{RequeueAfter: kit.FirstStatusWait}, nil
 	}
 	if c.ObjectStoreLocation() == "" {
 		if c.Status.ObjectStoreLocation == nil {

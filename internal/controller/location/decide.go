@@ -22,9 +22,6 @@ const (
 	// retryInUse is how soon a location in use is looked at again: the other holder may be gone
 	// and its data removed.
 	retryInUse = time.Minute
-	// waitForClusterStatus is how soon a Cluster whose first status the Cluster controller has not
-	// written yet is looked at again.
-	waitForClusterStatus = 2 * time.Second
 	// retryFailed is how soon a location that could not be read or written is tried again.
 	retryFailed = 30 * time.Second
 )

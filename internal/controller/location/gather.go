@@ -37,12 +37,12 @@ func (r *Reconciler) gather(ctx context.Context, c *v1.Cluster) (Observation, *o
 	}
 	// The backups' metadata.json are read only when a rule looks at them: data without a marker
 	// written after the Cluster's creation (adoption), or a takeover.
-	if o.Contents, err = store.LocationContents(ctx, dir, false); err != nil {
+	if o.Contents, err = store.LocationContents(ctx, dir); err != nil {
 		return o, nil, err
 	}
 	adoptable := o.Claim == nil && !o.Contents.Empty() && !o.Contents.Oldest.Before(c.CreationTimestamp.Add(adoptionMargin))
 	if adoptable || (continueHistory(c) && !o.Contents.Empty()) {
-		if o.Contents, err = store.LocationContents(ctx, dir, true); err != nil {
+		if err := store.ReadBackupOwners(ctx, &o.Contents); err != nil {
 			return o, nil, err
 		}
 	}

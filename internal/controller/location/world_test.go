@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/location"
@@ -66,11 +65,7 @@ func (w *locWorld) create(c *v1.Cluster) {
 // reconcile runs a fresh location reconciler on the Cluster name and returns its claim status.
 func (w *locWorld) reconcile(name string) *v1.ObjectStoreLocationStatus {
 	w.T.Helper()
-	r := &location.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock}
-	if _, err := r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key(name)}); err != nil {
-		w.T.Fatalf("reconciling %s: %v", name, err)
-	}
-	return ctrlworld.Get[v1.Cluster](w.World, name).Status.ObjectStoreLocation
+	return w.ClaimLocation(name, nil)
 }
 
 // direct reads the bucket under "prod".

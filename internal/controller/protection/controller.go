@@ -116,9 +116,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if c.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
 	}
-	if c.Status.LatestGeneratedNode == 0 {
-		// No status write before the Cluster controller's first (see the location controller).
-		return ctrl.Result{RequeueAfter: waitForFirstStatus}, nil
+	if kit.AwaitsFirstStatus(&c) {
+		return ctrl.Result{RequeueAfter: kit.FirstStatusWait}, nil
 	}
 	o, err := r.gather(ctx, &c)
 	if err != nil {

@@ -14,13 +14,12 @@ import (
 
 // Reasons of the BackupsHealthy condition.
 const (
-	ReasonSucceeded    = "LastBackupSucceeded"
-	ReasonFailed       = "LastBackupFailed"
-	ReasonNoSuccess    = "NoSuccessfulBackup"
-	ReasonNoBackupYet  = "NoBackupYet"
-	maxReasonLength    = 1024
-	refreshEvery       = 5 * time.Minute
-	waitForFirstStatus = 2 * time.Second
+	ReasonSucceeded   = "LastBackupSucceeded"
+	ReasonFailed      = "LastBackupFailed"
+	ReasonNoSuccess   = "NoSuccessfulBackup"
+	ReasonNoBackupYet = "NoBackupYet"
+	maxReasonLength   = 1024
+	refreshEvery      = 5 * time.Minute
 )
 
 // Listing is what the Cluster's location holds, as the object store listed it.

@@ -25,15 +25,20 @@ var (
 		Help: "Total size of the complete backups in the Cluster's location, as last listed."}, labels)
 )
 
+// allGauges are the series of a Cluster, registered together and removed together.
+var allGauges = []*prometheus.GaugeVec{lastSuccessMet, healthyMet, criticalMet, lastFailedMet, restorableMet, restorableBytesMet}
+
 func init() {
-	metrics.Registry.MustRegister(lastSuccessMet, healthyMet, criticalMet, lastFailedMet, restorableMet, restorableBytesMet)
+	for _, g := range allGauges {
+		metrics.Registry.MustRegister(g)
+	}
 }
 
 // export sets the Cluster's series from its status and condition; nil clears them.
 func export(namespace, cluster string, st *v1.BackupsStatus, cond *metav1.Condition) {
 	l := prometheus.Labels{"namespace": namespace, "cluster": cluster}
 	if st == nil || cond == nil {
-		for _, g := range []*prometheus.GaugeVec{lastSuccessMet, healthyMet, criticalMet, lastFailedMet, restorableMet, restorableBytesMet} {
+		for _, g := range allGauges {
 			g.Delete(l)
 		}
 		return

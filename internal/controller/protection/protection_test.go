@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/location"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/protection"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
@@ -42,9 +41,7 @@ func TestBackupsHealthyLevels(t *testing.T) {
 	w.Create(c)
 	c.Status.LatestGeneratedNode, c.Status.CurrentPrimary = 1, "db-1"
 	w.UpdateStatus(c)
-	loc := &location.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock}
-	_, err := loc.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key("db")})
-	check.Must(t, err)
+	w.ClaimLocation("db", nil)
 	w.Events()
 
 	r := &protection.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock}
@@ -171,9 +168,7 @@ func TestListingRetriedAfterAFailure(t *testing.T) {
 		cfg.MaxRetries = 1
 		return objectstore.New(cfg)
 	}
-	loc := &location.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock, OpenStore: open}
-	_, err := loc.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key("db")})
-	check.Must(t, err)
+	w.ClaimLocation("db", open)
 
 	r := &protection.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock, OpenStore: open}
 	store.Proxy.Inject(s3proxy.Fault{Match: s3proxy.All(), Action: s3proxy.Status(http.StatusServiceUnavailable)})

@@ -33,8 +33,8 @@ func (r *Reconciler) gather(ctx context.Context, key types.NamespacedName) (Obse
 	if err := r.Client.Get(ctx, key, &cached); err != nil {
 		return Observation{}, nil, err
 	}
-	o := r.observe(&cached)
-	o.LastCompleted = r.lastCompleted(ctx, &cached)
+	last := r.lastCompleted(ctx, &cached)
+	o := r.observe(&cached, last)
 	if !Decide(o).Due {
 		return o, nil, nil
 	}
@@ -42,16 +42,12 @@ func (r *Reconciler) gather(ctx context.Context, key types.NamespacedName) (Obse
 	if err := r.APIReader.Get(ctx, key, &fresh); err != nil {
 		return o, nil, fmt.Errorf("reading Cluster %s: %w", key.Name, err)
 	}
-	last := o.LastCompleted
-	if o = r.observe(&fresh); !Decide(withLast(o, last)).Due {
+	if o = r.observe(&fresh, last); !Decide(o).Due {
 		return o, nil, nil
 	}
-	o.LastCompleted = last
 	in, err := r.gatherPass(ctx, &fresh)
 	return o, in, err
 }
-
-func withLast(o Observation, last time.Time) Observation { o.LastCompleted = last; return o }
 
 // lastCompleted is when the newest completed Backup of c completed, from the cache; zero when
 // none did or the list failed (the hourly pass still runs).
@@ -70,10 +66,10 @@ func (r *Reconciler) lastCompleted(ctx context.Context, c *v1.Cluster) time.Time
 	return last
 }
 
-// observe is what Decide reads of c, now.
-func (r *Reconciler) observe(c *v1.Cluster) Observation {
+// observe is what Decide reads of c, now, its newest Backup having completed at last.
+func (r *Reconciler) observe(c *v1.Cluster, last time.Time) Observation {
 	p, err := retentionpolicy.PolicyFromSpec(c.Spec.Backup)
-	return Observation{Now: r.Clock.Now(), Cluster: c, Policy: p, PolicyErr: err}
+	return Observation{Now: r.Clock.Now(), Cluster: c, Policy: p, PolicyErr: err, LastCompleted: last}
 }
 
 // gatherPass reads, fresh from the API server, the Clusters and Backups of c's namespace (what

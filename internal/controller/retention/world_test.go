@@ -17,7 +17,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/location"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
@@ -74,19 +73,7 @@ func (w *retWorld) createCluster(name, policy string, primary bool) {
 		c.Status.CurrentPrimary = name + "-1"
 	}
 	w.UpdateStatus(c)
-	w.claimLocation(name)
-}
-
-// claimLocation runs the operator's location reconciler on the Cluster, as it runs before any
-// backup, and returns the claim it recorded: Claimed in a location of its own, InUse where
-// another Cluster holds it.
-func (w *retWorld) claimLocation(name string) *v1.ObjectStoreLocationStatus {
-	w.T.Helper()
-	r := &location.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock}
-	if _, err := r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: w.Key(name)}); err != nil {
-		w.T.Fatalf("claiming the location of %s: %v", name, err)
-	}
-	return ctrlworld.Get[v1.Cluster](w.World, name).Status.ObjectStoreLocation
+	w.ClaimLocation(name, nil)
 }
 
 // createRecoveryCluster creates a Cluster bootstrapped from backup, without a policy.
