@@ -147,8 +147,13 @@ type BackupStatus struct {
 	// +optional
 	Error string `json:"error,omitempty"`
 
+	// Verification is the last restore verification of this backup (spec.backup.verification of
+	// its Cluster); the Verified condition says whether it passed.
+	// +optional
+	Verification *BackupVerificationStatus `json:"verification,omitempty"`
+
 	// Conditions record what happened to the artifacts after completion (expired by retention,
-	// remote cleanup failures).
+	// remote cleanup failures) and whether the backup was verified to restore (Verified).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -164,6 +169,7 @@ type BackupStatus struct {
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Instance",type=string,JSONPath=`.status.instanceName`
 // +kubebuilder:printcolumn:name="Artifacts",type=string,JSONPath=`.status.conditions[?(@.type=="ArtifactsAvailable")].reason`
+// +kubebuilder:printcolumn:name="Verified",type=string,JSONPath=`.status.conditions[?(@.type=="Verified")].reason`
 // +kubebuilder:printcolumn:name="Error",type=string,JSONPath=`.status.error`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a Backup name is at most 63 characters, so its Job name and labels stay valid"

@@ -135,6 +135,11 @@ type ClusterStatus struct {
 	// +optional
 	ObjectStoreLocation *ObjectStoreLocationStatus `json:"objectStoreLocation,omitempty"`
 
+	// LastVerifiedBackup is the last restore verification (spec.backup.verification), passed or
+	// failed.
+	// +optional
+	LastVerifiedBackup *LastVerifiedBackup `json:"lastVerifiedBackup,omitempty"`
+
 	// Conditions: Ready, Progressing, Degraded; Recovered for a Cluster with bootstrap.recovery; OwnershipConflict while objects named after the
 	// Cluster exist under another controller (they are left alone).
 	// +optional

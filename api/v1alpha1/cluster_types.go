@@ -485,6 +485,11 @@ type BackupConfiguration struct {
 	// same GTID history; a recovery to an earlier point is a fork and is refused).
 	// +optional
 	ContinueHistory bool `json:"continueHistory,omitempty"`
+
+	// Verification restores completed backups into a throwaway Job, on a schedule or every N
+	// backups, to prove they restore (see BackupVerification). Off when unset.
+	// +optional
+	Verification *BackupVerification `json:"verification,omitempty"`
 }
 
 // ObjectStoreConfiguration locates an S3-compatible bucket and its credentials.

@@ -38,6 +38,9 @@ type Config struct {
 	// Accounts, with RootPassword, are the other accounts whose passwords are this Cluster's
 	// (restore.Config.Accounts).
 	Accounts []restore.Credential
+	// Inspect, when set, runs on the replay server once gtid_executed is read, before the server
+	// stops (restore.Config.Inspect); its error fails the replay.
+	Inspect func(ctx context.Context, srv *localmysqld.Server) error
 }
 
 // Result says what a replay did.
@@ -91,7 +94,7 @@ func Replay(ctx context.Context, cfg Config) (Result, error) {
 		expected = gtid.Union(base, cut)
 	}
 	res.Applied = expected.Subtract(base)
-	res.Executed, err = apply(ctx, cfg, files, res.Applied)
+	res.Executed, err = apply(ctx, cfg, files, res.Applied, expected)
 	if err != nil {
 		return res, err
 	}
@@ -158,7 +161,7 @@ func cutFiles(segs []objectstore.Segment, files []string, base gtid.Set, t Targe
 // mysqlbinlog --include-gtids into mysql, sets root's password, and returns gtid_executed.
 // The server does not flush its redo log at every commit: a crash of it fails the replay and the
 // data directory is discarded anyway, and its clean shutdown makes everything durable.
-func apply(ctx context.Context, cfg Config, files []string, set gtid.Set) (gtid.Set, error) {
+func apply(ctx context.Context, cfg Config, files []string, set, expected gtid.Set) (gtid.Set, error) {
 	args := append([]string{"--skip-grant-tables", "--skip-log-bin", "--skip-replica-start",
 		"--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--max-allowed-packet=" + maxPacket,
 		"--innodb-flush-log-at-trx-commit=2"}, cfg.MysqldArgs...)
@@ -166,14 +169,14 @@ func apply(ctx context.Context, cfg Config, files []string, set gtid.Set) (gtid.
 	if err != nil {
 		return gtid.Set{}, fmt.Errorf("starting mysqld to replay: %w", err)
 	}
-	executed, err := applyOn(ctx, cfg, srv, files, set)
+	executed, err := applyOn(ctx, cfg, srv, files, set, expected)
 	if serr := srv.Shutdown(); serr != nil {
 		err = errors.Join(err, fmt.Errorf("stopping the replay server: %w", serr))
 	}
 	return executed, err
 }
 
-func applyOn(ctx context.Context, cfg Config, srv *localmysqld.Server, files []string, set gtid.Set) (gtid.Set, error) {
+func applyOn(ctx context.Context, cfg Config, srv *localmysqld.Server, files []string, set, expected gtid.Set) (gtid.Set, error) {
 	if !set.IsEmpty() {
 		if err := pipeBinlogs(ctx, cfg.Mysqld, srv.SocketPath(), files, set); err != nil {
 			return gtid.Set{}, fmt.Errorf("%w\n%s", err, srv.ErrorLogTail(10))
@@ -188,5 +191,12 @@ func applyOn(ctx context.Context, cfg Config, srv *localmysqld.Server, files []s
 	if err := srv.DB().QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&text); err != nil {
 		return gtid.Set{}, fmt.Errorf("reading gtid_executed after the replay: %w", err)
 	}
-	return gtid.Parse(text)
+	executed, err := gtid.Parse(text)
+	if err != nil || cfg.Inspect == nil {
+		return executed, err
+	}
+	if !executed.Equal(expected) {
+		return executed, nil // Replay reports the mismatch; nothing to inspect
+	}
+	return executed, cfg.Inspect(ctx, srv)
 }

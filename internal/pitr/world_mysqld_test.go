@@ -13,12 +13,10 @@ import (
 	"github.com/go-logr/logr/testr"
 	"k8s.io/utils/clock"
 
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/backuptest"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/backup/localmysqld"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/binlogarchive"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/pitr"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
@@ -27,11 +25,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/s3test"
 )
 
-const (
-	cluster        = "src"
-	backupUser     = "cnm_backup"
-	backupPassword = "bk-pw"
-)
+const cluster = "src"
 
 // op is one committed transaction of the writer: an insert, update or delete of one row, with
 // the instants before it was sent and after its commit returned.
@@ -67,13 +61,7 @@ func newWorldOf(t *testing.T, srv *mysqldtest.Server) *world {
 	w := &world{s3: s3test.Start(t), mysqld: backuptest.MysqldT(t), srv: srv}
 	w.db = w.srv.RootDB(t)
 	w.store = backuptest.Store(t, w.s3, w.s3.Endpoint, "pitr")
-	sqlOp, err := mysql.NewFactory().New(w.srv.MySQLConfig("root", "", ""))
-	check.Must(t, err)
-	defer sqlOp.Close()
-	check.Must(t, sqlOp.CreateUsers(t.Context(), mysql.Users{
-		Replication: mysql.Account{Name: "cnm_repl", Password: "repl-pw"},
-		Backup:      mysql.Account{Name: backupUser, Password: backupPassword},
-	}))
+	backuptest.CreateAccounts(t, w.srv)
 	for _, st := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(64) NOT NULL)"} {
 		_, err := w.db.ExecContext(t.Context(), st)
 		check.Must(t, err)
@@ -176,13 +164,8 @@ func (w *world) write(ctx context.Context) error {
 // backup takes a clone backup of the server while it is written to.
 func (w *world) backup(t *testing.T, name string) *objectstore.Metadata {
 	t.Helper()
-	p, err := backup.NewCloneProducer(backup.CloneConfig{Mysqld: w.mysqld, ScratchDir: backuptest.Scratch(t, w.mysqld),
-		Donor: backup.Donor{Host: w.srv.Host, Port: w.srv.Port, User: backupUser, Password: backupPassword,
-			CAFile: w.srv.TLS.CAFile, CertFile: w.srv.TLS.ClientCertFile, KeyFile: w.srv.TLS.ClientKeyFile}})
-	check.Must(t, err)
 	ref := objectstore.BackupRef{Cluster: cluster, Name: name, ID: time.Now().UTC().Format("20060102150405")}
-	md, err := backup.Run(t.Context(), w.store, ref, backup.Owner{Namespace: "ns"}, p)
-	check.Must(t, err)
+	md := backuptest.TakeClone(t, w.srv, w.store, ref, "ns")
 	t.Logf("backup %s: %s .. %s, gtid %s", name, md.StartedAt.Format(time.StampMicro), md.StoppedAt.Format(time.StampMicro), md.GTIDExecuted)
 	return md
 }

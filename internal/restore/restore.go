@@ -27,6 +27,8 @@ var (
 	ErrUnsupported = errors.New("unsupported archive")
 	// ErrCorrupt: the archive's bytes were read without error but do not decompress or unpack.
 	ErrCorrupt = errors.New("the archive is corrupt")
+	// ErrMysqldStart: mysqld did not start on the restored data directory.
+	ErrMysqldStart = errors.New("mysqld refused to start on the restored data")
 )
 
 // Config is one restore.
@@ -54,6 +56,10 @@ type Config struct {
 	// take from this Cluster, not from the backup's (the application owner): each is changed
 	// when it exists, with the root password, and unlogged likewise.
 	Accounts []Credential
+	// Inspect, when set, runs on the verification server once its gtid_executed is verified,
+	// before the server stops (a restore verification's table checks); its error fails the
+	// restore.
+	Inspect func(ctx context.Context, srv *localmysqld.Server) error
 }
 
 // Credential is an account and the password it must have.
@@ -145,18 +151,21 @@ func verifyGTID(ctx context.Context, cfg Config, md *objectstore.Metadata) error
 	args := append([]string{"--skip-grant-tables", "--skip-log-bin"}, cfg.MysqldArgs...)
 	srv, err := localmysqld.Start(ctx, cfg.Mysqld, localmysqld.Options{DataDir: cfg.DataDir, RunDir: cfg.RunDir, Args: args})
 	if err != nil {
-		return fmt.Errorf("starting mysqld on the restored data: %w", err)
+		return fmt.Errorf("%w: %w", ErrMysqldStart, err)
 	}
+	err = checkGTID(ctx, cfg, srv, want)
+	if serr := srv.Shutdown(); serr != nil {
+		return errors.Join(err, fmt.Errorf("stopping mysqld on the restored data: %w", serr))
+	}
+	return err
+}
+
+// checkGTID compares the running server's gtid_executed with want, then sets the passwords and
+// runs cfg.Inspect.
+func checkGTID(ctx context.Context, cfg Config, srv *localmysqld.Server, want gtid.Set) error {
 	var text string
-	qerr := srv.DB().QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&text)
-	if qerr == nil && cfg.RootPassword != "" {
-		qerr = SetPasswords(ctx, srv.DB(), cfg.RootPassword, cfg.Accounts)
-	}
-	if err := srv.Shutdown(); err != nil {
-		return fmt.Errorf("stopping mysqld on the restored data: %w", err)
-	}
-	if qerr != nil {
-		return fmt.Errorf("reading gtid_executed of the restored data or setting root's password: %w", qerr)
+	if err := srv.DB().QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&text); err != nil {
+		return fmt.Errorf("reading gtid_executed of the restored data: %w", err)
 	}
 	got, err := gtid.Parse(text)
 	if err != nil {
@@ -164,6 +173,14 @@ func verifyGTID(ctx context.Context, cfg Config, md *objectstore.Metadata) error
 	}
 	if !got.Equal(want) {
 		return fmt.Errorf("%w: restored %q, metadata.json records %q", ErrGTIDMismatch, got, want)
+	}
+	if cfg.RootPassword != "" {
+		if err := SetPasswords(ctx, srv.DB(), cfg.RootPassword, cfg.Accounts); err != nil {
+			return fmt.Errorf("setting root's password on the restored data: %w", err)
+		}
+	}
+	if cfg.Inspect != nil {
+		return cfg.Inspect(ctx, srv)
 	}
 	return nil
 }
