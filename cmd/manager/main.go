@@ -12,6 +12,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/controller"
 	cmdinstance "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/instance"
 	cmdrestore "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/restore"
+	cmdverify "github.com/cloudnative-mysql/cloudnative-mysql/internal/cmd/verify"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/version"
 )
 
@@ -28,6 +29,7 @@ func main() {
 		cmdinstance.NewCommand(),
 		cmdbackup.NewCommand(),
 		cmdrestore.NewCommand(),
+		cmdverify.NewCommand(),
 		bootstrap.NewCommand(),
 	)
 	if err := root.Execute(); err != nil {

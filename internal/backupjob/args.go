@@ -79,8 +79,20 @@ func (a Args) Flags() []string {
 	fs.SortFlags = false
 	bound.Bind(fs) // points each flag at a field of bound, set to its default...
 	bound = a      // ...then gives the fields a's values
+	return render(fs)
+}
+
+// render lists fs's flags that are not at their zero value as `--name=value`, in declaration
+// order (a repeatable flag once per value).
+func render(fs *pflag.FlagSet) []string {
 	var out []string
 	fs.VisitAll(func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				out = append(out, "--"+f.Name+"="+v)
+			}
+			return
+		}
 		if v := f.Value.String(); !isZero(f.Value.Type(), v) {
 			out = append(out, "--"+f.Name+"="+v)
 		}
@@ -94,6 +106,8 @@ func isZero(typ, v string) bool {
 		return v == "false"
 	case "int":
 		return v == "0"
+	case "duration":
+		return v == "0s"
 	}
 	return v == ""
 }

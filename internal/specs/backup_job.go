@@ -135,10 +135,6 @@ func storeSecretFiles(store *mysqlv1alpha1.ObjectStoreConfiguration) []storeSecr
 }
 
 func backupVolumes(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster) ([]corev1.Volume, []corev1.VolumeMount) {
-	secretVolume := func(name, secret string, items ...corev1.KeyToPath) corev1.Volume {
-		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
-			Secret: &corev1.SecretVolumeSource{SecretName: secret, Items: items}}}
-	}
 	scratch, scratchMounts := mysqldScratchVolumes()
 	volumes := []corev1.Volume{
 		{Name: controllerVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
