@@ -29,6 +29,7 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/protection"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/retention"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/scheduledbackup"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/verification"
 )
 
 // LeaderElectionID is the Lease that elects the active operator replica.
@@ -167,7 +168,7 @@ func registerControllers(mgr ctrl.Manager, opts Options) error {
 	if err := newRetentionReconciler(mgr, opts).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	return nil
+	return verification.NewReconciler(mgr, opts.Clock).SetupWithManager(mgr)
 }
 
 // newRetentionReconciler is the retention reconciler, opening object stores behind the guard.

@@ -228,9 +228,9 @@ func decideRunning(o Observation) Decision {
 		return fail(o, evJobFailed, "the Job %s was replaced by one that does not belong to this Backup", b.Status.JobName)
 	case o.Job == nil:
 		return fail(o, evJobGone, "the Job %s disappeared before it finished", b.Status.JobName)
-	case jobCondition(o.Job, batchv1.JobFailed):
+	case kit.JobCondition(o.Job, batchv1.JobFailed):
 		return fail(o, evJobFailed, "the Job %s failed: %s", b.Status.JobName, jobFailure(o))
-	case jobCondition(o.Job, batchv1.JobComplete):
+	case kit.JobCondition(o.Job, batchv1.JobComplete):
 		return decideComplete(o, deadline)
 	case !o.Now.Before(deadline):
 		d := fail(o, evTimedOut, "the backup did not finish within the timeout %s", b.EffectiveTimeout())
@@ -272,15 +272,6 @@ func decideComplete(o Observation, deadline time.Time) Decision {
 		ObservedGeneration: b.Generation, Message: "the archive and metadata.json are in the object store under " + b.Status.DestinationPath})
 	return Decision{Action: ActPatchStatus, Status: st,
 		Events: []kit.Event{evCompleted.With(b.Name, md.Size, md.Checksum(), md.GTIDExecuted)}}
-}
-
-func jobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool {
-	for _, c := range j.Status.Conditions {
-		if c.Type == t && c.Status == "True" {
-			return true
-		}
-	}
-	return false
 }
 
 // jobFailure explains a failed Job: the backup's own error when its Pod wrote one, else the

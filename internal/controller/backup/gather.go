@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
@@ -32,7 +33,7 @@ func (r *Reconciler) gather(ctx context.Context, b *v1.Backup) (Observation, err
 	switch {
 	case b.Status.Phase == v1.BackupPhasePending && o.Job == nil:
 		r.gatherJobInputs(ctx, &o)
-	case b.Status.Phase == v1.BackupPhaseRunning && o.Job != nil && !o.JobForeign && jobCondition(o.Job, batchv1.JobComplete):
+	case b.Status.Phase == v1.BackupPhaseRunning && o.Job != nil && !o.JobForeign && kit.JobCondition(o.Job, batchv1.JobComplete):
 		o.Metadata, o.MetadataErr = r.readMetadata(ctx, b)
 	}
 	return o, nil
@@ -135,8 +136,8 @@ func (r *Reconciler) gatherJob(ctx context.Context, o *Observation) error {
 		o.JobForeign = true
 		return nil
 	}
-	if jobCondition(job, batchv1.JobComplete) || jobCondition(job, batchv1.JobFailed) {
-		o.PodMessage, err = r.podMessage(ctx, job)
+	if kit.JobFinished(job) {
+		o.PodMessage, err = kit.PodMessage(ctx, r.APIReader, job)
 	}
 	return err
 }
@@ -158,32 +159,6 @@ func (r *Reconciler) gatherJobInputs(ctx context.Context, o *Observation) {
 	if o.OperatorImage == "" {
 		o.OperatorImage = specs.DefaultOperatorImage
 	}
-}
-
-// podMessage returns the termination message of the Job's backup container, "" if none.
-func (r *Reconciler) podMessage(ctx context.Context, job *batchv1.Job) (string, error) {
-	var pods corev1.PodList
-	if err := r.APIReader.List(ctx, &pods, client.InNamespace(job.Namespace),
-		client.MatchingLabels{batchv1.JobNameLabel: job.Name}); err != nil {
-		return "", fmt.Errorf("listing the Pods of Job %s: %w", job.Name, err)
-	}
-	for _, p := range pods.Items {
-		for _, cs := range p.Status.ContainerStatuses {
-			if t := cs.State.Terminated; t != nil && t.Message != "" && ownedByJob(&p, job) {
-				return t.Message, nil
-			}
-		}
-	}
-	return "", nil
-}
-
-func ownedByJob(p *corev1.Pod, job *batchv1.Job) bool {
-	for _, ref := range p.OwnerReferences {
-		if ref.UID == job.UID {
-			return true
-		}
-	}
-	return false
 }
 
 // readMetadata reads the backup's metadata.json where the Backup recorded it went.
