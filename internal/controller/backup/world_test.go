@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/backup"
@@ -145,43 +144,10 @@ func (w *bkWorld) runUntil(name string, want v1.BackupPhase) *v1.Backup {
 	return nil
 }
 
-// finishPod plays the kubelet: the Job's Pod ends in phase with the termination message msg, and
-// the Job controller turns that into the Job's condition.
+// finishPod plays the kubelet for the Backup's Job (ctrlworld.FinishJobPod).
 func (w *bkWorld) finishPod(job string, phase corev1.PodPhase, msg string) {
 	w.T.Helper()
-	var pod corev1.Pod
-	w.Eventually("the Job controller creates the Pod of "+job, func(ctx context.Context) (bool, error) {
-		var pods corev1.PodList
-		if err := w.Client.List(ctx, &pods, client.InNamespace(w.NS), client.MatchingLabels{batchv1.JobNameLabel: job}); err != nil {
-			return false, err
-		}
-		if len(pods.Items) == 0 {
-			return false, nil
-		}
-		pod = pods.Items[0]
-		return true, nil
-	})
-	exit := int32(0)
-	if phase == corev1.PodFailed {
-		exit = 1
-	}
-	pod.Status.Phase = phase
-	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "backup", State: corev1.ContainerState{
-		Terminated: &corev1.ContainerStateTerminated{ExitCode: exit, Message: msg, Reason: "Completed"}}}}
-	w.UpdateStatus(&pod)
-	cond := batchv1.JobComplete
-	if phase == corev1.PodFailed {
-		cond = batchv1.JobFailed
-	}
-	w.Eventually("the Job controller marks "+job+" "+string(cond), func(ctx context.Context) (bool, error) {
-		j := w.job(job)
-		for _, c := range j.Status.Conditions {
-			if c.Type == cond && c.Status == corev1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
+	w.FinishJobPod(job, "backup", phase, msg)
 }
 
 // events drains the recorded Events, one a line.
