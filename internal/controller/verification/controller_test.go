@@ -171,4 +171,3 @@ func TestVerificationsOnTheAPIServer(t *testing.T) {
 		}
 	})
 }
-
