@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/cloudnative-mysql/cloudnative-mysql/bench/internal/benchsource"
 	"os"
 	"path/filepath"
 	"time"
@@ -58,7 +59,7 @@ func run(ctx context.Context, gbs []int) error {
 	if b.secrets, err = b.writeSecrets(); err != nil {
 		return err
 	}
-	srv, db, err := startSource(ctx)
+	srv, db, err := benchsource.StartSource(ctx)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func run(ctx context.Context, gbs []int) error {
 	defer db.Close()
 	fmt.Printf("%-6s %-34s %10s %10s %8s\n", "size", "measure", "seconds", "MB/s", "ratio")
 	for i, gb := range gbs {
-		if err := grow(ctx, db, srv, gb); err != nil {
+		if err := benchsource.Grow(ctx, db, srv, int64(gb)*1e9); err != nil {
 			return err
 		}
 		o := b.options(srv.Host, srv.Port, srv.TLS.CAFile, srv.TLS.ClientCertFile, srv.TLS.ClientKeyFile, fmt.Sprint(gb))
@@ -75,7 +76,7 @@ func run(ctx context.Context, gbs []int) error {
 			return err
 		}
 		snapshot := filepath.Join(o.ScratchDir, "snapshot")
-		size, err := dirSize(snapshot)
+		size, err := benchsource.DirSize(snapshot)
 		if err != nil {
 			return err
 		}

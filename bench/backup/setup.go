@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/cloudnative-mysql/cloudnative-mysql/bench/internal/benchsource"
 	"os"
 	"path/filepath"
 	"time"
@@ -30,7 +31,7 @@ func (b *bench) writeSecrets() (backupjob.Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return backupjob.Store{}, err
 	}
-	for name, value := range map[string]string{"id": b.s3.AccessKey, "secret": b.s3.SecretKey, "password": backupPassword} {
+	for name, value := range map[string]string{"id": b.s3.AccessKey, "secret": b.s3.SecretKey, "password": benchsource.BackupPassword} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(value), 0o600); err != nil {
 			return backupjob.Store{}, err
 		}
@@ -41,7 +42,7 @@ func (b *bench) writeSecrets() (backupjob.Store, error) {
 
 func (b *bench) options(host string, port int, ca, cert, key, id string) *cmdbackup.Options {
 	return &cmdbackup.Options{Args: backupjob.Args{Cluster: "bench", BackupName: "full", BackupID: id, Method: "clone",
-		TargetHost: host, TargetPort: port, User: backupUser, PasswordFile: filepath.Join(b.work, "secrets", "password"),
+		TargetHost: host, TargetPort: port, User: benchsource.BackupUser, PasswordFile: filepath.Join(b.work, "secrets", "password"),
 		CAFile: ca, CertFile: cert, KeyFile: key, ScratchDir: filepath.Join(b.work, "scratch-"+id),
 		TerminationLog: filepath.Join(b.work, "termination-log"), Store: b.secrets}, Mysqld: b.m}
 }

@@ -3,14 +3,11 @@
 package e2e
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mysqlv1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
@@ -32,25 +29,7 @@ spec:
 `)
 	c := &mysqlv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
 	ConditionTrue(t, c, "Ready", 5*time.Minute, func() []metav1.Condition { return c.Status.Conditions })
-	var done *mysqlv1.Backup
-	WaitFor(t, 5*time.Minute, "the schedule's immediate Backup completed", func() (bool, error) {
-		var list mysqlv1.BackupList
-		if err := env.c.List(context.Background(), &list, client.InNamespace(ns),
-			client.MatchingLabels{mysqlv1.ScheduledBackupLabel: "hourly"}); err != nil {
-			return false, err
-		}
-		for i := range list.Items {
-			b := &list.Items[i]
-			if b.Status.Phase == mysqlv1.BackupPhaseFailed {
-				t.Fatalf("the scheduled Backup failed: %s", b.Status.Error)
-			}
-			if b.Status.Phase == mysqlv1.BackupPhaseCompleted {
-				done = b
-				return true, nil
-			}
-		}
-		return false, fmt.Errorf("%d Backups, none completed", len(list.Items))
-	})
+	done := waitScheduledBackup(t, ns, "hourly")
 	if !strings.HasPrefix(done.Status.DestinationPath, "db/"+done.Name+"/") || done.Status.Size == 0 {
 		t.Errorf("the Backup recorded %q, %d bytes", done.Status.DestinationPath, done.Status.Size)
 	}

@@ -1,4 +1,6 @@
-package main
+// Package benchsource is the source server of the benchmarks that back up and restore: a mysqld
+// sized for bulk loading, with a backup account, grown to a data size.
+package benchsource
 
 import (
 	"context"
@@ -12,13 +14,14 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/mysqldtest"
 )
 
+// The backup account StartSource creates.
 const (
-	backupUser     = "bench_backup"
-	backupPassword = "bench-backup-pw"
+	BackupUser     = "bench_backup"
+	BackupPassword = "bench-backup-pw"
 )
 
-// startSource starts a mysqld sized for bulk loading, with the backup account.
-func startSource(ctx context.Context) (*mysqldtest.Server, *sql.DB, error) {
+// StartSource starts a mysqld sized for bulk loading, with the backup account.
+func StartSource(ctx context.Context) (*mysqldtest.Server, *sql.DB, error) {
 	srv, err := mysqldtest.StartServer(ctx, mysqldtest.Config{ExtraArgs: []string{
 		"--innodb-buffer-pool-size=512M", "--innodb-redo-log-capacity=1G", "--innodb-log-buffer-size=64M",
 		"--max-allowed-packet=256M", "--sync-binlog=0", "--innodb-flush-log-at-trx-commit=2",
@@ -33,7 +36,7 @@ func startSource(ctx context.Context) (*mysqldtest.Server, *sql.DB, error) {
 	}
 	defer op.Close()
 	err = op.CreateUsers(ctx, mysql.Users{Replication: mysql.Account{Name: "bench_repl", Password: "r"},
-		Backup: mysql.Account{Name: backupUser, Password: backupPassword}})
+		Backup: mysql.Account{Name: BackupUser, Password: BackupPassword}})
 	if err != nil {
 		srv.Close()
 		return nil, nil, err
@@ -46,9 +49,9 @@ func startSource(ctx context.Context) (*mysqldtest.Server, *sql.DB, error) {
 	return srv, db, nil
 }
 
-// grow adds rows of ~1 KiB (half random, half repetitive, so zstd has work) until the data
-// directory holds about gb GB.
-func grow(ctx context.Context, db *sql.DB, srv *mysqldtest.Server, gb int) error {
+// Grow adds rows of ~1 KiB (half random, half repetitive, so zstd has work) to bench.rows until
+// the data directory holds about bytes.
+func Grow(ctx context.Context, db *sql.DB, srv *mysqldtest.Server, bytes int64) error {
 	begin := time.Now()
 	for _, st := range []string{
 		"CREATE DATABASE IF NOT EXISTS bench",
@@ -59,11 +62,11 @@ func grow(ctx context.Context, db *sql.DB, srv *mysqldtest.Server, gb int) error
 		}
 	}
 	for {
-		size, err := dirSize(filepath.Join(srv.DataDir, "bench"))
+		size, err := DirSize(filepath.Join(srv.DataDir, "bench"))
 		if err != nil {
 			return err
 		}
-		if size >= int64(gb)*1e9 {
+		if size >= bytes {
 			fmt.Printf("# table data %.2f GB after %s of loading\n", float64(size)/1e9, time.Since(begin).Round(time.Second))
 			return nil
 		}
@@ -83,8 +86,8 @@ func grow(ctx context.Context, db *sql.DB, srv *mysqldtest.Server, gb int) error
 	}
 }
 
-// dirSize is the total size of the regular files under dir.
-func dirSize(dir string) (int64, error) {
+// DirSize is the total size of the regular files under dir.
+func DirSize(dir string) (int64, error) {
 	var total int64
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
