@@ -42,6 +42,23 @@ func writeProtection(w io.Writer, st v1.ClusterStatus, now time.Time) {
 	if b.NextScheduled != nil {
 		fmt.Fprintf(w, "Next scheduled backup:\t%s\n", stampOf(b.NextScheduled.Time))
 	}
+	writeVerification(w, st.LastVerifiedBackup, now)
+}
+
+// writeVerification renders the Cluster's last restore verification (status.lastVerifiedBackup).
+func writeVerification(w io.Writer, l *v1.LastVerifiedBackup, now time.Time) {
+	if l == nil || l.CompletedAt == nil {
+		return
+	}
+	result := "passed"
+	if !l.Passed {
+		result = "FAILED (" + l.Reason + ")"
+	}
+	line := fmt.Sprintf("%s %s %s (%s ago)", l.Name, result, stampOf(l.CompletedAt.Time), now.Sub(l.CompletedAt.Time).Round(time.Second))
+	if !l.Passed && l.LastPassedAt != nil {
+		line += "; last passed " + stampOf(l.LastPassedAt.Time)
+	}
+	fmt.Fprintf(w, "Last verification:\t%s\n", line)
 }
 
 func stampOf(t time.Time) string { return t.UTC().Format(time.RFC3339) }

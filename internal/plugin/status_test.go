@@ -37,6 +37,8 @@ func TestStatusVerb(t *testing.T) {
 			LastSuccessful: &v1.SuccessfulBackupRecord{Name: "nightly-1", CompletedAt: &done, Size: 1024},
 			LastFailed:     &v1.FailedBackupRecord{Name: "nightly-2", At: &failedAt, Reason: "uploading: 503"},
 			Restorable:     3, RestorableBytes: 4096, ListedAt: &failedAt}
+		c.Status.LastVerifiedBackup = &v1.LastVerifiedBackup{Name: "nightly-1", JobName: "nightly-1-verify-aa", Reason: "TableCheckFailed",
+			CompletedAt: &failedAt, LastPassedAt: &done}
 		c.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Switchover",
 			Message: "switching over to db-2", LastTransitionTime: metav1.NewTime(testNow)}}
 	})
@@ -70,6 +72,7 @@ func TestStatusVerb(t *testing.T) {
 		"Last backup: nightly-1 completed 2026-11-22T06:00:00Z (2h0m0s ago), 1024 bytes",
 		"Last failed backup: nightly-2 at 2026-11-22T07:00:00Z (1h0m0s ago): uploading: 503",
 		"In the object store: 3 complete backup(s), 4096 bytes (listed 2026-11-22T07:00:00Z)",
+		"Last verification: nightly-1 FAILED (TableCheckFailed) 2026-11-22T07:00:00Z (1h0m0s ago); last passed 2026-11-22T06:00:00Z",
 		"INSTANCE ROLE READY FENCED DIVERGED GTID EXECUTED",
 		"db-1 primary true no no u:1-9",
 		"db-2 replica true no no u:1-8",

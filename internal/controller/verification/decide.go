@@ -225,8 +225,9 @@ func outcome(j Job, now time.Time) Outcome {
 	out := Outcome{Job: j.Job, Backup: j.Backup, BackupCompletedAt: j.BackupCompletedAt,
 		Status: v1.BackupVerificationStatus{JobName: j.Job.Name, StartedAt: &started, CompletedAt: &completed}}
 	res, ok := backupjob.ParseVerifyResult(j.Message)
+	timedOut := kit.JobCondition(j.Job, batchv1.JobFailed) && jobFailedReason(j.Job) == batchv1.JobReasonDeadlineExceeded
 	switch {
-	case ok:
+	case ok && (res.Passed || !timedOut):
 		out.Status.Passed, out.Status.Reason = res.Passed, res.Reason
 		out.Status.GTIDExecuted = res.GTIDExecuted
 		out.Status.ReplayedSegments, out.Status.ReplayedTransactions = int32(res.Segments), res.Transactions
@@ -237,7 +238,7 @@ func outcome(j Job, now time.Time) Outcome {
 		} else {
 			out.Message = "the verification of Backup " + j.Backup + " failed: " + res.Message
 		}
-	case kit.JobCondition(j.Job, batchv1.JobFailed) && jobFailedReason(j.Job) == batchv1.JobReasonDeadlineExceeded:
+	case timedOut: // stopped at its deadline: whatever it wrote as it was stopped is not the cause
 		out.Status.Reason = v1.ReasonVerificationTimedOut
 		out.Message = fmt.Sprintf("the verification of Backup %s ran past its timeout (%ds) and was stopped",
 			j.Backup, deadline(j.Job))

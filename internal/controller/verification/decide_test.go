@@ -151,6 +151,17 @@ func TestDecide(t *testing.T) {
 					t.Errorf("outcome %+v: %s", r.Status, r.Message)
 				}
 			}},
+		{rule: "a Job stopped at its deadline that wrote a result as it was stopped: still VerificationTimedOut",
+			o: Observation{Cluster: cluster(daily), Backups: twoBackups, Jobs: []Job{func() Job {
+				j := job("b2-verify-ff", "b2", jobDeadline)
+				j.Message = result(backupjob.VerifyResult{Reason: v1.ReasonVerificationFailed, Message: "context canceled"})
+				return j
+			}()}},
+			check: func(t *testing.T, d Decision) {
+				if r := d.Record[0]; r.Status.Reason != v1.ReasonVerificationTimedOut {
+					t.Errorf("outcome %+v: %s", r.Status, r.Message)
+				}
+			}},
 		{rule: "a Job that failed without a result (evicted, out of memory): VerificationJobFailed, not the backup's fault",
 			o: Observation{Cluster: cluster(daily), Backups: twoBackups, Jobs: []Job{job("b2-verify-ee", "b2", jobFailed)}},
 			check: func(t *testing.T, d Decision) {
