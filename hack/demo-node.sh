@@ -60,6 +60,7 @@ cluster_ready() { [ "$(k -n $DEMO_NS get cluster demo -o jsonpath='{.status.cond
 backup_done() { k -n $DEMO_NS get backups -o jsonpath='{.items[*].status.phase}' | grep -qiE 'completed|failed'; }
 
 rw_endpoints() { k -n $DEMO_NS get endpointslices -l kubernetes.io/service-name=demo-rw -o jsonpath='{range .items[*].endpoints[?(@.conditions.ready==true)]}{.targetRef.name} {end}'; }
+backup_verified() { k -n $DEMO_NS get backups -o jsonpath='{.items[*].status.conditions[?(@.type=="Verified")].reason}' | grep -q .; }
 archive_reported() { [ -n "$(k -n $DEMO_NS get cluster demo -o jsonpath='{.status.binlogArchive.recoverableTo}')" ]; }
 current_primary() { k -n $DEMO_NS get cluster demo -o jsonpath='{.status.currentPrimary}'; }
 
@@ -162,6 +163,7 @@ spec:
   imageName: $MYSQL_IMAGE
   storage: {size: 1Gi}
   backup:
+    verification: {everyBackups: 1}
     objectStore:
       bucket: backups
       path: demo
@@ -207,6 +209,10 @@ EOF
 	echo "== first backup"
 	k -n $DEMO_NS get backups -o custom-columns='NAME:.metadata.name,PHASE:.status.phase,INSTANCE:.status.instanceName,ID:.status.backupId,DESTINATION:.status.destinationPath' || true
 	find "$DEMO_DIR/s3/backups" -type f 2>/dev/null | sed "s|$DEMO_DIR/s3/||" | head -n 10
+	echo
+	echo "== the first backup restored and checked in a throwaway Job (spec.backup.verification)"
+	wait_until 120 backup_verified || log "verification: no result within 2 minutes (kubectl -n $DEMO_NS describe backups)"
+	k -n $DEMO_NS get backups -o custom-columns='NAME:.metadata.name,VERIFIED:.status.conditions[?(@.type=="Verified")].reason,TABLES:.status.verification.tablesChecked,ROWS:.status.verification.rows,GTID:.status.verification.gtidExecuted' || true
 	echo
 	echo "== object store location and binlog archive (this Cluster's own)"
 	wait_until 60 archive_reported || true

@@ -5,5 +5,5 @@
 // TABLE phase) over the plain restore, target at most 1.3, with the CHECK TABLE time reported
 // separately.
 //
-//	go run ./bench/verification -mb 1024 -runs 2
+//	go run ./bench/verification -mb 1024 -runs 3
 package main
