@@ -1,6 +1,9 @@
 package backupjob
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // VerifyResult is the termination message of a verification Job: what the controller records on
 // the Backup and the Cluster. Kubernetes keeps at most 4096 bytes of it, so the message is
@@ -28,9 +31,40 @@ type VerifyResult struct {
 	CheckMillis   int64 `json:"checkMillis,omitempty"`
 }
 
-// MaxVerifyMessage bounds VerifyResult.Message so that the whole result fits the 4096 bytes of a
-// termination message.
+// MaxVerifyMessage bounds VerifyResult.Message before it is encoded.
 const MaxVerifyMessage = 2048
+
+// maxTerminationMessage is below the 4096 bytes the kubelet keeps of a termination message.
+const maxTerminationMessage = 4000
+
+// EncodeVerifyResult encodes r as a termination message of at most 4000 bytes: when the JSON is
+// longer (escaping, a long GTID set), the message is cut from its middle, then the GTID set, each
+// marked with "…".
+func EncodeVerifyResult(r VerifyResult) ([]byte, error) {
+	for {
+		b, err := json.Marshal(r)
+		if err != nil || len(b) <= maxTerminationMessage {
+			return b, err
+		}
+		over := len(b) - maxTerminationMessage + 8
+		switch {
+		case len(r.Message) > 64:
+			r.Message = cut(r.Message, max(len(r.Message)-over, 64))
+		case len(r.GTIDExecuted) > 64:
+			r.GTIDExecuted = cut(r.GTIDExecuted, max(len(r.GTIDExecuted)-over, 64))
+		default:
+			r.Message, r.GTIDExecuted = "", ""
+		}
+	}
+}
+
+// cut keeps the start and the end of s, n bytes in all, on valid UTF-8.
+func cut(s string, n int) string {
+	const mark = "…"
+	head := (n - len(mark)) / 2
+	tail := n - len(mark) - head
+	return strings.ToValidUTF8(s[:head], "") + mark + strings.ToValidUTF8(s[len(s)-tail:], "")
+}
 
 // Sampled says whether the budget ran out before every table was checked.
 func (r VerifyResult) Sampled() bool { return r.TablesChecked < r.Tables }

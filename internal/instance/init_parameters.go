@@ -2,7 +2,6 @@ package instance
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/restore"
 )
 
 // initParametersFile, inside the data directory, records the values of the initialization-only
@@ -19,7 +19,7 @@ import (
 // restore brings or rewrites it), and my.cnf always carries these values: a different one would
 // keep mysqld from starting ("different lower_case_table_names settings for server and data
 // dictionary"), whatever the spec says.
-const initParametersFile = "cnm-init-parameters"
+const initParametersFile = restore.InitParametersFile
 
 // isInitOnly reports whether key (any spelling, loose_ prefix included) is an initialization-only
 // parameter.
@@ -29,20 +29,7 @@ func isInitOnly(key string) bool {
 
 // readInitParameters reads the record of dataDir; nil when there is none.
 func readInitParameters(dataDir string) (map[string]string, error) {
-	b, err := os.ReadFile(filepath.Join(dataDir, initParametersFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the initialization parameters: %w", err)
-	}
-	out := map[string]string{}
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok && initOnlyKeys[k] {
-			out[k] = v
-		}
-	}
-	return out, nil
+	return restore.ReadInitParameters(dataDir)
 }
 
 // recordInitParameters writes the record of dataDir from the running server's values.

@@ -10,11 +10,7 @@ import (
 // initOnlyKeys are parameters mysqld reads only when it initializes a data directory: a
 // different value on an existing one makes mysqld refuse to start. A change is refused, never
 // applied or written to my.cnf.
-var initOnlyKeys = map[string]bool{
-	"lower_case_table_names": true,
-	"innodb_page_size":       true,
-	"innodb_data_file_path":  true,
-}
+var initOnlyKeys = specs.InitOnlyParameters
 
 // canonicalParameters is specs.CanonicalParameters.
 func CanonicalParameters(params map[string]string) map[string]string {

@@ -3,6 +3,7 @@ package instance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -165,19 +166,11 @@ func (m *manager) replay(ctx context.Context, c *v1alpha1.Cluster, src recoveryS
 }
 
 // restoreArgs are the mysqld options of the verification server, from the instance's and the
-// Cluster's parameters (restoreParameters only; the Cluster's win, as in my.cnf).
+// Cluster's parameters (restoreParameters only, any spelling; the Cluster's win, as in my.cnf).
 func (m *manager) restoreArgs(c *v1alpha1.Cluster) []string {
-	var args []string
-	for _, k := range restoreParameters {
-		v, ok := c.Spec.MySQL.Parameters[k]
-		if !ok {
-			v, ok = m.cfg.Parameters[k]
-		}
-		if ok {
-			args = append(args, "--"+k+"="+v)
-		}
-	}
-	return args
+	params := specs.CanonicalParameters(m.cfg.Parameters)
+	maps.Copy(params, specs.CanonicalParameters(c.Spec.MySQL.Parameters))
+	return specs.StartArgs(params, restoreParameters)
 }
 
 func (m *manager) recoveryStatus(src recoverySource) *v1alpha1.RecoveryStatus {

@@ -162,9 +162,14 @@ func cutFiles(segs []objectstore.Segment, files []string, base gtid.Set, t Targe
 // The server does not flush its redo log at every commit: a crash of it fails the replay and the
 // data directory is discarded anyway, and its clean shutdown makes everything durable.
 func apply(ctx context.Context, cfg Config, files []string, set, expected gtid.Set) (gtid.Set, error) {
+	recorded, err := restore.InitParameterArgs(cfg.DataDir)
+	if err != nil {
+		return gtid.Set{}, err
+	}
 	args := append([]string{"--skip-grant-tables", "--skip-log-bin", "--skip-replica-start",
 		"--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--max-allowed-packet=" + maxPacket,
 		"--innodb-flush-log-at-trx-commit=2"}, cfg.MysqldArgs...)
+	args = append(args, recorded...) // the data's own initialization values win (restore.Restore)
 	srv, err := localmysqld.Start(ctx, cfg.Mysqld, localmysqld.Options{DataDir: cfg.DataDir, RunDir: cfg.RunDir, Args: args})
 	if err != nil {
 		return gtid.Set{}, fmt.Errorf("starting mysqld to replay: %w", err)

@@ -148,7 +148,12 @@ func verifyGTID(ctx context.Context, cfg Config, md *objectstore.Metadata) error
 	if err != nil {
 		return fmt.Errorf("gtidExecuted in metadata.json: %w", err)
 	}
-	args := append([]string{"--skip-grant-tables", "--skip-log-bin"}, cfg.MysqldArgs...)
+	recorded, err := InitParameterArgs(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	// The data's own initialization values come last: mysqld takes the last of repeated options.
+	args := append(append([]string{"--skip-grant-tables", "--skip-log-bin"}, cfg.MysqldArgs...), recorded...)
 	srv, err := localmysqld.Start(ctx, cfg.Mysqld, localmysqld.Options{DataDir: cfg.DataDir, RunDir: cfg.RunDir, Args: args})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrMysqldStart, err)

@@ -35,3 +35,29 @@ func ParametersHash(params map[string]string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
+
+// InitOnlyParameters are the parameters mysqld reads only when it initializes a data directory:
+// a different value on an existing one makes mysqld refuse to start.
+var InitOnlyParameters = map[string]bool{
+	"lower_case_table_names": true,
+	"innodb_page_size":       true,
+	"innodb_data_file_path":  true,
+}
+
+// StartArgs are the mysqld options, --key=value, of the keys of params (any spelling, loose_
+// prefix included) that are among keys, in the order of keys: what a private server started on
+// a restored data directory takes from a Cluster's parameters.
+func StartArgs(params map[string]string, keys []string) []string {
+	canonical := map[string]string{}
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		c := CanonicalParameterKey(k)
+		canonical[strings.TrimPrefix(c, "loose_")] = params[k]
+	}
+	var out []string
+	for _, k := range keys {
+		if v, ok := canonical[k]; ok {
+			out = append(out, "--"+k+"="+v)
+		}
+	}
+	return out
+}

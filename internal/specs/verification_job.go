@@ -3,6 +3,8 @@ package specs
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,8 +28,9 @@ const (
 )
 
 // verificationParameters are the Cluster's my.cnf settings a restored data directory needs to
-// start; the rest of the verification server is mysqld's defaults (a 128 MiB buffer pool).
-var verificationParameters = []string{"innodb_page_size", "lower_case_table_names"}
+// start (the initialization-only ones); the rest of the verification server is mysqld's defaults
+// (a 128 MiB buffer pool). A data directory that records its own values wins (restore).
+var verificationParameters = slices.Sorted(maps.Keys(InitOnlyParameters))
 
 // VerificationJobName names the verification of backup that became due at due: the Backup's
 // name (cut to 49 characters) and a hash of both, so that a decision taken again after a restart
@@ -77,11 +80,7 @@ func BuildVerificationJob(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p V
 	if b.Status.Endpoint != "" {
 		args.Store.Endpoint = b.Status.Endpoint
 	}
-	for _, k := range verificationParameters {
-		if val, ok := c.Spec.MySQL.Parameters[k]; ok {
-			args.MysqldArgs = append(args.MysqldArgs, "--"+k+"="+val)
-		}
-	}
+	args.MysqldArgs = StartArgs(c.Spec.MySQL.Parameters, verificationParameters)
 	for _, f := range storeSecretFiles(store) {
 		*f.flag(&args.Store) = storeSecretsDir + "/" + f.volume + "/value"
 		volumes = append(volumes, secretVolume(f.volume, f.sel.Name, corev1.KeyToPath{Key: f.sel.Key, Path: "value"}))

@@ -17,7 +17,7 @@ func TestBuildVerificationJob(t *testing.T) {
 	b, c := backupJobFixture()
 	b.Status = mysqlv1alpha1.BackupStatus{BackupID: "20260101T000000Z", DestinationPath: "s3://old/prod/db/nightly/20260101T000000Z/",
 		Bucket: "old", ObjectStore: c.Spec.Backup.ObjectStore.DeepCopy()}
-	c.Spec.MySQL.Parameters = map[string]string{"innodb_page_size": "8192", "max_connections": "500"}
+	c.Spec.MySQL.Parameters = map[string]string{"innodb-page-size": "8192", "loose_lower_case_table_names": "1", "max_connections": "500"}
 	class := "fast"
 	c.Spec.Backup.Verification = &mysqlv1alpha1.BackupVerification{Schedule: "0 0 3 * * *",
 		CheckTableBudget: &metav1.Duration{Duration: 90 * time.Second},
@@ -46,8 +46,10 @@ func TestBuildVerificationJob(t *testing.T) {
 		{"reads the bucket and path the Backup recorded", slices.Contains(ctr.Args, "--bucket=old") &&
 			slices.Contains(ctr.Args, "--path=prod") && slices.Contains(ctr.Args, "--cluster=db")},
 		{"replays the archive it is given", slices.Contains(ctr.Args, "--archive=db")},
-		{"starts mysqld with the page size, not the other parameters", slices.Contains(ctr.Args, "--mysqld-arg=--innodb_page_size=8192") &&
-			!strings.Contains(strings.Join(ctr.Args, " "), "max_connections")},
+		{"starts mysqld with the initialization-only parameters, whatever their spelling, not the others",
+			slices.Contains(ctr.Args, "--mysqld-arg=--innodb_page_size=8192") &&
+				slices.Contains(ctr.Args, "--mysqld-arg=--lower_case_table_names=1") &&
+				!strings.Contains(strings.Join(ctr.Args, " "), "max_connections")},
 		{"the check budget of the spec", slices.Contains(ctr.Args, "--check-budget=1m30s")},
 		{"no credential of the Cluster is mounted, only the object store's", !slices.ContainsFunc(pod.Volumes, func(v corev1.Volume) bool {
 			return v.Secret != nil && !strings.HasPrefix(v.Secret.SecretName, "s3")

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -65,7 +66,10 @@ func run(ctx context.Context, cfg Config, res *backupjob.VerifyResult) error {
 	if err != nil {
 		return err
 	}
-	checks := &tableChecks{budget: cfg.CheckBudget, now: cfg.Now, seed: cfg.Ref.ID, log: cfg.Log, res: res}
+	// The first table checked changes with the backup and the time, so that when the budget runs
+	// out, successive verifications (of one backup or of several) cover different tables.
+	seed := cfg.Ref.ID + "/" + cfg.Now().UTC().Format(time.RFC3339Nano)
+	checks := &tableChecks{budget: cfg.CheckBudget, now: cfg.Now, seed: seed, log: cfg.Log, res: res}
 	dataDir := filepath.Join(cfg.ScratchDir, "data")
 	runDir := filepath.Join(cfg.ScratchDir, "run")
 	defer func() {
@@ -129,7 +133,9 @@ func planReplay(ctx context.Context, store objectstore.Store, archive string, ba
 // Reason names the step err failed, as a reason of the Verified condition.
 func Reason(ctx context.Context, err error) string {
 	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+	case ctx.Err() != nil:
+		// The verification's own deadline or cancellation; a step's inner timeout (mysqld not
+		// accepting connections within 5 minutes) is that step's failure below.
 		return v1alpha1.ReasonVerificationTimedOut
 	case errors.Is(err, ErrTableCheck):
 		return v1alpha1.ReasonVerificationTable
@@ -144,17 +150,20 @@ func Reason(ctx context.Context, err error) string {
 	case errors.Is(err, restore.ErrCorrupt):
 		return v1alpha1.ReasonVerificationCorrupt
 	case errors.Is(err, objectstore.ErrNotFound), errors.Is(err, objectstore.ErrInvalid):
+		// A missing or malformed object; a refused or failed request is VerificationFailed, with
+		// the store's error in the message.
 		return v1alpha1.ReasonVerificationUnreadable
 	}
 	return v1alpha1.ReasonVerificationFailed
 }
 
-// bounded cuts s to at most n bytes, keeping its start and its end (the error log's tail).
+// bounded cuts s to at most about n bytes, keeping its start and its end (the error log's tail),
+// on valid UTF-8.
 func bounded(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	const cut = " … "
 	head := (n - len(cut)) / 2
-	return s[:head] + cut + s[len(s)-(n-len(cut)-head):]
+	return strings.ToValidUTF8(s[:head], "") + cut + strings.ToValidUTF8(s[len(s)-(n-len(cut)-head):], "")
 }

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -68,7 +67,8 @@ func run(ctx context.Context, a backupjob.VerifyArgs, mysqld localmysqld.Command
 	}
 	store, err := cmdbackup.OpenStore(a.Store)
 	if err != nil {
-		return backupjob.VerifyResult{Reason: v1alpha1.ReasonVerificationUnreadable, Message: fmt.Sprintf("object store: %v", err)}
+		// Not the backup's fault: the Job could not open the store (its secrets, its endpoint).
+		return backupjob.VerifyResult{Reason: v1alpha1.ReasonVerificationFailed, Message: fmt.Sprintf("opening the object store: %v", err)}
 	}
 	return verify.Run(ctx, verify.Config{Store: store, Ref: ref, Archive: a.Archive, ScratchDir: a.ScratchDir,
 		Mysqld: mysqld, MysqldArgs: a.MysqldArgs, CheckBudget: a.CheckBudget, Now: time.Now, Log: log})
@@ -78,7 +78,7 @@ func writeResult(path string, res backupjob.VerifyResult) error {
 	if path == "" {
 		return errors.New("no termination log path")
 	}
-	b, err := json.Marshal(res)
+	b, err := backupjob.EncodeVerifyResult(res)
 	if err != nil {
 		return err
 	}
