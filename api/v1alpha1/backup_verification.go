@@ -113,6 +113,11 @@ type LastVerifiedBackup struct {
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+	// Due is the instant that made this verification due: the schedule's slot, or the completion
+	// of the backup that reached everyBackups. The schedule's next slot is counted from it (or
+	// from StartedAt when later).
+	// +optional
+	Due *metav1.Time `json:"due,omitempty"`
 	// BackupCompletedAt is when the verified backup completed: the backups completed after it
 	// count toward everyBackups.
 	// +optional
@@ -165,3 +170,6 @@ const (
 
 // VerificationLabel is on a verification Job and its Pod: the Backup it verifies.
 const VerificationLabel = labelPrefix + "verification"
+
+// VerificationDueAnnotation is on a verification Job: the instant that made it due (RFC 3339).
+const VerificationDueAnnotation = labelPrefix + "verification-due"

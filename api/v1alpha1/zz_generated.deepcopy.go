@@ -750,6 +750,10 @@ func (in *LastVerifiedBackup) DeepCopyInto(out *LastVerifiedBackup) {
 		in, out := &in.CompletedAt, &out.CompletedAt
 		*out = (*in).DeepCopy()
 	}
+	if in.Due != nil {
+		in, out := &in.Due, &out.Due
+		*out = (*in).DeepCopy()
+	}
 	if in.BackupCompletedAt != nil {
 		in, out := &in.BackupCompletedAt, &out.BackupCompletedAt
 		*out = (*in).DeepCopy()

@@ -45,6 +45,8 @@ func VerificationJobName(backup string, due time.Time) string {
 type VerificationJobParams struct {
 	OperatorImage string
 	Name          string
+	// Due is the instant that made the verification due (v1.VerificationDueAnnotation).
+	Due time.Time
 	// Archive is the directory whose binlog archive the Job replays; empty for none.
 	Archive string
 }
@@ -100,6 +102,7 @@ func BuildVerificationJob(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p V
 	owner.Controller = &notController
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: b.Namespace, Labels: labels,
+			Annotations:     map[string]string{mysqlv1alpha1.VerificationDueAnnotation: p.Due.UTC().Format(time.RFC3339Nano)},
 			OwnerReferences: []metav1.OwnerReference{owner}},
 		Spec: batchv1.JobSpec{
 			BackoffLimit:          &zero,

@@ -53,12 +53,11 @@ func (r *Reconciler) recordOnBackup(ctx context.Context, namespace string, o Out
 	old := b.DeepCopy()
 	st := o.Status
 	b.Status.Verification = &st
-	cond := metav1.Condition{Type: v1.BackupVerified, Status: metav1.ConditionFalse, Reason: o.Status.Reason,
-		Message: o.Message, ObservedGeneration: b.Generation, LastTransitionTime: metav1.NewTime(r.Clock.Now())}
-	if o.Status.Passed {
-		cond.Status = metav1.ConditionTrue
+	cond, keep := BackupCondition(o, meta.FindStatusCondition(b.Status.Conditions, v1.BackupVerified))
+	if !keep {
+		cond.ObservedGeneration, cond.LastTransitionTime = b.Generation, metav1.NewTime(r.Clock.Now())
+		meta.SetStatusCondition(&b.Status.Conditions, cond)
 	}
-	meta.SetStatusCondition(&b.Status.Conditions, cond)
 	if err := kit.PatchStatus(ctx, r.Client, &b, old); err != nil {
 		return err
 	}
@@ -71,13 +70,14 @@ func (r *Reconciler) recordOnBackup(ctx context.Context, namespace string, o Out
 func (r *Reconciler) recordOnCluster(ctx context.Context, c *v1.Cluster, d Decision) error {
 	old := c.DeepCopy()
 	var events []kit.Event
+	var observed []Outcome
 	for _, o := range d.Record {
 		if l := c.Status.LastVerifiedBackup; l != nil && l.JobName == o.Job.Name {
 			continue
 		}
 		c.Status.LastVerifiedBackup = LastOf(o, c.Status.LastVerifiedBackup)
 		events = append(events, outcomeEvent(o))
-		observe(c.Namespace, c.Name, o, c.Status.LastVerifiedBackup)
+		observed = append(observed, o)
 	}
 	if d.Condition == nil {
 		meta.RemoveStatusCondition(&c.Status.Conditions, v1.ClusterBackupsVerified)
@@ -92,13 +92,18 @@ func (r *Reconciler) recordOnCluster(ctx context.Context, c *v1.Cluster, d Decis
 			return err
 		}
 	}
+	// Counted once written: a conflict retried does not count again.
+	for _, o := range observed {
+		count(c.Namespace, c.Name, o)
+	}
 	export(c.Namespace, c.Name, c.Status.LastVerifiedBackup)
 	kit.Emit(r.Recorder, c, events)
 	return nil
 }
 
-// start creates the verification Job, after an uncached read confirms that no verification Job
-// of the Cluster exists (the cache may not have seen one just created).
+// start creates the verification Job. Two uncached reads come first, since the cache may lag:
+// no verification Job of the Cluster exists (one just created), and the Cluster's last
+// verification is the one the decision saw (one just recorded, whose Job was deleted).
 func (r *Reconciler) start(ctx context.Context, c *v1.Cluster, s *Start) error {
 	var jobs batchv1.JobList
 	if err := r.APIReader.List(ctx, &jobs, client.InNamespace(c.Namespace), client.MatchingLabels{v1.ClusterLabel: c.Name},
@@ -106,21 +111,60 @@ func (r *Reconciler) start(ctx context.Context, c *v1.Cluster, s *Start) error {
 		return fmt.Errorf("listing the verification Jobs of %s: %w", c.Name, err)
 	}
 	if len(jobs.Items) > 0 {
-		return nil // the cache is behind: the Job's event brings the Cluster back
+		return nil // the Job's event brings the Cluster back
+	}
+	var fresh v1.Cluster
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(c), &fresh); err != nil {
+		return fmt.Errorf("reading Cluster %s: %w", c.Name, err)
+	}
+	if !equality.Semantic.DeepEqual(fresh.Status.LastVerifiedBackup, c.Status.LastVerifiedBackup) {
+		return nil // decided on a stale Cluster: its update brings it back
 	}
 	image := r.OperatorImage
 	if image == "" {
 		image = specs.DefaultOperatorImage
 	}
-	job := specs.BuildVerificationJob(s.Backup, c, specs.VerificationJobParams{OperatorImage: image, Name: s.JobName, Archive: s.Archive})
+	job := specs.BuildVerificationJob(s.Backup, c, specs.VerificationJobParams{OperatorImage: image, Name: s.JobName,
+		Due: s.Due, Archive: s.Archive})
 	if err := r.Client.Create(ctx, job); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			return nil
+			return r.nameTaken(ctx, c, s)
 		}
 		return fmt.Errorf("creating the verification Job %s: %w", s.JobName, err)
 	}
 	ev := evStarted.With(s.Backup.Name, s.JobName, s.Why)
 	kit.Emit(r.Recorder, c, []kit.Event{ev})
 	kit.Emit(r.Recorder, s.Backup, []kit.Event{ev})
+	return nil
+}
+
+// nameTaken explains a Job name already taken: by this verification (created meanwhile: fine),
+// or by another Job, which is left alone and reported.
+func (r *Reconciler) nameTaken(ctx context.Context, c *v1.Cluster, s *Start) error {
+	var j batchv1.Job
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: s.JobName}, &j); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if j.Labels[v1.VerificationLabel] == s.Backup.Name && j.Labels[v1.ClusterLabel] == c.Name {
+		return nil
+	}
+	kit.Emit(r.Recorder, c, []kit.Event{evNameTaken.With(s.JobName, s.Backup.Name)})
+	return fmt.Errorf("a Job named %s that is not this Cluster's verification of Backup %s exists", s.JobName, s.Backup.Name)
+}
+
+// deleteJobsOf deletes the verification Jobs of a Cluster that is gone: their Backups may outlive
+// it, and with them the Jobs and their scratch volumes.
+func (r *Reconciler) deleteJobsOf(ctx context.Context, namespace, cluster string) error {
+	var jobs batchv1.JobList
+	if err := r.Client.List(ctx, &jobs, client.InNamespace(namespace), client.MatchingLabels{v1.ClusterLabel: cluster},
+		client.HasLabels{v1.VerificationLabel}); err != nil {
+		return fmt.Errorf("listing the verification Jobs of %s: %w", cluster, err)
+	}
+	for i := range jobs.Items {
+		if err := r.Client.Delete(ctx, &jobs.Items[i], client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil &&
+			!apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting the verification Job %s: %w", jobs.Items[i].Name, err)
+		}
+	}
 	return nil
 }

@@ -105,11 +105,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, &c); err != nil {
 		if apierrors.IsNotFound(err) {
 			export(req.Namespace, req.Name, nil)
+			return ctrl.Result{}, r.deleteJobsOf(ctx, req.Namespace, req.Name)
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return ctrl.Result{}, err
 	}
 	if c.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.deleteJobsOf(ctx, c.Namespace, c.Name)
 	}
 	if kit.AwaitsFirstStatus(&c) {
 		return ctrl.Result{RequeueAfter: kit.FirstStatusWait}, nil

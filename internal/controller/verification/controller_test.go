@@ -1,6 +1,7 @@
 package verification_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -170,4 +171,46 @@ func TestVerificationsOnTheAPIServer(t *testing.T) {
 			t.Errorf("%d verification Jobs after every backup was verified", n)
 		}
 	})
+}
+
+// TestEachBackupVerifiedOnceThroughTheCache: with the operator's manager (a cache that lags the
+// writes, watches of Jobs, Backups and the Cluster), three backups completed one after the other
+// are each verified by exactly one Job, even though each recorded Job is deleted in the same pass
+// that records it.
+func TestEachBackupVerifiedOnceThroughTheCache(t *testing.T) {
+	w := newVWorld(t)
+	w.StartManager(func(mgr ctrl.Manager) error {
+		r := verification.NewReconciler(mgr, w.Clock)
+		r.Recorder, r.OperatorImage = w.Recorder, "operator:test"
+		return r.SetupWithManager(mgr)
+	})
+	var started []string
+	for _, name := range []string{"b1", "b2", "b3"} {
+		w.complete(name)
+		var job batchv1.Job
+		w.Eventually("a verification Job of "+name, func(context.Context) (bool, error) {
+			for _, j := range w.jobs() {
+				if j.Labels[v1.VerificationLabel] == name {
+					job = j
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		w.FinishJobPod(job.Name, "verify", corev1.PodSucceeded, msg(backupjob.VerifyResult{Passed: true, Tables: 1, TablesChecked: 1}))
+		w.Eventually(name+" verified and its Job gone", func(ctx context.Context) (bool, error) {
+			b := ctrlworld.Get[v1.Backup](w.World, name)
+			return meta.IsStatusConditionTrue(b.Status.Conditions, v1.BackupVerified) && len(w.jobs()) == 0, nil
+		})
+	}
+	time.Sleep(2 * time.Second) // room for a stale decision to start a second Job
+	// Each start is one Event on the Cluster and one on the Backup.
+	for _, e := range w.Events() {
+		if strings.Contains(e, "VerificationStarted") {
+			started = append(started, e)
+		}
+	}
+	if n := len(w.jobs()); n != 0 || len(started) != 2*3 {
+		t.Errorf("%d Jobs left, %d start Events (want 6: 3 verifications, one per backup):\n%s", n, len(started), strings.Join(started, "\n"))
+	}
 }

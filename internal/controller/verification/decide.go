@@ -3,6 +3,7 @@ package verification
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"time"
 
@@ -28,6 +29,17 @@ type Job struct {
 	BackupCompletedAt *metav1.Time
 }
 
+// due is the instant that made j due (its annotation); nil when unreadable.
+func (j Job) due() *metav1.Time {
+	t, err := time.Parse(time.RFC3339Nano, j.Job.Annotations[v1.VerificationDueAnnotation])
+	if err != nil {
+		return nil
+	}
+	return mt(t)
+}
+
+func mt(t time.Time) *metav1.Time { m := metav1.NewTime(t); return &m }
+
 // Observation is what Decide needs.
 type Observation struct {
 	Now     time.Time
@@ -43,7 +55,9 @@ type Outcome struct {
 	Backup string
 	// BackupCompletedAt is when the Backup completed (Job.BackupCompletedAt).
 	BackupCompletedAt *metav1.Time
-	Status            v1.BackupVerificationStatus
+	// Due is the instant that made the verification due.
+	Due    *metav1.Time
+	Status v1.BackupVerificationStatus
 	// Message explains the result, for the conditions and Events.
 	Message string
 }
@@ -52,6 +66,8 @@ type Outcome struct {
 type Start struct {
 	Backup  *v1.Backup
 	JobName string
+	// Due is the instant that made it due.
+	Due time.Time
 	// Archive is the directory whose binlog archive the Job replays; empty for none.
 	Archive string
 	// Why says what made it due.
@@ -94,9 +110,9 @@ func Decide(o Observation) Decision {
 	}
 	due, why, next, err := dueAt(v, c, o, last)
 	if err != nil {
+		// Reported; everyBackups still applies.
 		d.Condition = &metav1.Condition{Type: v1.ClusterBackupsVerified, Status: metav1.ConditionFalse,
 			Reason: ReasonInvalidSchedule, Message: err.Error()}
-		return d
 	}
 	if !next.IsZero() {
 		d.RequeueAfter = next.Sub(o.Now)
@@ -108,7 +124,8 @@ func Decide(o Observation) Decision {
 	if target == nil {
 		return d // nothing to verify yet: a completed Backup brings the Cluster back
 	}
-	d.Start = &Start{Backup: target, JobName: specs.VerificationJobName(target.Name, due), Archive: archiveOf(c, target), Why: why}
+	d.Start = &Start{Backup: target, JobName: specs.VerificationJobName(target.Name, due), Due: due,
+		Archive: archiveOf(c, target), Why: why}
 	return d
 }
 
@@ -127,19 +144,27 @@ func verificationOf(c *v1.Cluster) *v1.BackupVerification {
 func dueAt(v *v1.BackupVerification, c *v1.Cluster, o Observation, last *v1.LastVerifiedBackup) (time.Time, string, time.Time, error) {
 	var due, next time.Time
 	var why string
+	var schedErr error
 	if v.Schedule != "" {
 		s, err := schedule.Parse(v.Schedule)
 		if err != nil {
-			return time.Time{}, "", time.Time{}, fmt.Errorf("spec.backup.verification.schedule: %w", err)
-		}
-		h := schedule.History{Created: c.CreationTimestamp.Time}
-		if last != nil && last.StartedAt != nil {
-			h.LastSchedule = last.StartedAt.Time
-		}
-		p := s.Plan(h, o.Now)
-		due, next = p.Due, p.Next
-		if !due.IsZero() {
-			why = "the schedule's slot " + due.UTC().Format(time.RFC3339)
+			schedErr = fmt.Errorf("spec.backup.verification.schedule: %w", err)
+		} else {
+			h := schedule.History{Created: c.CreationTimestamp.Time}
+			if last != nil {
+				// The slot last verified, or the Job's start when later: a slot is never due twice,
+				// whatever the clock of the Job controller that set the start says.
+				for _, t := range []*metav1.Time{last.Due, last.StartedAt} {
+					if t != nil && t.Time.After(h.LastSchedule) {
+						h.LastSchedule = t.Time
+					}
+				}
+			}
+			p := s.Plan(h, o.Now)
+			due, next = p.Due, p.Next
+			if !due.IsZero() {
+				why = "the schedule's slot " + due.UTC().Format(time.RFC3339)
+			}
 		}
 	}
 	if n := v.EveryBackups; n != nil {
@@ -160,7 +185,7 @@ func dueAt(v *v1.BackupVerification, c *v1.Cluster, o Observation, last *v1.Last
 			}
 		}
 	}
-	return due, why, next, nil
+	return due, why, next, schedErr
 }
 
 // newest is the completed Backup that completed last, nil when none.
@@ -222,7 +247,7 @@ func outcome(j Job, now time.Time) Outcome {
 	} else if fc := failedCondition(j.Job); fc != nil && !fc.LastTransitionTime.IsZero() {
 		completed = fc.LastTransitionTime
 	}
-	out := Outcome{Job: j.Job, Backup: j.Backup, BackupCompletedAt: j.BackupCompletedAt,
+	out := Outcome{Job: j.Job, Backup: j.Backup, BackupCompletedAt: j.BackupCompletedAt, Due: j.due(),
 		Status: v1.BackupVerificationStatus{JobName: j.Job.Name, StartedAt: &started, CompletedAt: &completed}}
 	res, ok := backupjob.ParseVerifyResult(j.Message)
 	timedOut := kit.JobCondition(j.Job, batchv1.JobFailed) && jobFailedReason(j.Job) == batchv1.JobReasonDeadlineExceeded
@@ -236,6 +261,9 @@ func outcome(j Job, now time.Time) Outcome {
 			out.Status.Reason = v1.ReasonVerificationPassed
 			out.Message = passedMessage(res)
 		} else {
+			if !validReason.MatchString(res.Reason) {
+				out.Status.Reason = v1.ReasonVerificationFailed // a condition's reason must be a word
+			}
 			out.Message = "the verification of Backup " + j.Backup + " failed: " + res.Message
 		}
 	case timedOut: // stopped at its deadline: whatever it wrote as it was stopped is not the cause
@@ -304,7 +332,7 @@ func lastVerified(c *v1.Cluster, record []Outcome) *v1.LastVerifiedBackup {
 // LastOf is the Cluster's lastVerifiedBackup after outcome o; prev is the one before.
 func LastOf(o Outcome, prev *v1.LastVerifiedBackup) *v1.LastVerifiedBackup {
 	l := &v1.LastVerifiedBackup{Name: o.Backup, JobName: o.Job.Name, Passed: o.Status.Passed, Reason: o.Status.Reason,
-		StartedAt: o.Status.StartedAt, CompletedAt: o.Status.CompletedAt, BackupCompletedAt: o.BackupCompletedAt}
+		StartedAt: o.Status.StartedAt, CompletedAt: o.Status.CompletedAt, BackupCompletedAt: o.BackupCompletedAt, Due: o.Due}
 	if prev != nil {
 		l.LastPassedAt = prev.LastPassedAt
 		if l.BackupCompletedAt == nil && prev.Name == o.Backup {
@@ -327,6 +355,31 @@ func condition(last *v1.LastVerifiedBackup) *metav1.Condition {
 		return &metav1.Condition{Type: v1.ClusterBackupsVerified, Status: metav1.ConditionTrue, Reason: last.Reason,
 			Message: "Backup " + last.Name + " was restored and verified (Job " + last.JobName + "); see its Verified condition"}
 	}
+	if last.Reason == v1.ReasonVerificationJobFailed {
+		return &metav1.Condition{Type: v1.ClusterBackupsVerified, Status: metav1.ConditionUnknown, Reason: last.Reason,
+			Message: "the last verification, of Backup " + last.Name + " (Job " + last.JobName + "), did not run to its end; " +
+				"the backup was not found faulty and is verified again at the next slot or backups"}
+	}
 	return &metav1.Condition{Type: v1.ClusterBackupsVerified, Status: metav1.ConditionFalse, Reason: last.Reason,
 		Message: "the last verification, of Backup " + last.Name + " (Job " + last.JobName + "), failed; see the Backup's Verified condition"}
+}
+
+// validReason is the form of a condition's reason.
+var validReason = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`)
+
+// BackupCondition is the Backup's Verified condition for outcome o; keep is true when the
+// Backup's condition stays as it is: a Job that did not run to its end says nothing of a backup
+// already verified.
+func BackupCondition(o Outcome, current *metav1.Condition) (cond metav1.Condition, keep bool) {
+	cond = metav1.Condition{Type: v1.BackupVerified, Status: metav1.ConditionFalse, Reason: o.Status.Reason, Message: o.Message}
+	switch {
+	case o.Status.Passed:
+		cond.Status = metav1.ConditionTrue
+	case o.Status.Reason == v1.ReasonVerificationJobFailed:
+		if current != nil && current.Status == metav1.ConditionTrue {
+			return cond, true
+		}
+		cond.Status = metav1.ConditionUnknown
+	}
+	return cond, false
 }

@@ -17,8 +17,6 @@ import (
 
 var t0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 
-func mt(t time.Time) *metav1.Time { m := metav1.NewTime(t); return &m }
-
 // cluster is a Cluster created two days before t0 that holds its location and archives, with the
 // verification v.
 func cluster(v *v1.BackupVerification) *v1.Cluster {
@@ -194,6 +192,49 @@ func TestDecide(t *testing.T) {
 					t.Errorf("archive %q, want none", d.Start.Archive)
 				}
 			}},
+		{rule: "a slot verified is not due again when the Job controller's clock set its start before the slot",
+			o: Observation{Cluster: withLast(cluster(daily), func() *v1.LastVerifiedBackup {
+				l := lastAt(time.Date(2026, 3, 10, 2, 59, 58, 0, time.UTC), t0.Add(-10*time.Hour))
+				l.Due = mt(time.Date(2026, 3, 10, 3, 0, 0, 0, time.UTC))
+				return l
+			}()), Backups: twoBackups}},
+		{rule: "a schedule that does not parse leaves everyBackups working", started: "b2",
+			o: Observation{Cluster: cluster(&v1.BackupVerification{Schedule: "0 0 25 * * *", EveryBackups: every(1)}), Backups: twoBackups},
+			check: func(t *testing.T, d Decision) {
+				if d.Condition.Reason != ReasonInvalidSchedule {
+					t.Errorf("condition %+v", d.Condition)
+				}
+			}},
+		{rule: "a failed result whose reason is not a word is recorded as VerificationFailed",
+			o: Observation{Cluster: cluster(daily), Backups: twoBackups, Jobs: []Job{func() Job {
+				j := job("b2-verify-gg", "b2", jobFailed)
+				j.Message = `{"passed":false}`
+				return j
+			}()}},
+			check: func(t *testing.T, d Decision) {
+				if r := d.Record[0]; r.Status.Reason != v1.ReasonVerificationFailed {
+					t.Errorf("outcome %+v", r.Status)
+				}
+			}},
+		{rule: "a Job that did not run to its end leaves the Cluster's condition Unknown, not False",
+			o: Observation{Cluster: cluster(daily), Backups: twoBackups, Jobs: []Job{job("b2-verify-hh", "b2", jobFailed)}},
+			check: func(t *testing.T, d Decision) {
+				if d.Condition.Status != metav1.ConditionUnknown || d.Condition.Reason != v1.ReasonVerificationJobFailed {
+					t.Errorf("condition %+v", d.Condition)
+				}
+			}},
+		{rule: "the Job's due instant is carried to the Cluster's last verification",
+			o: Observation{Cluster: cluster(daily), Backups: twoBackups, Jobs: []Job{func() Job {
+				j := passed
+				j.Job = passed.Job.DeepCopy()
+				j.Job.Annotations = map[string]string{v1.VerificationDueAnnotation: "2026-03-10T03:00:00Z"}
+				return j
+			}()}},
+			check: func(t *testing.T, d Decision) {
+				if l := lastVerified(cluster(daily), d.Record); l.Due == nil || !l.Due.Time.Equal(time.Date(2026, 3, 10, 3, 0, 0, 0, time.UTC)) {
+					t.Errorf("last %+v", l)
+				}
+			}},
 		{rule: "a schedule that does not parse: the condition says so and nothing starts",
 			o: Observation{Cluster: cluster(&v1.BackupVerification{Schedule: "0 0 25 * * *"}), Backups: twoBackups},
 			check: func(t *testing.T, d Decision) {
@@ -228,5 +269,29 @@ func TestLastOf(t *testing.T) {
 	l := LastOf(fail, LastOf(pass, nil))
 	if l.Passed || l.Name != "b2" || l.LastPassedAt == nil || !l.LastPassedAt.Time.Equal(t0) {
 		t.Errorf("last %+v", l)
+	}
+}
+
+// TestBackupCondition: the Backup's Verified condition for each kind of outcome.
+func TestBackupCondition(t *testing.T) {
+	verified := &metav1.Condition{Type: v1.BackupVerified, Status: metav1.ConditionTrue, Reason: v1.ReasonVerificationPassed}
+	for _, tc := range []struct {
+		rule    string
+		o       Outcome
+		current *metav1.Condition
+		status  metav1.ConditionStatus
+		keep    bool
+	}{
+		{"a pass is True", Outcome{Status: v1.BackupVerificationStatus{Passed: true, Reason: v1.ReasonVerificationPassed}}, nil, metav1.ConditionTrue, false},
+		{"a damaged backup is False, even after an earlier pass", Outcome{Status: v1.BackupVerificationStatus{Reason: v1.ReasonVerificationTable}}, verified, metav1.ConditionFalse, false},
+		{"a Job that did not run to its end is Unknown on a backup never verified", Outcome{Status: v1.BackupVerificationStatus{Reason: v1.ReasonVerificationJobFailed}}, nil, metav1.ConditionUnknown, false},
+		{"a Job that did not run to its end keeps an earlier pass", Outcome{Status: v1.BackupVerificationStatus{Reason: v1.ReasonVerificationJobFailed}}, verified, "", true},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			cond, keep := BackupCondition(tc.o, tc.current)
+			if keep != tc.keep || (!keep && cond.Status != tc.status) {
+				t.Errorf("got %s keep=%v, want %s keep=%v", cond.Status, keep, tc.status, tc.keep)
+			}
+		})
 	}
 }

@@ -14,6 +14,8 @@ var (
 		Format: "Backup %s verified: %s"}
 	evFailed = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "BackupVerificationFailed",
 		Format: "%s: %s"}
+	evNameTaken = kit.EventKind{Type: corev1.EventTypeWarning, Reason: "VerificationJobNameTaken",
+		Format: "cannot verify Backup %[2]s: a Job named %[1]s that is not its verification exists; delete or rename it"}
 )
 
 // outcomeEvent is the Event of a verification's result.

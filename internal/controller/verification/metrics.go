@@ -26,8 +26,8 @@ func init() {
 	metrics.Registry.MustRegister(lastPassedMet, lastEndMet, lastSuccessMet, resultsMet, durationMet)
 }
 
-// observe counts an outcome and sets the Cluster's gauges from its last verification.
-func observe(namespace, cluster string, o Outcome, last *v1.LastVerifiedBackup) {
+// count counts an outcome and sets the duration of the Cluster's last verification.
+func count(namespace, cluster string, o Outcome) {
 	l := prometheus.Labels{"namespace": namespace, "cluster": cluster}
 	result := "failed"
 	if o.Status.Passed {
@@ -37,7 +37,6 @@ func observe(namespace, cluster string, o Outcome, last *v1.LastVerifiedBackup) 
 	if s, e := o.Status.StartedAt, o.Status.CompletedAt; s != nil && e != nil {
 		durationMet.With(l).Set(e.Sub(s.Time).Seconds())
 	}
-	export(namespace, cluster, last)
 }
 
 // export sets the gauges of the Cluster's last verification; nil clears them.

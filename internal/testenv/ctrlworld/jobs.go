@@ -5,12 +5,14 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // FinishJobPod plays the kubelet: the Pod the Job controller created for job ends in phase, its
 // container having written the termination message msg, and the Job controller turns that into
-// the Job's condition.
+// the Job's condition. A Job deleted meanwhile counts as marked: a reconciler running in a manager
+// may record and delete it before this sees the condition.
 func (w *World) FinishJobPod(job, container string, phase corev1.PodPhase, msg string) {
 	w.T.Helper()
 	var pod corev1.Pod
@@ -40,7 +42,7 @@ func (w *World) FinishJobPod(job, container string, phase corev1.PodPhase, msg s
 	w.Eventually("the Job controller marks "+job+" "+string(cond), func(ctx context.Context) (bool, error) {
 		var j batchv1.Job
 		if err := w.Client.Get(ctx, w.Key(job), &j); err != nil {
-			return false, err
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		}
 		for _, c := range j.Status.Conditions {
 			if c.Type == cond && c.Status == corev1.ConditionTrue {
