@@ -212,7 +212,7 @@ EOF
 	echo
 	echo "== the first backup restored and checked in a throwaway Job (spec.backup.verification)"
 	wait_until 120 backup_verified || log "verification: no result within 2 minutes (kubectl -n $DEMO_NS describe backups)"
-	k -n $DEMO_NS get backups -o custom-columns='NAME:.metadata.name,VERIFIED:.status.conditions[?(@.type=="Verified")].reason,TABLES:.status.verification.tablesChecked,ROWS:.status.verification.rows,GTID:.status.verification.gtidExecuted' || true
+	k -n $DEMO_NS get backups -o custom-columns='NAME:.metadata.name,VERIFIED:.status.conditions[?(@.type=="Verified")].reason,TABLES:.status.verification.tablesChecked,ROWS:.status.verification.rows' || true
 	echo
 	echo "== object store location and binlog archive (this Cluster's own)"
 	wait_until 60 archive_reported || true
