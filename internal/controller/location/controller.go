@@ -11,7 +11,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -57,17 +56,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 // clusterChanged passes creations, spec changes, a verified restore and a new primary.
 func clusterChanged() predicate.Funcs {
-	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return true },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, okOld := e.ObjectOld.(*v1.Cluster)
-			n, okNew := e.ObjectNew.(*v1.Cluster)
-			return okOld && okNew && (o.Generation != n.Generation || o.Status.CurrentPrimary != n.Status.CurrentPrimary ||
-				(o.Status.Recovery == nil) != (n.Status.Recovery == nil))
-		},
-		DeleteFunc:  func(event.DeleteEvent) bool { return false },
-		GenericFunc: func(event.GenericEvent) bool { return false },
-	}
+	return kit.ClusterChanges(func(o, n *v1.Cluster) bool {
+		return o.Generation != n.Generation || o.Status.CurrentPrimary != n.Status.CurrentPrimary ||
+			(o.Status.Recovery == nil) != (n.Status.Recovery == nil)
+	}, false)
 }
 
 // Reconcile gathers the location, decides the claim and acts.

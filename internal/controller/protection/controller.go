@@ -10,16 +10,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
@@ -55,20 +51,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("protection").
 		For(&v1.Cluster{}, builder.WithPredicates(clusterChanged())).
-		Watches(&v1.Backup{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			b, ok := o.(*v1.Backup)
-			if !ok || b.Spec.Cluster.Name == "" {
-				return nil
-			}
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}}}
-		})).
-		Watches(&v1.ScheduledBackup{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			s, ok := o.(*v1.ScheduledBackup)
-			if !ok || s.Spec.Cluster.Name == "" {
-				return nil
-			}
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: s.Spec.Cluster.Name}}}
-		})).
+		Watches(&v1.Backup{}, kit.ToCluster(kit.ClusterOf)).
+		Watches(&v1.ScheduledBackup{}, kit.ToCluster(kit.ClusterOf)).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("building the protection controller: %w", err)
@@ -79,21 +63,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // clusterChanged passes creations, spec changes and the status fields the protection reads: the
 // location claim, the archive's window and the first instance; not every status write.
 func clusterChanged() predicate.Funcs {
-	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return true },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, okOld := e.ObjectOld.(*v1.Cluster)
-			n, okNew := e.ObjectNew.(*v1.Cluster)
-			if !okOld || !okNew {
-				return false
-			}
-			return o.Generation != n.Generation || o.Status.LatestGeneratedNode != n.Status.LatestGeneratedNode ||
-				!equality.Semantic.DeepEqual(o.Status.ObjectStoreLocation, n.Status.ObjectStoreLocation) ||
-				!equality.Semantic.DeepEqual(recoverableFrom(o), recoverableFrom(n))
-		},
-		DeleteFunc:  func(event.DeleteEvent) bool { return true },
-		GenericFunc: func(event.GenericEvent) bool { return false },
-	}
+	return kit.ClusterChanges(func(o, n *v1.Cluster) bool {
+		return o.Generation != n.Generation || o.Status.LatestGeneratedNode != n.Status.LatestGeneratedNode ||
+			!equality.Semantic.DeepEqual(o.Status.ObjectStoreLocation, n.Status.ObjectStoreLocation) ||
+			!equality.Semantic.DeepEqual(recoverableFrom(o), recoverableFrom(n))
+	}, true)
 }
 
 func recoverableFrom(c *v1.Cluster) *metav1.MicroTime {

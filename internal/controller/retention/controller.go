@@ -10,9 +10,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/objectstore"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/retentionpass"
 )
@@ -67,7 +67,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts ...func(*controller
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("retention").
 		For(&v1.Cluster{}, builder.WithPredicates(clusterChanged())).
-		Watches(&v1.Backup{}, handler.EnqueueRequestsFromMapFunc(backupToItsCluster),
+		Watches(&v1.Backup{}, kit.ToCluster(kit.ClusterOf),
 			builder.WithPredicates(backupCompleted())).
 		WithOptions(options).
 		Complete(r)

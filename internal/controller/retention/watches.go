@@ -1,13 +1,8 @@
 package retention
 
 import (
-	"context"
-
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
@@ -50,13 +45,4 @@ func updates(creations bool, pass func(event.UpdateEvent) bool) predicate.Funcs 
 func backupJustCompleted(o, n *v1.Backup) bool {
 	return n.Status.Phase == v1.BackupPhaseCompleted &&
 		(o.Status.Phase != v1.BackupPhaseCompleted || !o.Status.CompletedAt.Equal(n.Status.CompletedAt))
-}
-
-// backupToItsCluster maps a Backup to the Cluster it backs up.
-func backupToItsCluster(_ context.Context, o client.Object) []reconcile.Request {
-	b, ok := o.(*v1.Backup)
-	if !ok || b.Spec.Cluster.Name == "" {
-		return nil
-	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: b.Namespace, Name: b.Spec.Cluster.Name}}}
 }

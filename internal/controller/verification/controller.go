@@ -8,16 +8,12 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
@@ -48,24 +44,11 @@ func NewReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *Reconciler {
 // at when its spec or last verification changes, when one of its Backups or verification Jobs
 // changes, and at its schedule's next slot.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	toCluster := func(name func(client.Object) string) handler.EventHandler {
-		return handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			if n := name(o); n != "" {
-				return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: n}}}
-			}
-			return nil
-		})
-	}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("verification").
 		For(&v1.Cluster{}, builder.WithPredicates(clusterChanged())).
-		Watches(&v1.Backup{}, toCluster(func(o client.Object) string {
-			if b, ok := o.(*v1.Backup); ok {
-				return b.Spec.Cluster.Name
-			}
-			return ""
-		})).
-		Watches(&batchv1.Job{}, toCluster(func(o client.Object) string {
+		Watches(&v1.Backup{}, kit.ToCluster(kit.ClusterOf)).
+		Watches(&batchv1.Job{}, kit.ToCluster(func(o client.Object) string {
 			if _, ok := o.GetLabels()[v1.VerificationLabel]; !ok {
 				return ""
 			}
@@ -78,25 +61,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return nil
 }
 
-// clusterChanged passes creations, spec changes, the first status and changes of the last
-// verification, the location claim and the archive; not every status write.
+// clusterChanged passes creations, deletions, spec changes, the first status and changes of the
+// last verification, the location claim and the archive; not every status write.
 func clusterChanged() predicate.Funcs {
-	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return true },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, okOld := e.ObjectOld.(*v1.Cluster)
-			n, okNew := e.ObjectNew.(*v1.Cluster)
-			if !okOld || !okNew {
-				return false
-			}
-			return o.Generation != n.Generation || o.Status.LatestGeneratedNode != n.Status.LatestGeneratedNode ||
-				!equality.Semantic.DeepEqual(o.Status.LastVerifiedBackup, n.Status.LastVerifiedBackup) ||
-				!equality.Semantic.DeepEqual(o.Status.ObjectStoreLocation, n.Status.ObjectStoreLocation) ||
-				(o.Status.BinlogArchive == nil) != (n.Status.BinlogArchive == nil)
-		},
-		DeleteFunc:  func(event.DeleteEvent) bool { return true },
-		GenericFunc: func(event.GenericEvent) bool { return false },
-	}
+	return kit.ClusterChanges(func(o, n *v1.Cluster) bool {
+		return o.Generation != n.Generation || o.Status.LatestGeneratedNode != n.Status.LatestGeneratedNode ||
+			!equality.Semantic.DeepEqual(o.Status.LastVerifiedBackup, n.Status.LastVerifiedBackup) ||
+			!equality.Semantic.DeepEqual(o.Status.ObjectStoreLocation, n.Status.ObjectStoreLocation) ||
+			(o.Status.BinlogArchive == nil) != (n.Status.BinlogArchive == nil)
+	}, true)
 }
 
 // Reconcile gathers, decides and acts.
