@@ -60,32 +60,37 @@ func BuildBackupJob(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJ
 		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
 		SecurityContext:          containerSecurityContext(),
 	}
+	job := oneShotJob(metav1.ObjectMeta{Name: BackupJobName(b.Name), Namespace: b.Namespace, Labels: labels,
+		OwnerReferences: []metav1.OwnerReference{backupOwnerReference(b)}}, p.OperatorImage, container, volumes)
+	if b.Spec.Timeout != nil && b.Spec.Timeout.Duration > 0 {
+		secs := int64(b.Spec.Timeout.Duration.Seconds())
+		job.Spec.ActiveDeadlineSeconds = &secs
+	}
+	return job
+}
+
+// oneShotJob is a Job of the manager's Jobs (backup, verification): one Pod run once, never
+// retried, no service account token, the manager binary copied in by the init container, the
+// Pod labelled as the Job.
+func oneShotJob(meta metav1.ObjectMeta, operatorImage string, container corev1.Container, volumes []corev1.Volume) *batchv1.Job {
 	noToken, zero := false, int32(0)
-	job := &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: BackupJobName(b.Name), Namespace: b.Namespace, Labels: labels,
-			OwnerReferences: []metav1.OwnerReference{backupOwnerReference(b)},
-		},
+	return &batchv1.Job{
+		ObjectMeta: meta,
 		Spec: batchv1.JobSpec{
 			BackoffLimit: &zero,
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Labels: meta.Labels},
 				Spec: corev1.PodSpec{
 					RestartPolicy:                corev1.RestartPolicyNever,
 					AutomountServiceAccountToken: &noToken,
 					SecurityContext:              podSecurityContext(),
-					InitContainers:               []corev1.Container{bootstrapContainer(p.OperatorImage)},
+					InitContainers:               []corev1.Container{bootstrapContainer(operatorImage)},
 					Containers:                   []corev1.Container{container},
 					Volumes:                      volumes,
 				},
 			},
 		},
 	}
-	if b.Spec.Timeout != nil && b.Spec.Timeout.Duration > 0 {
-		secs := int64(b.Spec.Timeout.Duration.Seconds())
-		job.Spec.ActiveDeadlineSeconds = &secs
-	}
-	return job
 }
 
 func backupArgs(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p BackupJobParams) []string {

@@ -96,30 +96,15 @@ func BuildVerificationJob(b *mysqlv1alpha1.Backup, c *mysqlv1alpha1.Cluster, p V
 		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
 		SecurityContext:          containerSecurityContext(),
 	}
-	noToken, zero, notController := false, int32(0), false
-	deadline := int64(durationOr(v.Timeout, DefaultVerificationTimeout).Seconds())
+	notController := false
 	owner := backupOwnerReference(b)
 	owner.Controller = &notController
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: b.Namespace, Labels: labels,
-			Annotations:     map[string]string{mysqlv1alpha1.VerificationDueAnnotation: p.Due.UTC().Format(time.RFC3339Nano)},
-			OwnerReferences: []metav1.OwnerReference{owner}},
-		Spec: batchv1.JobSpec{
-			BackoffLimit:          &zero,
-			ActiveDeadlineSeconds: &deadline,
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					RestartPolicy:                corev1.RestartPolicyNever,
-					AutomountServiceAccountToken: &noToken,
-					SecurityContext:              podSecurityContext(),
-					InitContainers:               []corev1.Container{bootstrapContainer(p.OperatorImage)},
-					Containers:                   []corev1.Container{container},
-					Volumes:                      volumes,
-				},
-			},
-		},
-	}
+	job := oneShotJob(metav1.ObjectMeta{Name: p.Name, Namespace: b.Namespace, Labels: labels,
+		Annotations:     map[string]string{mysqlv1alpha1.VerificationDueAnnotation: p.Due.UTC().Format(time.RFC3339Nano)},
+		OwnerReferences: []metav1.OwnerReference{owner}}, p.OperatorImage, container, volumes)
+	deadline := int64(durationOr(v.Timeout, DefaultVerificationTimeout).Seconds())
+	job.Spec.ActiveDeadlineSeconds = &deadline
+	return job
 }
 
 // verificationScratch is an emptyDir, or with storage.size a generic ephemeral volume.
