@@ -21,7 +21,11 @@ func (s *ScheduledBackup) IsImmediate() bool {
 	return s.Spec.Immediate != nil && *s.Spec.Immediate
 }
 
-// WantsSkipImmediately reports whether the next immediately-due run is to be skipped.
-func (s *ScheduledBackup) WantsSkipImmediately() bool {
-	return s.Spec.SkipImmediately != nil && *s.Spec.SkipImmediately
+// WantsSkipImmediately reports whether the next immediately-due run is to be skipped; an unset
+// spec.skipImmediately is the operator's default (its --schedule-skip-immediately).
+func (s *ScheduledBackup) WantsSkipImmediately(operatorDefault bool) bool {
+	if s.Spec.SkipImmediately == nil {
+		return operatorDefault
+	}
+	return *s.Spec.SkipImmediately
 }

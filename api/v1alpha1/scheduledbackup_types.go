@@ -41,7 +41,8 @@ type ScheduledBackupSpec struct {
 
 	// SkipImmediately skips the run that is due right away when the schedule is created or
 	// unsuspended. The operator consumes it: it records status.lastSkipped and resets it to false.
-	// +kubebuilder:default=false
+	// Unset, it is the operator's --schedule-skip-immediately (false unless set), read in the
+	// schedule's first decision.
 	// +optional
 	SkipImmediately *bool `json:"skipImmediately,omitempty"`
 

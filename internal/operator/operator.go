@@ -54,6 +54,8 @@ type Options struct {
 	// MinScheduleInterval refuses ScheduledBackups whose slots come closer than it; 0 refuses
 	// none.
 	MinScheduleInterval time.Duration
+	// ScheduleSkipImmediately is what an unset spec.skipImmediately of a ScheduledBackup means.
+	ScheduleSkipImmediately bool
 	// BackupWorkers is how many Backups are reconciled in parallel; 0 means
 	// backup.DefaultWorkers.
 	BackupWorkers int
@@ -193,7 +195,8 @@ func RegisterBackupControllers(mgr ctrl.Manager, opts Options) error {
 	}
 	if err := (&scheduledbackup.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Recorder: mgr.GetEventRecorderFor("scheduledbackup-controller"), Clock: opts.Clock,
-		MaxConcurrentReconciles: opts.ScheduledBackupWorkers, MinInterval: opts.MinScheduleInterval}).SetupWithManager(mgr); err != nil {
+		MaxConcurrentReconciles: opts.ScheduledBackupWorkers, MinInterval: opts.MinScheduleInterval,
+		SkipImmediatelyDefault: opts.ScheduleSkipImmediately}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return newBackupReconciler(mgr, opts).SetupWithManager(mgr)

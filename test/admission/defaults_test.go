@@ -37,7 +37,7 @@ func TestScheduledBackupDefaults(t *testing.T) {
 	}{
 		{"suspend", *s.Suspend, false},
 		{"immediate", *s.Immediate, false},
-		{"skipImmediately", *s.SkipImmediately, false},
+		{"skipImmediately unset follows the operator flag", s.SkipImmediately == nil, true},
 		{"backupOwnerReference", s.BackupOwnerReference, v1.BackupOwnerReferenceNone},
 		{"method", s.Method, v1.BackupMethodClone},
 		{"target", s.Target, v1.BackupTargetPreferStandby},

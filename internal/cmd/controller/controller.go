@@ -73,6 +73,8 @@ func NewCommand() *cobra.Command {
 		"namespaces the operator watches and acts in, comma-separated (default: every namespace; env WATCH_NAMESPACES)")
 	f.DurationVar(&opts.MinScheduleInterval, "min-schedule-interval", scheduledbackup.DefaultMinInterval,
 		"a ScheduledBackup whose slots come closer than this runs nothing (Ready=False, ScheduleTooFrequent); 0 accepts any schedule")
+	f.BoolVar(&opts.ScheduleSkipImmediately, "schedule-skip-immediately", false,
+		"what a ScheduledBackup without spec.skipImmediately does: true skips the run due at its creation (or unsuspension), as skipImmediately: true")
 	f.IntVar(&opts.ScheduledBackupWorkers, "scheduled-backup-workers", scheduledbackup.DefaultWorkers,
 		"ScheduledBackups reconciled in parallel; raise it when many schedules share a slot")
 	f.IntVar(&opts.BackupWorkers, "backup-workers", backup.DefaultWorkers,

@@ -46,6 +46,9 @@ type Reconciler struct {
 	// MinInterval refuses schedules whose slots come closer than it (0: none is refused); the
 	// operator's --min-schedule-interval, DefaultMinInterval unless set.
 	MinInterval time.Duration
+	// SkipImmediatelyDefault is what an unset spec.skipImmediately means: the operator's
+	// --schedule-skip-immediately.
+	SkipImmediatelyDefault bool
 	// Queue is the controller's priority queue, through which the reconciler puts a schedule
 	// back at the priority of its next look (see queue.go). SetupWithManager sets it when the
 	// controller starts, before any reconcile. A reconciler without one (driven directly) returns

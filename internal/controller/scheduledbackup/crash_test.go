@@ -134,7 +134,7 @@ func TestSkipImmediatelyIsConsumedOnceWhenTheResetFails(t *testing.T) {
 	w.Clock.SetTime(slot.Add(10e9))
 	w.reconcile("nightly")
 	sb := w.schedule("nightly")
-	if sb.WantsSkipImmediately() || !sb.Status.LastSkipped.Equal(skipped) {
+	if sb.WantsSkipImmediately(false) || !sb.Status.LastSkipped.Equal(skipped) {
 		t.Fatalf("skipImmediately %v, lastSkipped %v: want reset and still %v", *sb.Spec.SkipImmediately, sb.Status.LastSkipped, skipped)
 	}
 	w.reconcile("nightly")

@@ -40,6 +40,9 @@ type Observation struct {
 	// MinInterval is the operator's --min-schedule-interval: a schedule whose slots come closer
 	// than this runs nothing. Zero accepts any schedule.
 	MinInterval time.Duration
+	// SkipImmediatelyDefault is the operator's --schedule-skip-immediately: what an unset
+	// spec.skipImmediately means.
+	SkipImmediatelyDefault bool
 	// Deleted are the Backups (by UID) this process deleted that Children, read from a lagging
 	// cache, still show as not being deleted: pruning treats them as the API server does, gone.
 	Deleted map[types.UID]bool
@@ -171,7 +174,7 @@ func (p *planner) evaluate(sched schedule.Schedule) {
 	p.setDegraded()
 	p.plan = sched.Plan(p.history(), p.now)
 	switch {
-	case !p.sb.WantsSkipImmediately():
+	case !p.sb.WantsSkipImmediately(p.o.SkipImmediatelyDefault):
 		p.run()
 	case p.skipAlreadyRecorded():
 		// The skip was written before a crash or a conflict; only the reset is missing.

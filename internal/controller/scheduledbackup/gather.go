@@ -25,7 +25,8 @@ func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (Observat
 	if err := r.Client.Get(ctx, key, &sb); err != nil || sb.DeletionTimestamp != nil {
 		return Observation{}, client.IgnoreNotFound(err)
 	}
-	o := Observation{Now: r.Clock.Now(), Schedule: &sb, Unrecorded: r.expect.unrecordedOf(&sb), MinInterval: r.MinInterval}
+	o := Observation{Now: r.Clock.Now(), Schedule: &sb, Unrecorded: r.expect.unrecordedOf(&sb), MinInterval: r.MinInterval,
+		SkipImmediatelyDefault: r.SkipImmediatelyDefault}
 	var err error
 	if o.Children, err = listChildren(ctx, r.Client, &sb, r.cacheIndexed); err != nil {
 		return Observation{}, err

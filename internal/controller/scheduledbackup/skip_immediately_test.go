@@ -21,7 +21,7 @@ func TestSkipImmediatelyOnCreationSkipsTheImmediateBackupAndResetsTheFlag(t *tes
 	w.reconcile("nightly")
 	w.wantBackups()
 	sb := w.schedule("nightly")
-	if sb.WantsSkipImmediately() || sb.Status.LastSkipped == nil {
+	if sb.WantsSkipImmediately(false) || sb.Status.LastSkipped == nil {
 		t.Fatalf("skipImmediately %v, lastSkipped %v: want consumed and recorded", *sb.Spec.SkipImmediately, sb.Status.LastSkipped)
 	}
 	if ev := w.Events(); !hasEvent(ev, "SkippedImmediately") {
@@ -45,7 +45,7 @@ func TestSkipImmediatelyOnUnsuspendSkipsTheDueSlot(t *testing.T) {
 	w.reconcile("nightly")
 	w.wantBackups()
 	sb := w.schedule("nightly")
-	if sb.WantsSkipImmediately() || sb.Status.LastSkipped == nil || !sb.Status.NextScheduleTime.Time.Equal(first.Add(3*time.Hour)) {
+	if sb.WantsSkipImmediately(false) || sb.Status.LastSkipped == nil || !sb.Status.NextScheduleTime.Time.Equal(first.Add(3*time.Hour)) {
 		t.Fatalf("spec %+v status %+v: want the flag reset, lastSkipped set and the next slot after it", sb.Spec, sb.Status)
 	}
 	w.Clock.SetTime(first.Add(3 * time.Hour))
@@ -56,5 +56,43 @@ func TestSkipImmediatelyOnUnsuspendSkipsTheDueSlot(t *testing.T) {
 		if !hasEvent(ev, reason) {
 			t.Fatalf("events %v lack %s", ev, reason)
 		}
+	}
+}
+
+// TestUnsetSkipImmediatelyFollowsTheOperatorFlag: a schedule created without skipImmediately is
+// stored without it (no schema default), and its first decision reads the operator's
+// --schedule-skip-immediately: with true, the immediate Backup is skipped and the field is then
+// set to false; with false, it runs and the field stays unset.
+func TestUnsetSkipImmediatelyFollowsTheOperatorFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rule    string
+		flag    bool
+		backups int
+	}{
+		{"the flag true skips the immediate Backup", true, 0},
+		{"the flag false runs it", false, 1},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			w := newWorld(t)
+			w.skipDefault = tc.flag
+			w.createCluster("db")
+			w.createSchedule("nightly", func(s *v1.ScheduledBackupSpec) { s.Immediate = boolPtr(true) })
+			if sb := w.schedule("nightly"); sb.Spec.SkipImmediately != nil {
+				t.Fatalf("skipImmediately stored as %v, want unset", *sb.Spec.SkipImmediately)
+			}
+			w.reconcile("nightly")
+			w.reconcile("nightly")
+			sb := w.schedule("nightly")
+			if n := len(w.backups()); n != tc.backups {
+				t.Fatalf("%d Backups, want %d", n, tc.backups)
+			}
+			switch {
+			case tc.flag && (sb.Spec.SkipImmediately == nil || *sb.Spec.SkipImmediately || sb.Status.LastSkipped == nil):
+				t.Errorf("spec %v, lastSkipped %v: want consumed (false) and recorded", sb.Spec.SkipImmediately, sb.Status.LastSkipped)
+			case !tc.flag && (sb.Spec.SkipImmediately != nil || sb.Status.LastSkipped != nil):
+				t.Errorf("spec %v, lastSkipped %v: want untouched", sb.Spec.SkipImmediately, sb.Status.LastSkipped)
+			}
+		})
 	}
 }

@@ -23,6 +23,8 @@ const hourly = "0 0 * * * *"
 // a fake clock the test advances.
 type world struct {
 	*ctrlworld.World
+	// skipDefault is the operator's --schedule-skip-immediately.
+	skipDefault bool
 }
 
 func newWorld(t *testing.T) *world {
@@ -43,7 +45,8 @@ func newNightly(t *testing.T, mutate ...func(*v1.ScheduledBackupSpec)) (*world, 
 
 // reconciler is a fresh reconciler over c, as an operator process would build after a restart.
 func (w *world) reconciler(c client.Client) *scheduledbackup.Reconciler {
-	return &scheduledbackup.Reconciler{Client: c, APIReader: c, Recorder: w.Recorder, Clock: w.Clock}
+	return &scheduledbackup.Reconciler{Client: c, APIReader: c, Recorder: w.Recorder, Clock: w.Clock,
+		SkipImmediatelyDefault: w.skipDefault}
 }
 
 // reconcile runs one reconcile of name with a fresh reconciler and fails the test on error.
