@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,7 +26,7 @@ type BackupOptions struct {
 func BuildOnDemandBackup(namespace, cluster string, opts BackupOptions, now time.Time) *v1.Backup {
 	name := opts.Name
 	if name == "" {
-		name = cluster + "-" + now.UTC().Format("20060102150405")
+		name = GeneratedBackupName(cluster, now)
 	}
 	b := &v1.Backup{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{v1.ClusterLabel: cluster}},
@@ -40,6 +41,14 @@ func BuildOnDemandBackup(namespace, cluster string, opts BackupOptions, now time
 		b.Spec.Online = &online
 	}
 	return b
+}
+
+// GeneratedBackupName is <cluster>-<YYYYMMDDHHMMSS> of now (UTC), with the Cluster's name cut so
+// that the whole fits the 63 characters of a Backup name.
+func GeneratedBackupName(cluster string, now time.Time) string {
+	stamp := now.UTC().Format("20060102150405")
+	prefix := cluster[:min(len(cluster), 63-1-len(stamp))]
+	return strings.TrimRight(prefix, "-.") + "-" + stamp
 }
 
 func newBackupCommand(e *env) *cobra.Command {

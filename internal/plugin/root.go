@@ -50,7 +50,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, clk clock.PassiveClock) 
 	root.SetErr(streams.ErrOut)
 	e.flags.AddFlags(root.PersistentFlags())
 	root.AddCommand(newBackupCommand(e), newFenceCommand(e), newPromoteCommand(e), newReloadCommand(e), newRestartCommand(e),
-		newStatusCommand(e), newVersionCommand(streams))
+		newScheduleCommand(e), newStatusCommand(e), newVersionCommand(streams))
 	return root
 }
 
