@@ -13,6 +13,7 @@ import (
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
 )
 
 // CheckPromotion says why instance cannot be requested as the new primary of c, or nil. It checks
@@ -45,12 +46,49 @@ func CheckPromotion(c *v1.Cluster, instance string) error {
 	return nil
 }
 
+// CheckAdvance is the plugin's own pre-check of a promotion (skipped by --force): the target must
+// have executed every transaction the primary had, as the instances last reported them in
+// status.gtidExecutedByInstance. The operator's own check at the switchover (the target holds the
+// old primary's GTID set) is never skipped.
+func CheckAdvance(c *v1.Cluster, instance string) error {
+	reported := c.Status.GTIDExecutedByInstance
+	primary := c.Status.CurrentPrimary
+	ps, pok := reported[primary]
+	ts, tok := reported[instance]
+	if !pok || !tok {
+		return fmt.Errorf("cannot tell whether %s is as advanced as the primary %s: no GTID set reported for %s "+
+			"(kubectl cloudnative-mysql status %s shows them; --force skips this check, not the operator's)",
+			instance, primary, map[bool]string{true: instance, false: primary}[pok], c.Name)
+	}
+	p, err := gtid.Parse(ps)
+	if err != nil {
+		return fmt.Errorf("the primary's reported GTID set: %w", err)
+	}
+	t, err := gtid.Parse(ts)
+	if err != nil {
+		return fmt.Errorf("the reported GTID set of %s: %w", instance, err)
+	}
+	if missing := p.Subtract(t); !missing.IsEmpty() {
+		return fmt.Errorf("%s lags the primary %s: it lacks %d transaction(s) the primary executed (%s), as last reported; "+
+			"wait until it catches up, or use --force (the operator still waits for the target to hold the primary's "+
+			"transactions before promoting it)", instance, primary, missing.Count(), missing)
+	}
+	return nil
+}
+
 // Promote requests a switchover to instance: status.targetPrimary names it and
 // status.targetPrimaryTimestamp is now. The status patch carries an optimistic lock, and a lost
 // race reads the Cluster again and checks again, so a concurrent switchover or failover is never
 // overwritten.
-func Promote(ctx context.Context, c client.Client, clk clock.PassiveClock, ns, clusterName, instance string) error {
-	return patchInstanceRequest(ctx, c, ns, clusterName, instance, CheckPromotion, func(cluster *v1.Cluster) {
+// Unless force, the target must also pass CheckAdvance.
+func Promote(ctx context.Context, c client.Client, clk clock.PassiveClock, ns, clusterName, instance string, force bool) error {
+	check := func(cluster *v1.Cluster, instance string) error {
+		if err := CheckPromotion(cluster, instance); err != nil || force {
+			return err
+		}
+		return CheckAdvance(cluster, instance)
+	}
+	return patchInstanceRequest(ctx, c, ns, clusterName, instance, check, func(cluster *v1.Cluster) {
 		now := metav1.NewTime(clk.Now())
 		cluster.Status.TargetPrimary, cluster.Status.TargetPrimaryTimestamp = instance, &now
 	})
@@ -79,7 +117,7 @@ func patchInstanceRequest(ctx context.Context, c client.Client, ns, clusterName,
 }
 
 func newPromoteCommand(e *env) *cobra.Command {
-	var acceptDataLoss bool
+	var acceptDataLoss, force bool
 	cmd := &cobra.Command{
 		Use:   "promote CLUSTER INSTANCE",
 		Short: "Request a switchover: make a replica the primary",
@@ -106,7 +144,7 @@ func newPromoteCommand(e *env) *cobra.Command {
 					"follow it with kubectl cloudnative-mysql status %s and the DataLossAccepted Event\n", former, args[0], args[1], args[0])
 				return nil
 			}
-			if err := Promote(cmd.Context(), c, e.clock, ns, args[0], args[1]); err != nil {
+			if err := Promote(cmd.Context(), c, e.clock, ns, args[0], args[1], force); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.streams.Out, "switchover of %s to %s requested; follow it with kubectl cloudnative-mysql status %s\n",
@@ -114,6 +152,8 @@ func newPromoteCommand(e *env) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false,
+		"skip the plugin's check that INSTANCE has the primary's transactions (the operator's own check is never skipped)")
 	cmd.Flags().BoolVar(&acceptDataLoss, "accept-data-loss", false,
 		"let a failover blocked on writes the failing primary acknowledged alone promote INSTANCE, giving those writes up")
 	return cmd

@@ -14,13 +14,22 @@ import (
 // TestPromoteVerb runs `promote` against the real API server, one rule a row. db-1 is the primary
 // of a three-instance Cluster unless the row says otherwise.
 func TestPromoteVerb(t *testing.T) {
+	caughtUp := func(c *v1.Cluster) {
+		c.Status.GTIDExecutedByInstance = map[string]string{"db-1": "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9", "db-2": "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9", "db-3": "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-7"}
+	}
 	cases := []struct {
 		rule     string
 		existing func(*v1.Cluster)
 		instance string
+		force    bool
 		wantErr  string // "" when the switchover must be requested
 	}{
-		{rule: "a replica becomes the target primary", instance: "db-2"},
+		{rule: "a replica that has the primary's transactions becomes the target primary", instance: "db-2", existing: caughtUp},
+		{rule: "a replica lacking transactions of the primary is refused, with the figures", instance: "db-3", existing: caughtUp,
+			wantErr: "db-3 lags the primary db-1: it lacks 2 transaction(s) the primary executed (3e11fa47-71ca-11e1-9e33-c80aa9429562:8-9)"},
+		{rule: "--force skips the plugin's check", instance: "db-3", existing: caughtUp, force: true},
+		{rule: "a replica whose GTID set was never reported is refused", instance: "db-2",
+			wantErr: "cannot tell whether db-2 is as advanced as the primary db-1"},
 		{rule: "the current primary is refused", instance: "db-1",
 			wantErr: "db-1 is already the primary of db"},
 		{rule: "the target of a switchover in progress is refused", instance: "db-2",
@@ -56,7 +65,11 @@ func TestPromoteVerb(t *testing.T) {
 		t.Run(c.rule, func(t *testing.T) {
 			w := newWorld(t)
 			before := w.newCluster(t, 3, c.existing)
-			out, err := w.run("promote", "db", c.instance)
+			args := []string{"promote", "db", c.instance}
+			if c.force {
+				args = append(args, "--force")
+			}
+			out, err := w.run(args...)
 			after := w.get(t)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
@@ -90,7 +103,7 @@ func TestPromoteLosingARaceToAFailoverIsRefused(t *testing.T) {
 	racing, patches, conflicts := w.racingClient(t, func() {
 		w.update(t, func(c *v1.Cluster) { c.Status.TargetPrimary = "db-3" })
 	})
-	err := plugin.Promote(context.Background(), racing, clocktesting.NewFakePassiveClock(testNow), w.ns, "db", "db-2")
+	err := plugin.Promote(context.Background(), racing, clocktesting.NewFakePassiveClock(testNow), w.ns, "db", "db-2", true)
 	if err == nil || !strings.Contains(err.Error(), `already in progress (from "db-1" to "db-3")`) {
 		t.Fatalf("error %v, want the failover in progress", err)
 	}
