@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,6 +39,19 @@ func (e *env) client() (client.Client, string, error) {
 	return c, ns, nil
 }
 
+// clientset returns a client-go clientset (logs, exec) and the REST config behind it.
+func (e *env) clientset() (*kubernetes.Clientset, *rest.Config, error) {
+	cfg, err := e.flags.ToRESTConfig()
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating a clientset: %w", err)
+	}
+	return cs, cfg, nil
+}
+
 // NewRootCommand returns `kubectl cloudnative-mysql` with every verb.
 func NewRootCommand(streams genericiooptions.IOStreams, clk clock.PassiveClock) *cobra.Command {
 	e := &env{flags: genericclioptions.NewConfigFlags(true), streams: streams, clock: clk}
@@ -50,7 +65,8 @@ func NewRootCommand(streams genericiooptions.IOStreams, clk clock.PassiveClock) 
 	root.SetErr(streams.ErrOut)
 	e.flags.AddFlags(root.PersistentFlags())
 	root.AddCommand(newBackupCommand(e), newFenceCommand(e), newPromoteCommand(e), newReloadCommand(e), newRestartCommand(e),
-		newScheduleCommand(e), newStatusCommand(e), newVersionCommand(streams))
+		newScheduleCommand(e), newStatusCommand(e), newLogsCommand(e), newMySQLCommand(e), newReportCommand(e),
+		newVersionCommand(streams))
 	return root
 }
 
