@@ -2,8 +2,10 @@ package plugin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -15,9 +17,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
@@ -29,6 +31,9 @@ type ClusterView struct {
 	Pods     []corev1.Pod
 	Lease    *coordinationv1.Lease
 	LeaseErr error
+	// Events are those of the Cluster and of the objects named after it (its Pods, Backups,
+	// Jobs); none when they cannot be listed.
+	Events []corev1.Event
 }
 
 // gatherClusterView reads the Cluster, its Pods and its primary Lease.
@@ -50,48 +55,119 @@ func gatherClusterView(ctx context.Context, c client.Reader, ns, name string) (*
 	case !apierrors.IsNotFound(err):
 		v.LeaseErr = err
 	}
+	var events corev1.EventList
+	if err := c.List(ctx, &events, client.InNamespace(ns)); err == nil {
+		for _, e := range events.Items {
+			if n := e.InvolvedObject.Name; n == name || strings.HasPrefix(n, name+"-") {
+				v.Events = append(v.Events, e)
+			}
+		}
+	}
 	return v, nil
 }
 
-// WriteStatus renders v for a human: the primaries, the Lease, one line per instance and the
-// conditions. now dates the Lease's last renewal.
-func WriteStatus(out io.Writer, v *ClusterView, now time.Time) error {
-	c, st := v.Cluster, v.Cluster.Status
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "Cluster:\t%s/%s\n", c.Namespace, c.Name)
-	fmt.Fprintf(tw, "Primary:\t%s\n", orNone(st.CurrentPrimary)+since(st.CurrentPrimaryTimestamp))
-	switch {
-	case st.TargetPrimary != st.CurrentPrimary:
-		fmt.Fprintf(tw, "Target primary:\t%s (switchover or failover in progress%s)\n", orNone(st.TargetPrimary), since(st.TargetPrimaryTimestamp))
-	default:
-		fmt.Fprintf(tw, "Target primary:\t%s\n", orNone(st.TargetPrimary))
-	}
-	if st.PrimaryFailingSince != nil {
-		failing := ""
-		if st.FailingPrimary != "" {
-			failing = " (" + st.FailingPrimary + ")"
+// StatusOptions say how `status` renders.
+type StatusOptions struct {
+	// Output is "" (a table), "json" or "yaml".
+	Output string
+	// Color marks condition states and Warning Events (a terminal, NO_COLOR unset).
+	Color bool
+	// Verbose shows every Event and each instance's full GTID set.
+	Verbose bool
+}
+
+// WriteStatus renders v: a table for a human, or the StatusReport as JSON or YAML. now dates
+// ages and the Lease's last renewal.
+func WriteStatus(out io.Writer, v *ClusterView, now time.Time, o StatusOptions) error {
+	r := BuildStatusReport(v, now)
+	switch o.Output {
+	case "json":
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(tw, "Primary failing since:\t%s%s\n", st.PrimaryFailingSince.UTC().Format(time.RFC3339), failing)
+		_, err = fmt.Fprintf(out, "%s\n", b)
+		return err
+	case "yaml":
+		b, err := yaml.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(b)
+		return err
+	case "":
+	default:
+		return fmt.Errorf("unknown output %q: json or yaml", o.Output)
 	}
-	fmt.Fprintf(tw, "Primary lease:\t%s\n", describeLease(specs.PrimaryLeaseName(c.Name), v.Lease, v.LeaseErr, now))
+	st := v.Cluster.Status
+	paint := painter(o.Color)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Cluster:\t%s\n", r.Cluster)
+	fmt.Fprintf(tw, "Primary:\t%s\n", orNone(r.Primary)+since(r.PrimarySince))
+	if r.SwitchoverInProgress {
+		fmt.Fprintf(tw, "Target primary:\t%s (switchover or failover in progress%s)\n", orNone(r.TargetPrimary), since(st.TargetPrimaryTimestamp))
+	} else {
+		fmt.Fprintf(tw, "Target primary:\t%s\n", orNone(r.TargetPrimary))
+	}
+	if r.PrimaryFailingSince != nil {
+		failing := ""
+		if r.FailingPrimary != "" {
+			failing = " (" + r.FailingPrimary + ")"
+		}
+		fmt.Fprintf(tw, "Primary failing since:\t%s%s\n", r.PrimaryFailingSince.UTC().Format(time.RFC3339), failing)
+	}
+	fmt.Fprintf(tw, "Primary lease:\t%s\n", r.Lease.Text)
+	if s := r.SemiSync; s != nil {
+		state := paint("green", "on")
+		if !s.Active {
+			state = paint("red", "off (fallen back to asynchronous replication)")
+		}
+		fmt.Fprintf(tw, "Semi-sync:\t%s, waits for %d acknowledgement(s), %d replica(s) connected%s\n", state,
+			s.WaitForReplicaCount, s.Clients, since(s.LastTransitionTime))
+	}
+	if a := r.BinlogArchive; a != nil {
+		last := "-"
+		if a.LastArchivedTime != nil {
+			last = a.LastArchivedTime.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "Binlog archive:\tlag %ds, last archived %s\n", a.LagSeconds, last)
+	}
 	writeProtection(tw, st, now)
-	requested, reqErr := c.FencedInstancesRequested()
-	if reqErr != nil {
-		fmt.Fprintf(tw, "Fencing request:\t%v\n", reqErr)
+	if _, err := v.Cluster.FencedInstancesRequested(); err != nil {
+		fmt.Fprintf(tw, "Fencing request:\t%v\n", err)
 	}
 	fmt.Fprintln(tw)
 
-	fmt.Fprintln(tw, "INSTANCE\tROLE\tREADY\tFENCED\tDIVERGED\tGTID EXECUTED")
-	for _, p := range sortedBySerial(c.Name, v.Pods) {
-		fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\t%s\n", p.Name, orNone(p.Labels[v1.RoleLabel]), instances.PodReady(&p),
-			fencedState(st.FencedInstances, requested, p.Name), yesNo(slices.Contains(st.DivergedInstances, p.Name)),
-			orNone(st.GTIDExecutedByInstance[p.Name]))
+	fmt.Fprintln(tw, "INSTANCE\tROLE\tREADY\tFENCED\tDIVERGED\tMISSING\tERRANT\tAGE\tRESTARTS\tNODE\tGTID EXECUTED")
+	for _, i := range r.Instances {
+		gtids := orNone(i.GTIDExecuted)
+		if !o.Verbose && len(gtids) > 60 {
+			gtids = gtids[:57] + "..."
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", i.Name, orNone(i.Role),
+			paintBool(paint, i.Ready, true), i.Fenced, paintYesNo(paint, i.Diverged), countOf(paint, i.Compared, i.MissingCount),
+			countOf(paint, i.Compared, i.ErrantCount), orNone(i.Age), i.Restarts, orNone(i.Node), gtids)
 	}
 	fmt.Fprintln(tw)
 
 	fmt.Fprintln(tw, "CONDITION\tSTATUS\tREASON\tMESSAGE")
-	for _, cond := range st.Conditions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cond.Type, cond.Status, cond.Reason, cond.Message)
+	for _, cond := range r.Conditions {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cond.Type, paintCondition(paint, cond), cond.Reason, oneLine(cond.Message))
+	}
+	events := r.Events
+	if !o.Verbose && len(events) > maxEvents {
+		events = events[:maxEvents]
+	}
+	if len(events) > 0 {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "LAST SEEN\tTYPE\tREASON\tOBJECT\tMESSAGE")
+		for _, e := range events {
+			typ := e.Type
+			if typ == corev1.EventTypeWarning {
+				typ = paint("red", typ)
+			}
+			fmt.Fprintf(tw, "%s ago\t%s\t%s\t%s\t%s\n", now.Sub(e.LastSeen.Time).Round(time.Second), typ, e.Reason, e.Object, oneLine(e.Message))
+		}
 	}
 	return tw.Flush()
 }
@@ -170,9 +246,10 @@ func yesNo(b bool) string {
 }
 
 func newStatusCommand(e *env) *cobra.Command {
-	return &cobra.Command{
+	o := StatusOptions{}
+	cmd := &cobra.Command{
 		Use:   "status CLUSTER",
-		Short: "Show a Cluster's primary, instances, fencing, primary Lease, backups and conditions",
+		Short: "Show a Cluster at a glance: primary, Lease, semi-sync, instances (missing and errant GTIDs), backups, conditions, Events",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, ns, err := e.client()
@@ -183,7 +260,11 @@ func newStatusCommand(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return WriteStatus(e.streams.Out, v, e.clock.Now())
+			o.Color = isTerminal(e.streams.Out) && os.Getenv("NO_COLOR") == ""
+			return WriteStatus(e.streams.Out, v, e.clock.Now(), o)
 		},
 	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "json or yaml instead of the table")
+	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "every Event, whole GTID sets")
+	return cmd
 }

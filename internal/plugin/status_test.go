@@ -3,7 +3,9 @@ package plugin_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +32,7 @@ func TestStatusVerb(t *testing.T) {
 		c.Status.TargetPrimaryTimestamp = &metav1.Time{Time: testNow.Add(-time.Minute)}
 		c.Status.FencedInstances = []string{"db-3"}
 		c.Status.DivergedInstances = []string{"db-4"}
-		c.Status.GTIDExecutedByInstance = map[string]string{"db-1": "u:1-9", "db-2": "u:1-8"}
+		c.Status.GTIDExecutedByInstance = map[string]string{"db-1": "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9", "db-2": "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-8,4e11fa47-71ca-11e1-9e33-c80aa9429562:1"}
 		c.Status.ObjectStoreLocation = &v1.ObjectStoreLocationStatus{Location: "s3://backups/prod/db/", Phase: v1.LocationClaimed}
 		done, failedAt := metav1.NewTime(testNow.Add(-2*time.Hour)), metav1.NewTime(testNow.Add(-time.Hour))
 		c.Status.Backups = &v1.BackupsStatus{
@@ -73,16 +75,30 @@ func TestStatusVerb(t *testing.T) {
 		"Last failed backup: nightly-2 at 2026-11-22T07:00:00Z (1h0m0s ago): uploading: 503",
 		"In the object store: 3 complete backup(s), 4096 bytes (listed 2026-11-22T07:00:00Z)",
 		"Last verification: nightly-1 FAILED (TableCheckFailed) 2026-11-22T07:00:00Z (1h0m0s ago); last passed 2026-11-22T06:00:00Z",
-		"INSTANCE ROLE READY FENCED DIVERGED GTID EXECUTED",
-		"db-1 primary true no no u:1-9",
-		"db-2 replica true no no u:1-8",
-		"db-3 - false yes no -",
-		"db-4 - false requested yes -",
+		"INSTANCE ROLE READY FENCED DIVERGED MISSING ERRANT AGE RESTARTS NODE GTID EXECUTED",
+		"db-1 primary true no no - - 0s 0 - 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9",
+		"db-2 replica true no no 1 1 0s 0 - 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-8,4e11fa47-71ca-11...",
+		"db-3 - false yes no - - 0s 0 - -",
+		"db-4 - false requested yes - - 0s 0 - -",
 		"Ready False Switchover switching over to db-2",
 	} {
 		if !lines[want] {
 			t.Errorf("no line %q in:\n%s", want, out)
 		}
+	}
+
+	// The same report as JSON: the missing and errant transactions of each instance.
+	var r plugin.StatusReport
+	check.Must(t, json.Unmarshal([]byte(w.mustRun(t, "status", "db", "-o", "json")), &r))
+	if len(r.Instances) != 4 || r.Instances[1].Missing != "3e11fa47-71ca-11e1-9e33-c80aa9429562:9" ||
+		r.Instances[1].Errant != "4e11fa47-71ca-11e1-9e33-c80aa9429562:1" || !r.SwitchoverInProgress || r.Lease.Holder != "db-1" {
+		t.Errorf("JSON report %+v", r)
+	}
+	if y := w.mustRun(t, "status", "db", "-o", "yaml"); !strings.Contains(y, "errantCount: 1") {
+		t.Errorf("YAML report:\n%s", y)
+	}
+	if _, err := w.run("status", "db", "-o", "xml"); err == nil || !strings.Contains(err.Error(), "json or yaml") {
+		t.Errorf("-o xml: %v", err)
 	}
 }
 
@@ -108,9 +124,35 @@ func TestStatusDescribesTheLease(t *testing.T) {
 	for _, c := range cases {
 		c.view.Cluster = &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns"}}
 		out := &bytes.Buffer{}
-		check.Must(t, plugin.WriteStatus(out, &c.view, testNow))
+		check.Must(t, plugin.WriteStatus(out, &c.view, testNow, plugin.StatusOptions{}))
 		if !strings.Contains(out.String(), "Primary lease:") || !strings.Contains(out.String(), c.want) {
 			t.Errorf("%s: want %q in:\n%s", c.rule, c.want, out)
 		}
+	}
+}
+
+// TestStatusShowsTheNewestEvents: the Events of the Cluster and of the objects named after it
+// are listed newest first, ten of them unless --verbose; others are left out.
+func TestStatusShowsTheNewestEvents(t *testing.T) {
+	w := newWorld(t)
+	w.newCluster(t, 1, nil)
+	ctx := context.Background()
+	for i := range 12 {
+		at := metav1.NewTime(testNow.Add(-time.Duration(i+1) * time.Minute))
+		check.Must(t, w.env.Client.Create(ctx, &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("e%d", i), Namespace: w.ns},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "db-1", Namespace: w.ns},
+			Type:           corev1.EventTypeWarning, Reason: fmt.Sprintf("Reason%d", i), Message: "m", LastTimestamp: at}))
+	}
+	check.Must(t, w.env.Client.Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: w.ns},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "unrelated", Namespace: w.ns}, Type: corev1.EventTypeNormal, Reason: "Unrelated",
+		LastTimestamp: metav1.NewTime(testNow)}))
+	out := strings.Join(strings.Fields(w.mustRun(t, "status", "db")), " ")
+	if !strings.Contains(out, "1m0s ago Warning Reason0 Pod/db-1 m") || !strings.Contains(out, "Reason9") ||
+		strings.Contains(out, "Reason10") || strings.Contains(out, "Unrelated") {
+		t.Errorf("events:\n%s", out)
+	}
+	if out := w.mustRun(t, "status", "db", "--verbose"); !strings.Contains(out, "Reason11") {
+		t.Errorf("--verbose lacks the oldest Event:\n%s", out)
 	}
 }
