@@ -221,6 +221,10 @@ EOF
 	echo
 	update
 
+	echo
+	echo "== kubectl cloudnative-mysql status demo (the plugin built in bin/)"
+	KUBECONFIG=$(bash "$LC" kubeconfig) "$CNM_ROOT/bin/kubectl-cloudnative_mysql" -n $DEMO_NS status demo || true
+
 	# root@localhost matches the local socket only, and its password is in the Secret demo-root: the
 	# SQL commands run in the current primary's mysql container and keep the password off every
 	# command line (it reaches mysql on stdin, then as MYSQL_PWD inside the container).
