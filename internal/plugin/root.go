@@ -65,7 +65,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, clk clock.PassiveClock) 
 	root.SetErr(streams.ErrOut)
 	e.flags.AddFlags(root.PersistentFlags())
 	root.AddCommand(newBackupCommand(e), newFenceCommand(e), newPromoteCommand(e), newReloadCommand(e), newRestartCommand(e),
-		newScheduleCommand(e), newStatusCommand(e), newLogsCommand(e), newMySQLCommand(e), newReportCommand(e),
+		newScheduleCommand(e), newStatusCommand(e), newLogsCommand(e), newMySQLCommand(e), newReportCommand(e), newInstallCommand(e),
 		newVersionCommand(streams))
 	return root
 }
