@@ -1,7 +1,6 @@
 package v1alpha1
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -46,7 +45,7 @@ type BackupVerification struct {
 	// Resources of the verification container, which runs mysqld on the restored data.
 	// Requests of 100m CPU and 512Mi memory when unset.
 	// +optional
-	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+	Resources *ResourceRequirements `json:"resources,omitempty"`
 
 	// Storage is the scratch volume the backup is restored into: an emptyDir on the node when
 	// unset; with a size, a generic ephemeral volume of that size (and storage class), created
@@ -71,8 +70,12 @@ type BackupVerificationStatus struct {
 	JobName string `json:"jobName"`
 	// StartedAt and CompletedAt bound the Job.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 	// Passed is true when every step succeeded.
 	Passed bool `json:"passed"`
@@ -84,16 +87,21 @@ type BackupVerificationStatus struct {
 	GTIDExecuted string `json:"gtidExecuted,omitempty"`
 	// ReplayedTransactions from ReplayedSegments of the binlog archive.
 	// +optional
+	// +kubebuilder:validation:Maximum=9007199254740991
 	ReplayedTransactions int64 `json:"replayedTransactions,omitempty"`
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	ReplayedSegments int32 `json:"replayedSegments,omitempty"`
 	// Tables of the restored data, TablesChecked of them by CHECK TABLE within the budget.
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	Tables int32 `json:"tables,omitempty"`
 	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
 	TablesChecked int32 `json:"tablesChecked,omitempty"`
 	// Rows counted in the checked tables.
 	// +optional
+	// +kubebuilder:validation:Maximum=9007199254740991
 	Rows int64 `json:"rows,omitempty"`
 }
 
@@ -110,20 +118,30 @@ type LastVerifiedBackup struct {
 	Reason string `json:"reason,omitempty"`
 	// StartedAt and CompletedAt bound the Job.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 	// Due is the instant that made this verification due: the schedule's slot, or the completion
 	// of the backup that reached everyBackups. The schedule's next slot is counted from it (or
 	// from StartedAt when later).
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	Due *metav1.Time `json:"due,omitempty"`
 	// BackupCompletedAt is when the verified backup completed: the backups completed after it
 	// count toward everyBackups.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	BackupCompletedAt *metav1.Time `json:"backupCompletedAt,omitempty"`
 	// LastPassedAt is when a verification of this Cluster last passed (this one or an earlier).
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	LastPassedAt *metav1.Time `json:"lastPassedAt,omitempty"`
 }
 

@@ -250,7 +250,7 @@ func (in *BackupVerification) DeepCopyInto(out *BackupVerification) {
 	}
 	if in.Resources != nil {
 		in, out := &in.Resources, &out.Resources
-		*out = new(corev1.ResourceRequirements)
+		*out = new(ResourceRequirements)
 		(*in).DeepCopyInto(*out)
 	}
 	if in.Storage != nil {

@@ -124,7 +124,7 @@ func verificationScratch(v *mysqlv1alpha1.BackupVerification) corev1.VolumeSourc
 
 func verificationResources(v *mysqlv1alpha1.BackupVerification) corev1.ResourceRequirements {
 	if v.Resources != nil {
-		return *v.Resources.DeepCopy()
+		return v.Resources.Container()
 	}
 	return corev1.ResourceRequirements{Requests: corev1.ResourceList{
 		corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("512Mi")}}
