@@ -53,7 +53,16 @@ func newMySQLCommand(e *env) *cobra.Command {
 			"(from the Secret <cluster>-root, which your account must be allowed to read) reaches the client on its\n" +
 			"standard input: never on a command line, and never shown on the terminal. Arguments after -- go to mysql:\n" +
 			"  kubectl cloudnative-mysql mysql db -- -e 'SELECT @@hostname'",
-		Args: cobra.RangeArgs(1, 2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			n := len(args)
+			if at := cmd.ArgsLenAtDash(); at >= 0 {
+				n = at // the arguments after -- are mysql's
+			}
+			if n < 1 || n > 2 {
+				return fmt.Errorf("usage: mysql CLUSTER [INSTANCE] [-- MYSQL-ARGS...]; %d argument(s) before --", n)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var mysqlArgs []string
 			if at := cmd.ArgsLenAtDash(); at >= 0 {
