@@ -17,7 +17,10 @@ func getCluster(ctx context.Context, c client.Reader, ns, name string) (*v1.Clus
 	var cluster v1.Cluster
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &cluster); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("cluster %s not found in namespace %s", name, ns)
+			return nil, fmt.Errorf("cluster %s not found in namespace %s (list them with: kubectl get clusters.mysql.cloudnative-mysql.io -A; -n selects the namespace)", name, ns)
+		}
+		if apierrors.IsForbidden(err) {
+			return nil, fmt.Errorf("reading Cluster %s/%s: %w (your account needs get on clusters.mysql.cloudnative-mysql.io in %s; see docs/plugin.md#permissions)", ns, name, err, ns)
 		}
 		return nil, fmt.Errorf("reading Cluster %s/%s: %w", ns, name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -189,13 +190,45 @@ func (r *reporter) secretsSummary(ctx context.Context, c *v1.Cluster) {
 	r.files["secrets.txt"] = []byte(b.String())
 }
 
+// object writes o as YAML, with every secret value redacted in its strings before they are
+// encoded: a value YAML would quote or escape is still found.
 func (r *reporter) object(name string, o any) {
-	b, err := yaml.Marshal(o)
+	j, err := json.Marshal(o)
+	if err != nil {
+		r.note(name, err)
+		return
+	}
+	var v any
+	if err := json.Unmarshal(j, &v); err != nil {
+		r.note(name, err)
+		return
+	}
+	b, err := yaml.Marshal(r.redactValue(v))
 	if err != nil {
 		r.note(name, err)
 		return
 	}
 	r.files[name] = b
+}
+
+// redactValue redacts every string (keys included) of a decoded JSON value.
+func (r *reporter) redactValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return string(r.redact([]byte(x)))
+	case []any:
+		for i := range x {
+			x[i] = r.redactValue(x[i])
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[string(r.redact([]byte(k)))] = r.redactValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // list writes the objects of list in the namespace that keep accepts (all when nil).
