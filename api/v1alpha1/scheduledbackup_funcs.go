@@ -21,11 +21,14 @@ func (s *ScheduledBackup) IsImmediate() bool {
 	return s.Spec.Immediate != nil && *s.Spec.Immediate
 }
 
-// WantsSkipImmediately reports whether the next immediately-due run is to be skipped; an unset
-// spec.skipImmediately is the operator's default (its --schedule-skip-immediately).
+// WantsSkipImmediately reports whether the next immediately-due run is to be skipped. An unset
+// spec.skipImmediately is the operator's default (its --schedule-skip-immediately) only until the
+// schedule first runs or skips something (status.lastScheduleTime or status.lastSkipped set);
+// after that, unset is false, so a later change of the operator's flag never skips a due run of
+// an existing schedule.
 func (s *ScheduledBackup) WantsSkipImmediately(operatorDefault bool) bool {
 	if s.Spec.SkipImmediately == nil {
-		return operatorDefault
+		return operatorDefault && s.Status.LastScheduleTime == nil && s.Status.LastSkipped == nil
 	}
 	return *s.Spec.SkipImmediately
 }

@@ -41,8 +41,8 @@ type ScheduledBackupSpec struct {
 
 	// SkipImmediately skips the run that is due right away when the schedule is created or
 	// unsuspended. The operator consumes it: it records status.lastSkipped and resets it to false.
-	// Unset, it is the operator's --schedule-skip-immediately (false unless set), read in the
-	// schedule's first decision.
+	// Unset, it is the operator's --schedule-skip-immediately (false unless set) until the schedule
+	// first runs or skips a Backup, and false afterwards.
 	// +optional
 	SkipImmediately *bool `json:"skipImmediately,omitempty"`
 

@@ -74,7 +74,7 @@ func NewCommand() *cobra.Command {
 	f.DurationVar(&opts.MinScheduleInterval, "min-schedule-interval", scheduledbackup.DefaultMinInterval,
 		"a ScheduledBackup whose slots come closer than this runs nothing (Ready=False, ScheduleTooFrequent); 0 accepts any schedule")
 	f.BoolVar(&opts.ScheduleSkipImmediately, "schedule-skip-immediately", false,
-		"what a ScheduledBackup without spec.skipImmediately does: true skips the run due at its creation (or unsuspension), as skipImmediately: true")
+		"what a new ScheduledBackup without spec.skipImmediately does: true skips the run due when it is first looked at (its immediate Backup, or a slot already due), as skipImmediately: true")
 	f.IntVar(&opts.ScheduledBackupWorkers, "scheduled-backup-workers", scheduledbackup.DefaultWorkers,
 		"ScheduledBackups reconciled in parallel; raise it when many schedules share a slot")
 	f.IntVar(&opts.BackupWorkers, "backup-workers", backup.DefaultWorkers,

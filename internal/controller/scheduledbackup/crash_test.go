@@ -134,9 +134,37 @@ func TestSkipImmediatelyIsConsumedOnceWhenTheResetFails(t *testing.T) {
 	w.Clock.SetTime(slot.Add(10e9))
 	w.reconcile("nightly")
 	sb := w.schedule("nightly")
-	if sb.WantsSkipImmediately(false) || !sb.Status.LastSkipped.Equal(skipped) {
-		t.Fatalf("skipImmediately %v, lastSkipped %v: want reset and still %v", *sb.Spec.SkipImmediately, sb.Status.LastSkipped, skipped)
+	if !resetToFalse(sb) || !sb.Status.LastSkipped.Equal(skipped) {
+		t.Fatalf("skipImmediately %v, lastSkipped %v: want reset and still %v", sb.Spec.SkipImmediately, sb.Status.LastSkipped, skipped)
 	}
 	w.reconcile("nightly")
+	w.wantBackups(childName("nightly", slot))
+}
+
+// TestOperatorDefaultSkipIsConsumedOnceWhenTheResetFails: with skipImmediately unset and the
+// operator's default true, the skip is recorded and the operator dies before writing the field;
+// after the restart the schedule has skipped once already, so unset is false: no second skip,
+// and the slot that came due meanwhile runs.
+func TestOperatorDefaultSkipIsConsumedOnceWhenTheResetFails(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.skipDefault = true
+	w.createCluster("db")
+	w.createSchedule("nightly")
+	slot := w.firstSlot("nightly")
+	w.Clock.SetTime(slot.Add(-30e9))
+	if _, err := w.reconcileWith(w.crashBeforeSpecReset(), "nightly"); !errors.Is(err, errKilled) {
+		t.Fatalf("reconcile through the crash: %v", err)
+	}
+	skipped := w.schedule("nightly").Status.LastSkipped
+	if skipped == nil {
+		t.Fatal("lastSkipped was not recorded before the crash")
+	}
+	w.Clock.SetTime(slot.Add(10e9))
+	w.reconcile("nightly")
+	w.reconcile("nightly")
+	if sb := w.schedule("nightly"); !sb.Status.LastSkipped.Equal(skipped) {
+		t.Fatalf("lastSkipped %v, want still %v (no second skip)", sb.Status.LastSkipped, skipped)
+	}
 	w.wantBackups(childName("nightly", slot))
 }

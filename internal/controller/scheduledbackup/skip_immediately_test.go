@@ -21,8 +21,8 @@ func TestSkipImmediatelyOnCreationSkipsTheImmediateBackupAndResetsTheFlag(t *tes
 	w.reconcile("nightly")
 	w.wantBackups()
 	sb := w.schedule("nightly")
-	if sb.WantsSkipImmediately(false) || sb.Status.LastSkipped == nil {
-		t.Fatalf("skipImmediately %v, lastSkipped %v: want consumed and recorded", *sb.Spec.SkipImmediately, sb.Status.LastSkipped)
+	if !resetToFalse(sb) || sb.Status.LastSkipped == nil {
+		t.Fatalf("skipImmediately %v, lastSkipped %v: want consumed (false) and recorded", sb.Spec.SkipImmediately, sb.Status.LastSkipped)
 	}
 	if ev := w.Events(); !hasEvent(ev, "SkippedImmediately") {
 		t.Fatalf("events %v", ev)
@@ -45,7 +45,7 @@ func TestSkipImmediatelyOnUnsuspendSkipsTheDueSlot(t *testing.T) {
 	w.reconcile("nightly")
 	w.wantBackups()
 	sb := w.schedule("nightly")
-	if sb.WantsSkipImmediately(false) || sb.Status.LastSkipped == nil || !sb.Status.NextScheduleTime.Time.Equal(first.Add(3*time.Hour)) {
+	if !resetToFalse(sb) || sb.Status.LastSkipped == nil || !sb.Status.NextScheduleTime.Time.Equal(first.Add(3*time.Hour)) {
 		t.Fatalf("spec %+v status %+v: want the flag reset, lastSkipped set and the next slot after it", sb.Spec, sb.Status)
 	}
 	w.Clock.SetTime(first.Add(3 * time.Hour))
@@ -88,11 +88,36 @@ func TestUnsetSkipImmediatelyFollowsTheOperatorFlag(t *testing.T) {
 				t.Fatalf("%d Backups, want %d", n, tc.backups)
 			}
 			switch {
-			case tc.flag && (sb.Spec.SkipImmediately == nil || *sb.Spec.SkipImmediately || sb.Status.LastSkipped == nil):
+			case tc.flag && (!resetToFalse(sb) || sb.Status.LastSkipped == nil):
 				t.Errorf("spec %v, lastSkipped %v: want consumed (false) and recorded", sb.Spec.SkipImmediately, sb.Status.LastSkipped)
 			case !tc.flag && (sb.Spec.SkipImmediately != nil || sb.Status.LastSkipped != nil):
 				t.Errorf("spec %v, lastSkipped %v: want untouched", sb.Spec.SkipImmediately, sb.Status.LastSkipped)
 			}
 		})
+	}
+}
+
+// resetToFalse: the operator wrote spec.skipImmediately false (consumed), not merely left it unset.
+func resetToFalse(sb *v1.ScheduledBackup) bool {
+	return sb.Spec.SkipImmediately != nil && !*sb.Spec.SkipImmediately
+}
+
+// TestOperatorDefaultNeverSkipsARunOfAnExistingSchedule: a schedule that already ran, with
+// skipImmediately unset, is not skipped when the operator's --schedule-skip-immediately becomes
+// true: its due slot runs, and its spec is not touched.
+func TestOperatorDefaultNeverSkipsARunOfAnExistingSchedule(t *testing.T) {
+	t.Parallel()
+	w, first := newNightly(t)
+	w.Clock.SetTime(first)
+	w.reconcile("nightly")
+	w.wantBackups(childName("nightly", first))
+	w.setPhase(childName("nightly", first), v1.BackupPhaseCompleted) // the concurrency guard lets the next slot run
+	w.skipDefault = true                                             // the operator restarted with the flag
+	w.Clock.SetTime(first.Add(time.Hour))
+	w.reconcile("nightly")
+	w.reconcile("nightly")
+	w.wantBackups(childName("nightly", first), childName("nightly", first.Add(time.Hour)))
+	if sb := w.schedule("nightly"); sb.Spec.SkipImmediately != nil || sb.Status.LastSkipped != nil {
+		t.Errorf("spec %v, lastSkipped %v: want untouched", sb.Spec.SkipImmediately, sb.Status.LastSkipped)
 	}
 }
