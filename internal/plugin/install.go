@@ -51,7 +51,12 @@ type InstallOptions struct {
 	ScheduleSkipImmediately bool
 }
 
-var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+var (
+	dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	// imageRef is what a plain YAML scalar can carry as an image reference: a name with a
+	// registry, path, tag or digest.
+	imageRef = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._:/-]*(@sha256:[a-f0-9]{64})?$`)
+)
 
 // GenerateInstall writes the install manifest of this plugin's version with o applied.
 func GenerateInstall(w io.Writer, o InstallOptions) error {
@@ -60,15 +65,17 @@ func GenerateInstall(w io.Writer, o InstallOptions) error {
 			return fmt.Errorf("%q is not a namespace name", ns)
 		}
 	}
-	if o.Image == "" || strings.ContainsAny(o.Image, " \n\"'") {
+	if !imageRef.MatchString(o.Image) {
 		return fmt.Errorf("%q is not an image reference", o.Image)
 	}
 	m := dist.Install
 	if len(o.WatchNamespaces) > 0 {
 		m = dist.InstallNamespaced
 	}
-	m = bytes.ReplaceAll(m, []byte(installWatchArg), []byte("--watch-namespaces="+strings.Join(o.WatchNamespaces, ",")))
+	// The operator's namespace first: a watched namespace may contain the default's name.
 	m = bytes.ReplaceAll(m, []byte(installNamespace), []byte(o.Namespace))
+	m = bytes.ReplaceAll(m, []byte(strings.ReplaceAll(installWatchArg, installNamespace, o.Namespace)),
+		[]byte("--watch-namespaces="+strings.Join(o.WatchNamespaces, ",")))
 	m = bytes.ReplaceAll(m, []byte(installImage), []byte(o.Image))
 	if o.ScheduleSkipImmediately {
 		m = bytes.ReplaceAll(m, []byte(installSkipArg), []byte("--schedule-skip-immediately=true"))

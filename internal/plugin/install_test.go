@@ -13,6 +13,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/cloudnative-mysql/cloudnative-mysql/dist"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/plugin"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/check"
 )
@@ -60,7 +61,7 @@ func TestInstallGenerate(t *testing.T) {
 			t.Errorf("%s %s in namespace %s", o.GetKind(), o.GetName(), ns)
 		}
 	}
-	if kinds["RoleBinding"] < 2 || kinds["CustomResourceDefinition"] != 3 || kinds["Deployment"] != 1 {
+	if kinds["RoleBinding"] != 3 || kinds["CustomResourceDefinition"] != 3 || kinds["Deployment"] != 1 {
 		t.Errorf("kinds %v", kinds)
 	}
 	for _, want := range []string{"--watch-namespaces=team-a,team-b", "--schedule-skip-immediately=true",
@@ -91,14 +92,43 @@ func TestInstallGenerate(t *testing.T) {
 	if _, err := w.run("install", "generate", "--operator-namespace", "Bad_NS"); err == nil {
 		t.Error("an invalid namespace was accepted")
 	}
+	for _, image := range []string{"{x}", "*a", "a b", "op:1\nkind: Secret"} {
+		if _, err := w.run("install", "generate", "--image", image); err == nil {
+			t.Errorf("the image %q was accepted", image)
+		}
+	}
+}
+
+// TestInstallGenerateWatchingANamespaceNamedLikeTheDefault: a watched namespace whose name
+// contains the default operator namespace's is kept as given.
+func TestInstallGenerateWatchingANamespaceNamedLikeTheDefault(t *testing.T) {
+	var buf bytes.Buffer
+	check.Must(t, plugin.GenerateInstall(&buf, plugin.InstallOptions{Namespace: "ops", Image: "registry.example:5000/op:1",
+		WatchNamespaces: []string{"cloudnative-mysql-system", "cloudnative-mysql-system-prod"}}))
+	out := buf.String()
+	if !strings.Contains(out, "--watch-namespaces=cloudnative-mysql-system,cloudnative-mysql-system-prod") ||
+		!strings.Contains(out, "namespace: cloudnative-mysql-system-prod") || !strings.Contains(out, "image: registry.example:5000/op:1") {
+		t.Errorf("the manifest rewrote the watched namespaces or the image:\n%s", grepLines(out, "watch-namespaces", "image:"))
+	}
+}
+
+func grepLines(s string, words ...string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		for _, w := range words {
+			if strings.Contains(l, w) {
+				out = append(out, l)
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // TestInstallGenerateDefaultsAreTheShippedInstall: without options the plugin prints
-// dist/install.yaml as it is.
+// dist/install.yaml byte for byte.
 func TestInstallGenerateDefaultsAreTheShippedInstall(t *testing.T) {
-	var buf bytes.Buffer
-	check.Must(t, plugin.GenerateInstall(&buf, plugin.InstallOptions{Namespace: "cloudnative-mysql-system", Image: "cloudnative-mysql/operator:dev"}))
-	if !strings.Contains(buf.String(), "kind: ClusterRoleBinding") || !strings.Contains(buf.String(), "--schedule-skip-immediately=false") {
-		t.Error("the default install is not the cluster-wide one")
+	w := newWorld(t)
+	if out := w.mustRun(t, "install", "generate"); out != string(dist.Install) {
+		t.Error("install generate without options differs from dist/install.yaml")
 	}
 }

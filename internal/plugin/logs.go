@@ -31,9 +31,17 @@ type LogsOptions struct {
 func newLogsCommand(e *env) *cobra.Command {
 	o := LogsOptions{}
 	cmd := &cobra.Command{
-		Use:   "logs CLUSTER [INSTANCE]",
+		Use:   "logs CLUSTER [INSTANCE] | logs --operator",
 		Short: "Print the instances' logs (instance manager and mysqld), each line prefixed with its Pod; --operator for the operator's",
-		Args:  cobra.RangeArgs(1, 2),
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case o.Operator && len(args) > 0:
+				return fmt.Errorf("--operator prints the operator's logs: it takes no CLUSTER or INSTANCE")
+			case !o.Operator && (len(args) < 1 || len(args) > 2):
+				return fmt.Errorf("usage: logs CLUSTER [INSTANCE], or logs --operator")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, ns, err := e.client()
 			if err != nil {

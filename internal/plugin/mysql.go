@@ -3,10 +3,12 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -32,7 +34,10 @@ const socketPath = "/controller/run/mysqld.sock"
 const (
 	passwordPrompt = '\x01'
 	scriptPiped    = `IFS= read -r MYSQL_PWD && export MYSQL_PWD && exec mysql -uroot -S ` + socketPath + ` "$@"`
-	scriptTTY      = `stty -echo 2>/dev/null; printf '\001'; IFS= read -r MYSQL_PWD; stty echo 2>/dev/null; export MYSQL_PWD; exec mysql -uroot -S ` + socketPath + ` "$@"`
+	// Without stty the echo cannot be turned off: the shell exits before the prompt byte, so the
+	// password is never sent (exit status noEchoExit).
+	scriptTTY  = `stty -echo 2>/dev/null || exit 97; printf '\001'; IFS= read -r MYSQL_PWD; stty echo; export MYSQL_PWD; exec mysql -uroot -S ` + socketPath + ` "$@"`
+	noEchoExit = 97
 )
 
 // MySQLCommand is the command run in the instance container for mysql's arguments args.
@@ -109,13 +114,23 @@ func (e *env) runMySQL(ctx context.Context, clusterName, instance string, replic
 		return err
 	}
 	fd, isFile := fdOf(stdin)
-	tty := isFile && term.IsTerminal(fd)
+	tty := isFile && term.IsTerminal(fd) && isTerminal(e.streams.Out) // a redirected output gets no terminal codes
 	exec, err := newExecutor(cs, cfg, ns, pod, &corev1.PodExecOptions{Container: mysqlContainer, Command: MySQLCommand(tty, args),
 		Stdin: true, Stdout: true, Stderr: !tty, TTY: tty})
 	if err != nil {
 		return err
 	}
-	in, out := withPassword(password, stdin, e.streams.Out, tty)
+	in, out, ready := withPassword(password, stdin, e.streams.Out, tty)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+		case <-time.After(promptTimeout):
+			cancel(fmt.Errorf("the instance's shell did not ask for the password within %s", promptTimeout))
+		}
+	}()
 	opts := remotecommand.StreamOptions{Stdin: in, Stdout: out, Tty: tty}
 	if !tty {
 		opts.Stderr = e.streams.ErrOut
@@ -130,6 +145,14 @@ func (e *env) runMySQL(ctx context.Context, clusterName, instance string, replic
 		}
 	}
 	if err := exec.StreamWithContext(ctx, opts); err != nil {
+		var exit interface{ ExitStatus() int }
+		if tty && errors.As(err, &exit) && exit.ExitStatus() == noEchoExit {
+			return fmt.Errorf("mysql in %s: the container cannot turn the terminal's echo off (no stty), so the password is not sent "+
+				"to an interactive session; pipe the statements instead (echo 'SELECT 1' | kubectl cloudnative-mysql mysql %s)", pod, clusterName)
+		}
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			return fmt.Errorf("mysql in %s: %w", pod, cause)
+		}
 		return fmt.Errorf("mysql in %s: %w", pod, err)
 	}
 	return nil
@@ -169,7 +192,7 @@ func execOutput(ctx context.Context, cs kubernetes.Interface, cfg *rest.Config, 
 // withPassword returns the exec's standard input, which starts with the password line, and its
 // output. On a terminal the password is held back until the remote shell prints passwordPrompt
 // (echo off), which the output drops.
-func withPassword(password []byte, stdin io.Reader, stdout io.Writer, tty bool) (io.Reader, io.Writer) {
+func withPassword(password []byte, stdin io.Reader, stdout io.Writer, tty bool) (io.Reader, io.Writer, <-chan struct{}) {
 	pr, pw := io.Pipe()
 	ready := make(chan struct{})
 	out := stdout
@@ -186,8 +209,12 @@ func withPassword(password []byte, stdin io.Reader, stdout io.Writer, tty bool) 
 		_, err := io.Copy(pw, stdin)
 		pw.CloseWithError(err)
 	}()
-	return pr, out
+	return pr, out, ready
 }
+
+// promptTimeout bounds the wait for the remote shell's prompt byte on a terminal, where the local
+// terminal is raw and Ctrl-C reaches nobody until then.
+const promptTimeout = 30 * time.Second
 
 // promptStripper passes output through, dropping the first passwordPrompt and closing ready when
 // it sees it.

@@ -10,7 +10,7 @@ import (
 
 // TestPasswordGoesFirstOnStdin: piped, the password line comes first, then the user's input.
 func TestPasswordGoesFirstOnStdin(t *testing.T) {
-	in, _ := withPassword([]byte("pw'x"), strings.NewReader("SELECT 1;\n"), io.Discard, false)
+	in, _, _ := withPassword([]byte("pw'x"), strings.NewReader("SELECT 1;\n"), io.Discard, false)
 	b, err := io.ReadAll(in)
 	if err != nil || string(b) != "pw'x\nSELECT 1;\n" {
 		t.Errorf("stdin %q, %v", b, err)
@@ -21,7 +21,7 @@ func TestPasswordGoesFirstOnStdin(t *testing.T) {
 // prints its prompt byte (echo off); the byte never reaches the user's terminal.
 func TestPasswordWaitsForTheEchoOffPrompt(t *testing.T) {
 	var screen bytes.Buffer
-	in, out := withPassword([]byte("secret"), strings.NewReader("quit\n"), &screen, true)
+	in, out, _ := withPassword([]byte("secret"), strings.NewReader("quit\n"), &screen, true)
 	got := make(chan []byte, 1)
 	go func() { b, _ := io.ReadAll(in); got <- b }()
 	if _, err := out.Write([]byte("before ")); err != nil {

@@ -158,13 +158,48 @@ func (r *reporter) collectSecrets(ctx context.Context, c *v1.Cluster) error {
 		for k, v := range s.Data {
 			// A username is no secret, and a value this short would blank out common words.
 			if k != corev1.BasicAuthUsernameKey && len(bytes.TrimSpace(v)) >= minRedacted {
-				r.secrets = append(r.secrets, v, bytes.TrimSpace(v), []byte(base64.StdEncoding.EncodeToString(v)))
+				r.secrets = append(r.secrets, secretForms(v)...)
 			}
 		}
 	}
 	// The longest first, so that a value containing another is replaced whole.
 	slices.SortFunc(r.secrets, func(a, b []byte) int { return len(b) - len(a) })
 	return nil
+}
+
+// secretForms are the ways value can appear in an object, a log or a message: as it is and
+// trimmed, base64-encoded (standard and URL alphabets, padded or not), JSON-escaped once and twice
+// (a log line's field, a JSON document inside a JSON string such as last-applied-configuration),
+// and, for a multi-line value such as a PEM key, each of its long lines.
+func secretForms(value []byte) [][]byte {
+	var out [][]byte
+	add := func(b []byte) {
+		if len(b) >= minRedacted && !slices.ContainsFunc(out, func(o []byte) bool { return bytes.Equal(o, b) }) {
+			out = append(out, b)
+		}
+	}
+	for _, v := range [][]byte{value, bytes.TrimSpace(value)} {
+		add(v)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			add([]byte(enc.EncodeToString(v)))
+		}
+		once := jsonEscaped(v)
+		add(once)
+		add(jsonEscaped(once))
+	}
+	for _, line := range bytes.Split(value, []byte("\n")) {
+		if line = bytes.TrimSpace(line); len(line) >= 16 && !bytes.HasPrefix(line, []byte("-----")) {
+			add(line)
+			add(jsonEscaped(line))
+		}
+	}
+	return out
+}
+
+// jsonEscaped is v as it appears inside a JSON string, without the quotes.
+func jsonEscaped(v []byte) []byte {
+	b, _ := json.Marshal(string(v))
+	return b[1 : len(b)-1]
 }
 
 // secretsSummary lists the Cluster's Secrets with their keys and sizes, never their values.

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"path/filepath"
 	"strings"
@@ -23,8 +24,9 @@ import (
 func TestReportRedactsEverySecretValue(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
+	pem := "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n-----END PRIVATE KEY-----\n"
 	known := map[string]string{
-		"root":     "Root-Pw-7f3a9c'\"x",
+		"root":     "Root-Pw-7f3a9c'\"x\\y",
 		"app":      "App-Pw-91bd22",
 		"s3key":    "AKIAEXAMPLEKEY123",
 		"s3secret": "s3cr3t/with+chars=",
@@ -33,6 +35,7 @@ func TestReportRedactsEverySecretValue(t *testing.T) {
 	for name, data := range map[string]map[string]string{
 		"db-root":      {"username": "root", "password": known["root"]},
 		"db-app":       {"username": "app", "password": known["app"]},
+		"db-tls":       {"tls.key": pem},
 		"backup-store": {"ACCESS_KEY_ID": known["s3key"], "SECRET_ACCESS_KEY": known["s3secret"]},
 	} {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns}, StringData: data}
@@ -42,7 +45,12 @@ func TestReportRedactsEverySecretValue(t *testing.T) {
 		check.Must(t, w.env.Client.Create(ctx, s))
 	}
 	// Places a value could leak through: an annotation someone pasted it into, an error message.
-	w.update(t, func(c *v1.Cluster) { c.Annotations = map[string]string{"note": "the password is " + known["root"]} })
+	// A client-side apply keeps the whole manifest, JSON inside a string: the password escaped.
+	lastApplied, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{"note": known["root"]}}})
+	w.update(t, func(c *v1.Cluster) {
+		c.Annotations = map[string]string{"note": "the password is " + known["root"], "pasted": "a key line MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+			"kubectl.kubernetes.io/last-applied-configuration": string(lastApplied)}
+	})
 	b := &v1.Backup{ObjectMeta: metav1.ObjectMeta{Name: "b1", Namespace: w.ns}, Spec: v1.BackupSpec{Cluster: v1.LocalObjectReference{Name: "db"}}}
 	check.Must(t, w.env.Client.Create(ctx, b))
 	b.Status.Phase, b.Status.Error = v1.BackupPhaseFailed, "access denied for key "+known["s3key"]+" secret "+known["s3secret"]
@@ -73,6 +81,13 @@ func TestReportRedactsEverySecretValue(t *testing.T) {
 		!strings.Contains(files["cluster.yaml"], "the password is <redacted>") {
 		t.Errorf("the objects are not in the report with their values redacted:\n%s\n%s", files["backups.yaml"], files["cluster.yaml"])
 	}
+	for _, line := range []string{"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"} {
+		for name, content := range files {
+			if strings.Contains(content, line) {
+				t.Errorf("%s holds a line of the TLS key", name)
+			}
+		}
+	}
 	if !strings.Contains(files["secrets.txt"], "db-root (Opaque): password=<redacted>(") {
 		t.Errorf("secrets.txt:\n%s", files["secrets.txt"])
 	}
@@ -80,7 +95,8 @@ func TestReportRedactsEverySecretValue(t *testing.T) {
 		for what, v := range known {
 			// The value, its base64, and its first characters (before any character YAML or
 			// JSON would escape).
-			for _, form := range []string{v, base64.StdEncoding.EncodeToString([]byte(v)), v[:10]} {
+			escaped, _ := json.Marshal(v)
+			for _, form := range []string{v, base64.StdEncoding.EncodeToString([]byte(v)), v[:10], string(escaped[1 : len(escaped)-1])} {
 				if strings.Contains(content, form) {
 					t.Errorf("%s holds the %s secret value (%q)", name, what, form)
 				}

@@ -57,13 +57,32 @@ func gatherClusterView(ctx context.Context, c client.Reader, ns, name string) (*
 	}
 	var events corev1.EventList
 	if err := c.List(ctx, &events, client.InNamespace(ns)); err == nil {
+		var others v1.ClusterList
+		_ = c.List(ctx, &others, client.InNamespace(ns)) // without it, a longer Cluster name is not told apart
 		for _, e := range events.Items {
-			if n := e.InvolvedObject.Name; n == name || strings.HasPrefix(n, name+"-") {
+			if ofCluster(e.InvolvedObject.Name, name, others.Items) {
 				v.Events = append(v.Events, e)
 			}
 		}
 	}
 	return v, nil
+}
+
+// ofCluster says whether an object named n is the Cluster name or named after it (its Pods,
+// Backups, Jobs): not when a longer Cluster of the namespace (db-staging for db) names it.
+func ofCluster(n, name string, clusters []v1.Cluster) bool {
+	if n == name {
+		return true
+	}
+	if !strings.HasPrefix(n, name+"-") {
+		return false
+	}
+	for _, c := range clusters {
+		if len(c.Name) > len(name) && (n == c.Name || strings.HasPrefix(n, c.Name+"-")) {
+			return false
+		}
+	}
+	return true
 }
 
 // StatusOptions say how `status` renders.
@@ -136,40 +155,60 @@ func WriteStatus(out io.Writer, v *ClusterView, now time.Time, o StatusOptions) 
 	if _, err := v.Cluster.FencedInstancesRequested(); err != nil {
 		fmt.Fprintf(tw, "Fencing request:\t%v\n", err)
 	}
-	fmt.Fprintln(tw)
 
-	fmt.Fprintln(tw, "INSTANCE\tROLE\tREADY\tFENCED\tDIVERGED\tMISSING\tERRANT\tAGE\tRESTARTS\tNODE\tGTID EXECUTED")
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var inst table
+	inst.row(plain("INSTANCE"), plain("ROLE"), plain("READY"), plain("FENCED"), plain("DIVERGED"), plain("MISSING"), plain("ERRANT"),
+		plain("AGE"), plain("RESTARTS"), plain("NODE"), plain("GTID EXECUTED"))
 	for _, i := range r.Instances {
 		gtids := orNone(i.GTIDExecuted)
 		if !o.Verbose && len(gtids) > 60 {
 			gtids = gtids[:57] + "..."
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", i.Name, orNone(i.Role),
-			paintBool(paint, i.Ready, true), i.Fenced, paintYesNo(paint, i.Diverged), countOf(paint, i.Compared, i.MissingCount),
-			countOf(paint, i.Compared, i.ErrantCount), orNone(i.Age), i.Restarts, orNone(i.Node), gtids)
+		// Reports are taken at different moments: errant transactions are red only once the
+		// operator found the instance diverged, yellow otherwise (a report newer than the
+		// primary's shows its newest transactions here for a while).
+		errantColor := "yellow"
+		if i.Diverged {
+			errantColor = "red"
+		}
+		inst.row(plain(i.Name), plain(orNone(i.Role)), boolCell(i.Ready, true), plain(i.Fenced), yesNoCell(i.Diverged),
+			countCell(i.Compared, i.MissingCount, "yellow"), countCell(i.Compared, i.ErrantCount, errantColor),
+			plain(orNone(i.Age)), plain(fmt.Sprint(i.Restarts)), plain(orNone(i.Node)), plain(gtids))
 	}
-	fmt.Fprintln(tw)
-
-	fmt.Fprintln(tw, "CONDITION\tSTATUS\tREASON\tMESSAGE")
-	for _, cond := range r.Conditions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cond.Type, paintCondition(paint, cond), cond.Reason, oneLine(cond.Message))
+	fmt.Fprintln(out)
+	if err := inst.write(out, paint); err != nil {
+		return err
+	}
+	var conds table
+	conds.row(plain("CONDITION"), plain("STATUS"), plain("REASON"), plain("MESSAGE"))
+	for _, c := range r.Conditions {
+		conds.row(plain(c.Type), conditionCell(c), plain(c.Reason), plain(oneLine(c.Message)))
+	}
+	fmt.Fprintln(out)
+	if err := conds.write(out, paint); err != nil {
+		return err
 	}
 	events := r.Events
 	if !o.Verbose && len(events) > maxEvents {
 		events = events[:maxEvents]
 	}
-	if len(events) > 0 {
-		fmt.Fprintln(tw)
-		fmt.Fprintln(tw, "LAST SEEN\tTYPE\tREASON\tOBJECT\tMESSAGE")
-		for _, e := range events {
-			typ := e.Type
-			if typ == corev1.EventTypeWarning {
-				typ = paint("red", typ)
-			}
-			fmt.Fprintf(tw, "%s ago\t%s\t%s\t%s\t%s\n", now.Sub(e.LastSeen.Time).Round(time.Second), typ, e.Reason, e.Object, oneLine(e.Message))
-		}
+	if len(events) == 0 {
+		return nil
 	}
-	return tw.Flush()
+	var evs table
+	evs.row(plain("LAST SEEN"), plain("TYPE"), plain("REASON"), plain("OBJECT"), plain("MESSAGE"))
+	for _, e := range events {
+		typ := plain(e.Type)
+		if e.Type == corev1.EventTypeWarning {
+			typ.color = "red"
+		}
+		evs.row(plain(now.Sub(e.LastSeen.Time).Round(time.Second).String()+" ago"), typ, plain(e.Reason), plain(e.Object), plain(oneLine(e.Message)))
+	}
+	fmt.Fprintln(out)
+	return evs.write(out, paint)
 }
 
 // describeLease says who holds the primary Lease and whether it is still valid at now.

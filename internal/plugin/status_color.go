@@ -22,48 +22,47 @@ func painter(on bool) func(color, text string) string {
 	}
 }
 
-// paintBool writes b, green when it is good (b == good), red otherwise.
-func paintBool(paint func(string, string) string, b, good bool) string {
-	text := fmt.Sprint(b)
+// boolCell is b, green when it is good (b == good), red otherwise.
+func boolCell(b, good bool) cell {
 	if b == good {
-		return paint("green", text)
+		return cell{fmt.Sprint(b), "green"}
 	}
-	return paint("red", text)
+	return cell{fmt.Sprint(b), "red"}
 }
 
-// paintYesNo writes a flag that is bad when set: "yes" in red, "no".
-func paintYesNo(paint func(string, string) string, b bool) string {
+// yesNoCell is a flag that is bad when set: "yes" in red, "no".
+func yesNoCell(b bool) cell {
 	if b {
-		return paint("red", "yes")
+		return cell{"yes", "red"}
 	}
-	return "no"
+	return plain("no")
 }
 
-// countOf writes a transaction count, red when not zero; "-" when not compared.
-func countOf(paint func(string, string) string, compared bool, n uint64) string {
-	if !compared {
-		return "-"
+// countCell is a transaction count in color when not zero; "-" when not compared.
+func countCell(compared bool, n uint64, color string) cell {
+	switch {
+	case !compared:
+		return plain("-")
+	case n == 0:
+		return plain("0")
 	}
-	if n == 0 {
-		return "0"
-	}
-	return paint("red", fmt.Sprint(n))
+	return cell{fmt.Sprint(n), color}
 }
 
-// paintCondition colours a condition's status: True green, False red, Unknown yellow; for the
+// conditionCell colours a condition's status: True green, False red, Unknown yellow; for the
 // conditions whose True is bad (Degraded, OwnershipConflict) the other way round.
-func paintCondition(paint func(string, string) string, c metav1.Condition) string {
+func conditionCell(c metav1.Condition) cell {
 	good := metav1.ConditionTrue
 	if c.Type == "Degraded" || c.Type == "OwnershipConflict" {
 		good = metav1.ConditionFalse
 	}
 	switch c.Status {
 	case good:
-		return paint("green", string(c.Status))
+		return cell{string(c.Status), "green"}
 	case metav1.ConditionUnknown:
-		return paint("yellow", string(c.Status))
+		return cell{string(c.Status), "yellow"}
 	}
-	return paint("red", string(c.Status))
+	return cell{string(c.Status), "red"}
 }
 
 // isTerminal reports whether w is a terminal.

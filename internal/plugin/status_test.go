@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,32 @@ func TestStatusShowsTheNewestEvents(t *testing.T) {
 	}
 	if out := w.mustRun(t, "status", "db", "--verbose"); !strings.Contains(out, "Reason11") {
 		t.Errorf("--verbose lacks the oldest Event:\n%s", out)
+	}
+}
+
+// TestColoursKeepTheTableAligned: with colours on, the output is the plain output with colour
+// codes around some cells: removing the codes gives the plain output back byte for byte.
+func TestColoursKeepTheTableAligned(t *testing.T) {
+	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns"}}
+	c.Status.CurrentPrimary, c.Status.TargetPrimary = "db-1", "db-1"
+	c.Status.DivergedInstances = []string{"db-2"}
+	c.Status.GTIDExecutedByInstance = map[string]string{"db-1": uuidA + ":1-9", "db-2": uuidA + ":1-8," + uuidB + ":1"}
+	c.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "X"},
+		{Type: "Degraded", Status: metav1.ConditionTrue, Reason: "DivergedInstances"}}
+	pod := func(name, role string) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.InstanceLabel: name, v1.RoleLabel: role}}}
+	}
+	v := &plugin.ClusterView{Cluster: c, Pods: []corev1.Pod{pod("db-1", "primary"), pod("db-2", "replica")},
+		Events: []corev1.Event{{Type: corev1.EventTypeWarning, Reason: "Diverged", InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "db-2"},
+			LastTimestamp: metav1.NewTime(testNow.Add(-time.Minute))}}}
+	var plainOut, colored bytes.Buffer
+	check.Must(t, plugin.WriteStatus(&plainOut, v, testNow, plugin.StatusOptions{}))
+	check.Must(t, plugin.WriteStatus(&colored, v, testNow, plugin.StatusOptions{Color: true}))
+	if !strings.Contains(colored.String(), "\x1b[31m") {
+		t.Fatal("no colour in the coloured output")
+	}
+	stripped := regexp.MustCompile("\x1b\\[[0-9]+m").ReplaceAllString(colored.String(), "")
+	if stripped != plainOut.String() {
+		t.Errorf("coloured output, codes removed:\n%s\nplain:\n%s", stripped, plainOut.String())
 	}
 }

@@ -100,8 +100,10 @@ spec:
 		t.Errorf("%d Backups: the immediate run was not skipped", len(backups.Items))
 	}
 	list, err := runPlugin(ns, "", "schedule", "list", "db")
-	if err != nil || !strings.Contains(list, "nightly") || !strings.Contains(list, "false") {
-		t.Errorf("schedule list: %v\n%s", err, list)
+	fields := strings.Fields(strings.Split(strings.TrimSpace(list), "\n")[1])
+	// NAME CLUSTER SCHEDULE(6 fields) PAUSED NEXT(3) LAST LAST-SKIPPED(3) SKIP-IMMEDIATELY
+	if err != nil || fields[0] != "nightly" || fields[8] != "false" || fields[len(fields)-1] != "false" {
+		t.Errorf("schedule list (paused false, skipImmediately false): %v\n%s", err, list)
 	}
 	t.Logf("schedule list:\n%s", list)
 }
