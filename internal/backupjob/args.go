@@ -73,12 +73,16 @@ func (s *Store) Bind(fs *pflag.FlagSet) {
 
 // Flags renders a as the arguments of the Job's container, `--name=value` in the order Bind
 // declares them. A field left at its zero value is left out, so the command's default applies.
-func (a Args) Flags() []string {
-	var bound Args
-	fs := pflag.NewFlagSet("backup", pflag.ContinueOnError)
+func (a Args) Flags() []string { return flagsOf(a, (*Args).Bind) }
+
+// flagsOf renders v through bind, the one definition of its flags: bind points each flag at a
+// field of a zero value, set to its default, which then takes v's values.
+func flagsOf[T any](v T, bind func(*T, *pflag.FlagSet)) []string {
+	var bound T
+	fs := pflag.NewFlagSet("job", pflag.ContinueOnError)
 	fs.SortFlags = false
-	bound.Bind(fs) // points each flag at a field of bound, set to its default...
-	bound = a      // ...then gives the fields a's values
+	bind(&bound, fs)
+	bound = v
 	return render(fs)
 }
 

@@ -38,11 +38,4 @@ func (a *VerifyArgs) Bind(fs *pflag.FlagSet) {
 }
 
 // Flags renders a as the arguments of the Job's container (Args.Flags).
-func (a VerifyArgs) Flags() []string {
-	var bound VerifyArgs
-	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
-	fs.SortFlags = false
-	bound.Bind(fs)
-	bound = a
-	return render(fs)
-}
+func (a VerifyArgs) Flags() []string { return flagsOf(a, (*VerifyArgs).Bind) }

@@ -49,17 +49,21 @@ func EncodeVerifyResult(r VerifyResult) ([]byte, error) {
 		over := len(b) - maxTerminationMessage + 8
 		switch {
 		case len(r.Message) > 64:
-			r.Message = cut(r.Message, max(len(r.Message)-over, 64))
+			r.Message = Shorten(r.Message, max(len(r.Message)-over, 64))
 		case len(r.GTIDExecuted) > 64:
-			r.GTIDExecuted = cut(r.GTIDExecuted, max(len(r.GTIDExecuted)-over, 64))
+			r.GTIDExecuted = Shorten(r.GTIDExecuted, max(len(r.GTIDExecuted)-over, 64))
 		default:
 			r.Message, r.GTIDExecuted = "", ""
 		}
 	}
 }
 
-// cut keeps the start and the end of s, n bytes in all, on valid UTF-8.
-func cut(s string, n int) string {
+// Shorten keeps the start and the end of s (an error log's tail is at the end), at most about n
+// bytes in all, on valid UTF-8, marking the cut with "…"; s when it is not longer than n.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
 	const mark = "…"
 	head := (n - len(mark)) / 2
 	tail := n - len(mark) - head

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/instances"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
@@ -40,7 +41,7 @@ func pickInstance(ctx context.Context, c client.Reader, cluster *v1.Cluster, ins
 			return "", err
 		}
 		for _, p := range pods {
-			if p.Labels[v1.RoleLabel] == v1.RoleReplica && podReady(&p) {
+			if p.Labels[v1.RoleLabel] == v1.RoleReplica && instances.PodReady(&p) {
 				return p.Name, nil
 			}
 		}
@@ -49,15 +50,6 @@ func pickInstance(ctx context.Context, c client.Reader, cluster *v1.Cluster, ins
 		return "", fmt.Errorf("Cluster %s has no primary yet: name an instance (%s-<n>)", cluster.Name, cluster.Name)
 	}
 	return cluster.Status.CurrentPrimary, nil
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // mysqlContainer is the instance Pod's container that runs the instance manager and mysqld.

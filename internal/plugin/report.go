@@ -105,7 +105,8 @@ func (r *reporter) write(ctx context.Context, cluster string, w io.Writer) ([]st
 	if err != nil {
 		return nil, err
 	}
-	if err := r.collectSecrets(ctx, c); err != nil {
+	secrets, err := r.collectSecrets(ctx)
+	if err != nil {
 		return nil, err
 	}
 	r.object("cluster.yaml", c)
@@ -123,7 +124,7 @@ func (r *reporter) write(ctx context.Context, cluster string, w io.Writer) ([]st
 	} else {
 		r.object("lease.yaml", &lease)
 	}
-	r.secretsSummary(ctx, c)
+	r.secretsSummary(c, secrets)
 	pods, err := instancePods(ctx, r.c, c)
 	if err != nil {
 		r.note("instance logs", err)
@@ -146,13 +147,13 @@ func (r *reporter) write(ctx context.Context, cluster string, w io.Writer) ([]st
 	return r.notes, r.zip(w)
 }
 
-// collectSecrets reads the values of every Secret of the Cluster and of its object store, only to
-// redact them: they are never written.
-func (r *reporter) collectSecrets(ctx context.Context, c *v1.Cluster) error {
+// collectSecrets reads every Secret of the namespace, its values only to redact them (they are
+// never written), and returns them for the summary.
+func (r *reporter) collectSecrets(ctx context.Context) ([]corev1.Secret, error) {
 	var list corev1.SecretList
 	if err := r.c.List(ctx, &list, client.InNamespace(r.ns)); err != nil {
 		// Without them the report could not prove it redacts them: refuse rather than risk it.
-		return fmt.Errorf("listing the Secrets of %s to redact their values: %w (report needs list on secrets)", r.ns, err)
+		return nil, fmt.Errorf("listing the Secrets of %s to redact their values: %w (report needs list on secrets)", r.ns, err)
 	}
 	for _, s := range list.Items {
 		for k, v := range s.Data {
@@ -164,7 +165,7 @@ func (r *reporter) collectSecrets(ctx context.Context, c *v1.Cluster) error {
 	}
 	// The longest first, so that a value containing another is replaced whole.
 	slices.SortFunc(r.secrets, func(a, b []byte) int { return len(b) - len(a) })
-	return nil
+	return list.Items, nil
 }
 
 // secretForms are the ways value can appear in an object, a log or a message: as it is and
@@ -202,15 +203,14 @@ func jsonEscaped(v []byte) []byte {
 	return b[1 : len(b)-1]
 }
 
-// secretsSummary lists the Cluster's Secrets with their keys and sizes, never their values.
-func (r *reporter) secretsSummary(ctx context.Context, c *v1.Cluster) {
-	var list corev1.SecretList
-	if err := r.c.List(ctx, &list, client.InNamespace(r.ns), client.MatchingLabels{v1.ClusterLabel: c.Name}); err != nil {
-		r.note("secrets.txt", err)
-		return
-	}
+// secretsSummary lists the Cluster's Secrets (of secrets, the namespace's) with their keys and
+// sizes, never their values.
+func (r *reporter) secretsSummary(c *v1.Cluster, secrets []corev1.Secret) {
 	var b strings.Builder
-	for _, s := range list.Items {
+	for _, s := range secrets {
+		if s.Labels[v1.ClusterLabel] != c.Name {
+			continue
+		}
 		fmt.Fprintf(&b, "%s (%s):", s.Name, s.Type)
 		keys := make([]string, 0, len(s.Data))
 		for k := range s.Data {

@@ -43,11 +43,9 @@ func gatherClusterView(ctx context.Context, c client.Reader, ns, name string) (*
 		return nil, err
 	}
 	v := &ClusterView{Cluster: cluster}
-	var pods corev1.PodList
-	if err := c.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{v1.ClusterLabel: name}); err != nil {
-		return nil, fmt.Errorf("listing the Pods of Cluster %s/%s: %w", ns, name, err)
+	if v.Pods, err = instancePods(ctx, c, cluster); err != nil {
+		return nil, err
 	}
-	v.Pods = pods.Items
 	var lease coordinationv1.Lease
 	switch err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: specs.PrimaryLeaseName(name)}, &lease); {
 	case err == nil:
@@ -209,30 +207,6 @@ func WriteStatus(out io.Writer, v *ClusterView, now time.Time, o StatusOptions) 
 	}
 	fmt.Fprintln(out)
 	return evs.write(out, paint)
-}
-
-// describeLease says who holds the primary Lease and whether it is still valid at now.
-func describeLease(name string, l *coordinationv1.Lease, err error, now time.Time) string {
-	switch {
-	case err != nil:
-		return fmt.Sprintf("%s unknown: %v", name, err)
-	case l == nil:
-		return name + " not held"
-	}
-	holder := "nobody"
-	if l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "" {
-		holder = *l.Spec.HolderIdentity
-	}
-	if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
-		return fmt.Sprintf("%s held by %s, never renewed", name, holder)
-	}
-	ttl := time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
-	age := now.Sub(l.Spec.RenewTime.Time).Truncate(time.Second)
-	state := "valid"
-	if age > ttl {
-		state = "expired"
-	}
-	return fmt.Sprintf("%s held by %s, renewed %s ago (TTL %s, %s)", name, holder, age, ttl, state)
 }
 
 // fencedState is "yes" when the operator lists the instance as fenced, "requested" when only the

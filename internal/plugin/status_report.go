@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -92,9 +93,6 @@ func BuildStatusReport(v *ClusterView, now time.Time) StatusReport {
 	requested, _ := c.FencedInstancesRequested()
 	primary, primaryErr := gtid.Parse(st.GTIDExecutedByInstance[st.CurrentPrimary])
 	for _, p := range sortedBySerial(c.Name, v.Pods) {
-		if _, isInstance := p.Labels[v1.InstanceLabel]; !isInstance {
-			continue
-		}
 		i := InstanceReport{Name: p.Name, Role: p.Labels[v1.RoleLabel], Ready: instances.PodReady(&p),
 			Fenced: fencedState(st.FencedInstances, requested, p.Name), Diverged: slices.Contains(st.DivergedInstances, p.Name),
 			GTIDExecuted: st.GTIDExecutedByInstance[p.Name], Node: p.Spec.NodeName, Restarts: restarts(&p)}
@@ -136,21 +134,35 @@ func eventTime(e corev1.Event) metav1.Time {
 	return e.CreationTimestamp
 }
 
-// leaseReport describes the primary Lease.
+// leaseReport says who holds the primary Lease and whether it is still valid at now, with the
+// one line the table shows.
 func leaseReport(name string, v *ClusterView, now time.Time) LeaseReport {
-	r := LeaseReport{Name: name, Text: describeLease(name, v.Lease, v.LeaseErr, now)}
-	switch l := v.Lease; {
+	r := LeaseReport{Name: name}
+	l := v.Lease
+	switch {
 	case v.LeaseErr != nil:
 		r.Error = v.LeaseErr.Error()
-	case l != nil:
-		if l.Spec.HolderIdentity != nil {
-			r.Holder = *l.Spec.HolderIdentity
-		}
-		if l.Spec.RenewTime != nil && l.Spec.LeaseDurationSeconds != nil {
-			ttl := time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
-			age := now.Sub(l.Spec.RenewTime.Time).Truncate(time.Second)
-			r.RenewedAgo, r.TTL, r.Valid = age.String(), ttl.String(), age <= ttl
-		}
+		r.Text = fmt.Sprintf("%s unknown: %v", name, v.LeaseErr)
+		return r
+	case l == nil:
+		r.Text = name + " not held"
+		return r
 	}
+	holder := "nobody"
+	if l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "" {
+		r.Holder, holder = *l.Spec.HolderIdentity, *l.Spec.HolderIdentity
+	}
+	if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
+		r.Text = fmt.Sprintf("%s held by %s, never renewed", name, holder)
+		return r
+	}
+	ttl := time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
+	age := now.Sub(l.Spec.RenewTime.Time).Truncate(time.Second)
+	r.RenewedAgo, r.TTL, r.Valid = age.String(), ttl.String(), age <= ttl
+	state := "valid"
+	if !r.Valid {
+		state = "expired"
+	}
+	r.Text = fmt.Sprintf("%s held by %s, renewed %s ago (TTL %s, %s)", name, holder, age, ttl, state)
 	return r
 }

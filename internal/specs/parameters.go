@@ -48,14 +48,14 @@ var InitOnlyParameters = map[string]bool{
 // prefix included) that are among keys, in the order of keys: what a private server started on
 // a restored data directory takes from a Cluster's parameters.
 func StartArgs(params map[string]string, keys []string) []string {
-	canonical := map[string]string{}
-	for _, k := range slices.Sorted(maps.Keys(params)) {
-		c := CanonicalParameterKey(k)
-		canonical[strings.TrimPrefix(c, "loose_")] = params[k]
-	}
+	canonical := CanonicalParameters(params)
 	var out []string
 	for _, k := range keys {
-		if v, ok := canonical[k]; ok {
+		v, ok := canonical[k]
+		if !ok {
+			v, ok = canonical["loose_"+k]
+		}
+		if ok {
 			out = append(out, "--"+k+"="+v)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -45,7 +44,7 @@ func Run(ctx context.Context, cfg Config) backupjob.VerifyResult {
 	err := run(ctx, cfg, &res)
 	if err != nil {
 		res.Reason = Reason(ctx, err)
-		res.Message = bounded(err.Error(), backupjob.MaxVerifyMessage)
+		res.Message = backupjob.Shorten(err.Error(), backupjob.MaxVerifyMessage)
 		return res
 	}
 	res.Passed = true
@@ -155,15 +154,4 @@ func Reason(ctx context.Context, err error) string {
 		return v1alpha1.ReasonVerificationUnreadable
 	}
 	return v1alpha1.ReasonVerificationFailed
-}
-
-// bounded cuts s to at most about n bytes, keeping its start and its end (the error log's tail),
-// on valid UTF-8.
-func bounded(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const cut = " … "
-	head := (n - len(cut)) / 2
-	return strings.ToValidUTF8(s[:head], "") + cut + strings.ToValidUTF8(s[len(s)-(n-len(cut)-head):], "")
 }

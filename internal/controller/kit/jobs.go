@@ -10,13 +10,21 @@ import (
 )
 
 // JobCondition reports whether the Job has condition t with status True.
-func JobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool {
-	for _, c := range j.Status.Conditions {
-		if c.Type == t && c.Status == corev1.ConditionTrue {
-			return true
+func JobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool { return trueCondition(j, t) != nil }
+
+// JobFailedCondition is the Job's Failed condition when it is True (its reason says why: the
+// deadline, the backoff limit), nil otherwise.
+func JobFailedCondition(j *batchv1.Job) *batchv1.JobCondition {
+	return trueCondition(j, batchv1.JobFailed)
+}
+
+func trueCondition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range j.Status.Conditions {
+		if c := &j.Status.Conditions[i]; c.Type == t && c.Status == corev1.ConditionTrue {
+			return c
 		}
 	}
-	return false
+	return nil
 }
 
 // JobFinished reports whether the Job completed or failed.

@@ -241,16 +241,17 @@ func outcome(j Job, now time.Time) Outcome {
 	if st := j.Job.Status.StartTime; st != nil {
 		started = *st
 	}
+	failed := kit.JobFailedCondition(j.Job)
 	completed := metav1.NewTime(now)
 	if ct := j.Job.Status.CompletionTime; ct != nil {
 		completed = *ct
-	} else if fc := failedCondition(j.Job); fc != nil && !fc.LastTransitionTime.IsZero() {
-		completed = fc.LastTransitionTime
+	} else if failed != nil && !failed.LastTransitionTime.IsZero() {
+		completed = failed.LastTransitionTime
 	}
 	out := Outcome{Job: j.Job, Backup: j.Backup, BackupCompletedAt: j.BackupCompletedAt, Due: j.due(),
 		Status: v1.BackupVerificationStatus{JobName: j.Job.Name, StartedAt: &started, CompletedAt: &completed}}
 	res, ok := backupjob.ParseVerifyResult(j.Message)
-	timedOut := kit.JobCondition(j.Job, batchv1.JobFailed) && jobFailedReason(j.Job) == batchv1.JobReasonDeadlineExceeded
+	timedOut := failed != nil && failed.Reason == batchv1.JobReasonDeadlineExceeded
 	switch {
 	case ok && (res.Passed || !timedOut):
 		out.Status.Passed, out.Status.Reason = res.Passed, res.Reason
@@ -273,8 +274,8 @@ func outcome(j Job, now time.Time) Outcome {
 	default:
 		out.Status.Reason = v1.ReasonVerificationJobFailed
 		msg := "the Job ended without a result"
-		if fc := failedCondition(j.Job); fc != nil {
-			msg += ": " + fc.Reason + " " + fc.Message
+		if failed != nil {
+			msg += ": " + failed.Reason + " " + failed.Message
 		}
 		out.Message = "the verification of Backup " + j.Backup + " did not run to its end (" + msg + "); the backup itself was not found faulty"
 	}
@@ -292,22 +293,6 @@ func passedMessage(r backupjob.VerifyResult) string {
 		msg += " (the budget ran out: a sample)"
 	}
 	return msg + fmt.Sprintf(", %d rows counted", r.Rows)
-}
-
-func failedCondition(j *batchv1.Job) *batchv1.JobCondition {
-	for i := range j.Status.Conditions {
-		if c := &j.Status.Conditions[i]; c.Type == batchv1.JobFailed && c.Status == "True" {
-			return c
-		}
-	}
-	return nil
-}
-
-func jobFailedReason(j *batchv1.Job) string {
-	if c := failedCondition(j); c != nil {
-		return c.Reason
-	}
-	return ""
 }
 
 func deadline(j *batchv1.Job) int64 {
