@@ -10,6 +10,7 @@ type LocalState struct {
 	bootstrapDone bool
 	diverged      bool
 	members       []string
+	role          RoleFacts
 }
 
 // SetMembers records the instances of the Cluster as last read.
@@ -53,4 +54,24 @@ func (s *LocalState) Diverged() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.diverged
+}
+
+// RoleFacts are what the role reconciler last found of its instance's place in the Cluster,
+// exported as metrics: whether it plays the primary and whether it is fenced.
+type RoleFacts struct {
+	Primary, Fenced bool
+}
+
+// SetRoleFacts records the role reconciler's last finding.
+func (s *LocalState) SetRoleFacts(f RoleFacts) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.role = f
+}
+
+// RoleFacts returns the last finding of SetRoleFacts.
+func (s *LocalState) RoleFacts() RoleFacts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.role
 }

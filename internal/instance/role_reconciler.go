@@ -163,6 +163,8 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	}
 	if r.State != nil {
 		r.State.SetDiverged(d.Action == ActDiverged)
+		r.State.SetRoleFacts(RoleFacts{Primary: d.Action == ActPrimary,
+			Fenced: slices.Contains(cluster.Status.FencedInstances, r.Instance)})
 	}
 	var out RoleOutcome
 	// Every change of replication on this server, here and through the control API (what the

@@ -50,6 +50,9 @@ type RunConfig struct {
 	AdminPort    int
 	// ManagerAddr serves the control API over mTLS, ProbeAddr the kubelet's plain-HTTP probes.
 	ManagerAddr, ProbeAddr string
+	// MetricsAddr serves /metrics over HTTPS to scrapers with the token of MetricsTokenFile or a
+	// client certificate of the Cluster's CA; empty: no metrics server.
+	MetricsAddr, MetricsTokenFile string
 	// GracePeriod bounds mysqld's clean shutdown; keep it below the Pod's grace period.
 	GracePeriod time.Duration
 	// ReconcileInterval is the role reconciler's period.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -73,7 +74,9 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 	sweep := &SessionSweep{Op: m.op, Routed: WriteRoutes{Client: m.deps.Client, Cluster: m.cluster, Pod: m.cfg.Instance}.Routed,
 		Clock: m.deps.Clock, Log: m.deps.Log.WithName("sweep")}
 	wg.Go(func() { sweep.Run(ctx) })
+	var selfFences atomic.Int64
 	selfFence := func(ctx context.Context) error {
+		selfFences.Add(1)
 		if err := StopWrites(ctx, m.op, m.deps.Log.WithName("lease")); err != nil {
 			return err
 		}
@@ -109,6 +112,8 @@ func (m *manager) serveWith(ctx context.Context, stop context.CancelCauseFunc, w
 		return err
 	}
 	wg.Go(func() { stop(m.serveUntil(ctx, api, apiLn, "control API")) })
+	m.serveMetrics(ctx, wg, metricsSources{poller: poller, state: state, isolation: isolation, lease: lease,
+		fallback: fallback, selfFences: &selfFences, server: serverFiles, client: client.files})
 	if err := m.waitForMysqld(ctx); err != nil {
 		return err
 	}
@@ -229,6 +234,7 @@ func (m *manager) serveUntil(ctx context.Context, srv *http.Server, ln net.Liste
 type peerTLS struct {
 	client *instanceclient.Client
 	cn     string
+	files  *tlsfiles.Loader
 }
 
 func (m *manager) peerClient() (peerTLS, error) {
@@ -239,7 +245,7 @@ func (m *manager) peerClient() (peerTLS, error) {
 	cur, _ := files.Current()
 	cn := cur.Certificate.Leaf.Subject.CommonName
 	return peerTLS{client: instanceclient.NewFollowing(func() (*tls.Config, error) { return tlsfiles.ClientConfig(files) }, 2*time.Second),
-		cn: cn}, nil
+		cn: cn, files: files}, nil
 }
 
 // controlAPI serves the operator, and GET /status to the other instances (which present the

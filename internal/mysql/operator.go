@@ -92,6 +92,9 @@ type Operator interface {
 	SetGlobal(ctx context.Context, name, value string) error
 	// GlobalValue reads @@GLOBAL.name as text ("" for NULL).
 	GlobalValue(ctx context.Context, name string) (string, error)
+	// ServerMetrics reads the server figures the instance manager exports (SHOW GLOBAL STATUS
+	// counters, max_connections, the binary logs' size).
+	ServerMetrics(ctx context.Context) (*ServerMetrics, error)
 	// Close releases the connections.
 	Close() error
 }

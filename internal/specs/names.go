@@ -58,6 +58,10 @@ func PDBName(cluster string) string { return cluster }
 // CASecretName holds the cluster CA certificate and key.
 func CASecretName(cluster string) string { return cluster + "-ca" }
 
+// MetricsSecretName is the Secret scrapers of the instances' /metrics read: MetricsTokenKey, the
+// bearer token, and MetricsCAKey, the CA certificates that verify the instances.
+func MetricsSecretName(cluster string) string { return cluster + "-metrics" }
+
 // ServerCertSecretName holds the server certificate of one instance.
 func ServerCertSecretName(instance string) string { return instance + "-server-tls" }
 

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	mysqlv1alpha1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 )
@@ -28,6 +29,11 @@ const (
 	ProbePort = 8001
 	// ProbePortName names ProbePort.
 	ProbePortName = "probes"
+	// MetricsPort is the instance manager's /metrics: HTTPS, for scrapers holding the Cluster's
+	// metrics token (MetricsSecretName) or a client certificate of its CA.
+	MetricsPort = 9104
+	// MetricsPortName names MetricsPort (a PodMonitor's port).
+	MetricsPortName = "metrics"
 	// AdminPort is mysqld's administrative interface (admin_address is the Pod IP): only accounts
 	// with SERVICE_CONNECTION_ADMIN log in there, and max_connections does not limit it, so the
 	// operator can fence a server whose ordinary connection slots are all taken.
@@ -49,6 +55,10 @@ const (
 	ServerTLSDir = "/etc/mysql-tls/server"
 	// ReplicationTLSDir holds the replication user's client certificate.
 	ReplicationTLSDir = "/etc/mysql-tls/replication"
+	// MetricsAuthDir holds the token of the Cluster's metrics Secret (MetricsTokenPath).
+	MetricsAuthDir = "/etc/cnm-metrics"
+	// MetricsTokenPath is the file the instance manager reads the scrapers' token from.
+	MetricsTokenPath = MetricsAuthDir + "/token"
 
 	// Probe paths served by the instance manager on ManagerPort.
 	StartupPath   = "/startupz"
@@ -62,6 +72,7 @@ const (
 	controllerVolume       = "controller"
 	serverTLSVolume        = "server-tls"
 	replicationTLSVolume   = "replication-tls"
+	metricsAuthVolume      = "metrics-auth"
 )
 
 // PodOptions are the inputs of an instance Pod that do not come from the Cluster spec.
@@ -183,6 +194,7 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 			{Name: ManagerPortName, ContainerPort: ManagerPort, Protocol: corev1.ProtocolTCP},
 			{Name: ProbePortName, ContainerPort: ProbePort, Protocol: corev1.ProtocolTCP},
 			{Name: AdminPortName, ContainerPort: AdminPort, Protocol: corev1.ProtocolTCP},
+			{Name: MetricsPortName, ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
 		},
 		Resources:      c.Spec.Resources.Container(),
 		ResizePolicy:   mysqlResizePolicy(),
@@ -194,6 +206,7 @@ func mysqlContainer(c *mysqlv1alpha1.Cluster, instance string) corev1.Container 
 			{Name: controllerVolume, MountPath: ControllerDir},
 			{Name: serverTLSVolume, MountPath: ServerTLSDir, ReadOnly: true},
 			{Name: replicationTLSVolume, MountPath: ReplicationTLSDir, ReadOnly: true},
+			{Name: metricsAuthVolume, MountPath: MetricsAuthDir, ReadOnly: true},
 		}, scratchMounts...),
 		SecurityContext: containerSecurityContext(),
 	}
@@ -234,5 +247,9 @@ func instanceVolumes(cluster, instance string) []corev1.Volume {
 			Secret: &corev1.SecretVolumeSource{SecretName: ServerCertSecretName(instance)}}},
 		{Name: replicationTLSVolume, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: ReplicationClientSecretName(cluster)}}},
+		// Optional: an instance starts (and serves no scraper) before the operator made the Secret.
+		{Name: metricsAuthVolume, VolumeSource: corev1.VolumeSource{
+			Secret: &corev1.SecretVolumeSource{SecretName: MetricsSecretName(cluster), Optional: ptr.To(true),
+				Items: []corev1.KeyToPath{{Key: MetricsTokenKey, Path: "token"}}}}},
 	}, scratch...)
 }

@@ -54,8 +54,13 @@ func TestBuildPod(t *testing.T) {
 			volumes[serverTLSVolume].Secret.SecretName == "db-2-server-tls" && mounts[serverTLSVolume] == ServerTLSDir},
 		{"the replication client certificate is mounted", volumes[replicationTLSVolume].Secret != nil &&
 			volumes[replicationTLSVolume].Secret.SecretName == "db-replication-client-tls"},
-		{"mysql, manager, probe and administrative ports", len(mysql.Ports) == 4 && mysql.Ports[0].ContainerPort == 3306 &&
-			mysql.Ports[1].ContainerPort == ManagerPort && mysql.Ports[2].ContainerPort == ProbePort && mysql.Ports[3].ContainerPort == AdminPort},
+		{"mysql, manager, probe, administrative and metrics ports", len(mysql.Ports) == 5 && mysql.Ports[0].ContainerPort == 3306 &&
+			mysql.Ports[1].ContainerPort == ManagerPort && mysql.Ports[2].ContainerPort == ProbePort && mysql.Ports[3].ContainerPort == AdminPort &&
+			mysql.Ports[4].ContainerPort == MetricsPort && mysql.Ports[4].Name == "metrics"},
+		{"the metrics token is mounted from the Cluster's metrics Secret, optional, the token only",
+			volumes[metricsAuthVolume].Secret != nil && volumes[metricsAuthVolume].Secret.SecretName == "db-metrics" &&
+				*volumes[metricsAuthVolume].Secret.Optional && len(volumes[metricsAuthVolume].Secret.Items) == 1 &&
+				volumes[metricsAuthVolume].Secret.Items[0].Key == MetricsTokenKey && mounts[metricsAuthVolume] == MetricsAuthDir},
 		{"the instance manager learns the Pod IP, its administrative interface's address",
 			slices.ContainsFunc(mysql.Env, func(e corev1.EnvVar) bool {
 				return e.Name == "POD_IP" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "status.podIP"

@@ -30,6 +30,7 @@ type node struct {
 	name                       string
 	host                       string
 	mysqlPort, apiPort, probes int
+	metrics                    int    // the /metrics port; the token is metricsToken
 	dir                        string // host path, inside the MySQL root filesystem
 	manager                    *proc.Child
 	op                         mysql.Operator // root over the local socket, as the manager connects (mysql.OpenLocalAdmin)
@@ -96,6 +97,9 @@ func must(t *testing.T, err error) {
 	check.Must(t, err)
 }
 
+// metricsToken is the scrapers' token, as the Secret <cluster>-metrics would hold it.
+const metricsToken = "scrape-token-0123456789"
+
 // passwords are the accounts' passwords, as the Secrets <cluster>-<user> would hold them.
 var passwords = map[string]string{"root": "root-pw", "replication": "repl-pw", "backup": "backup-pw", "app": "app-pw", "fence": "fence-pw"}
 
@@ -103,13 +107,14 @@ var passwords = map[string]string{"root": "root-pw", "replication": "repl-pw", "
 func newNode(t *testing.T, p pki, base, name, host string) *node {
 	t.Helper()
 	n := &node{name: name, host: host, dir: filepath.Join(base, name)}
-	ports, err := mysqldtest.FreePorts(host, 3)
+	ports, err := mysqldtest.FreePorts(host, 4)
 	must(t, err)
-	n.mysqlPort, n.apiPort, n.probes = ports[0], ports[1], ports[2]
+	n.mysqlPort, n.apiPort, n.probes, n.metrics = ports[0], ports[1], ports[2], ports[3]
 	server := must1(certs.Issue(p.ca, certs.Request{CommonName: name, DNSNames: []string{"localhost"},
 		IPAddresses: []net.IP{net.ParseIP(host)}}, time.Now()))(t)
 	writeTLS(t, filepath.Join(n.dir, "server-tls"), server.SecretData(p.ca))
 	writeTLS(t, filepath.Join(n.dir, "client-tls"), p.replication.SecretData(p.ca))
+	must(t, os.WriteFile(filepath.Join(n.dir, "metrics-token"), []byte(metricsToken+"\n"), 0o600))
 	for user, pw := range passwords {
 		must(t, os.MkdirAll(filepath.Join(n.dir, "secrets", user), 0o700))
 		must(t, os.WriteFile(filepath.Join(n.dir, "secrets", user, "password"), []byte(pw+"\n"), 0o600))
@@ -139,6 +144,7 @@ func (n *node) start(t *testing.T, bin, rootfs, kubeconfig, namespace string, pe
 		"--bind-address", n.host, "--port", strconv.Itoa(n.mysqlPort), "--report-host", n.host,
 		"--manager-address", net.JoinHostPort(n.host, strconv.Itoa(n.apiPort)),
 		"--probe-address", net.JoinHostPort(n.host, strconv.Itoa(n.probes)),
+		"--metrics-address", net.JoinHostPort(n.host, strconv.Itoa(n.metrics)), "--metrics-token-file", n.dir + "/metrics-token",
 		"--reconcile-interval", "200ms", "--grace-period", "20s",
 	}
 	for _, o := range []string{"innodb_buffer_pool_size=32M", "innodb_redo_log_capacity=32M",

@@ -35,6 +35,7 @@ type world struct {
 	key        types.NamespacedName
 	nodes      map[string]*node
 	operator   *instanceclient.Client
+	pki        pki
 }
 
 // TestInstanceManagers runs three `manager instance run` processes, each with its own mysqld,
@@ -45,6 +46,7 @@ func TestInstanceManagers(t *testing.T) {
 	steps := []step[*world]{
 		{"three instances come up: a primary and two replicas by clone", testComeUp},
 		{"writes on the primary reach both replicas, acknowledged by semi-sync", testWritesReplicate},
+		{"each instance serves its metrics to the token or a CA certificate, to no one else", testMetricsServed},
 		{"maxSyncReplicas 1: once told, one replica of two acknowledges", testMaxSyncReplicas},
 		{"editing targetPrimary converges to the new primary", testSwitchover},
 		{"a crashed mysqld is restarted by its manager", testCrashRestart},
@@ -99,7 +101,7 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	}
 	must(t, env.Client.Create(t.Context(), cluster))
 	w := &world{env: env, key: types.NamespacedName{Namespace: ns, Name: "db"}, nodes: map[string]*node{},
-		kubeconfig: env.KubeconfigFile(t)}
+		kubeconfig: env.KubeconfigFile(t), pki: p}
 	w.setTarget(t, "db-1")
 	first := firstHost + syscall.Getpid()%200
 	var all []*node

@@ -80,6 +80,9 @@ func (o *options) bind(cmd *cobra.Command) {
 	fs.StringVar(&c.ReportHost, "report-host", "", "name the others reach this mysqld by (default <pod>.<namespace>.svc)")
 	fs.StringVar(&c.ManagerAddr, "manager-address", ":"+strconv.Itoa(specs.ManagerPort), "control API address (mTLS)")
 	fs.StringVar(&c.ProbeAddr, "probe-address", ":"+strconv.Itoa(specs.ProbePort), "probe address (plain HTTP)")
+	fs.StringVar(&c.MetricsAddr, "metrics-address", ":"+strconv.Itoa(specs.MetricsPort),
+		"/metrics address (HTTPS, the Cluster's metrics token or a client certificate of its CA); empty: no metrics")
+	fs.StringVar(&c.MetricsTokenFile, "metrics-token-file", specs.MetricsTokenPath, "file holding the scrapers' bearer token")
 	fs.DurationVar(&c.GracePeriod, "grace-period", 25*time.Second, "clean shutdown of mysqld before SIGKILL; below the Pod's grace period")
 	fs.DurationVar(&c.ReconcileInterval, "reconcile-interval", time.Second, "role reconciliation period")
 	fs.DurationVar(&c.IsolationLimit, "isolation-limit", 30*time.Second, "liveness fails after this long without reaching the API server")

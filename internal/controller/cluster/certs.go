@@ -45,6 +45,8 @@ type SecretWork struct {
 	// AppTrust, when set, writes the CA's certificate (the trust bundle) into the application
 	// Secret, which the Cluster created: clients verify the server with it.
 	AppTrust *AppTrustWork
+	// Metrics, when set, creates the metrics Secret or writes the trust bundle into it.
+	Metrics *MetricsSecretWork
 }
 
 // AppTrustWork is the application Secret and the data it gets (specs.AppTrustData).
@@ -152,6 +154,7 @@ func planSecrets(c *v1.Cluster, instances []string, live map[string]*corev1.Secr
 			w.AppTrust = &AppTrustWork{Live: app, Data: data}
 		}
 	}
+	w.Metrics = planMetricsSecret(c, live, appTrust.bundle())
 	return w
 }
 
@@ -276,5 +279,5 @@ func secretNames(c *v1.Cluster, instances []string) []string {
 	for _, user := range specs.Users {
 		out = append(out, specs.UserSecretName(c.Name, user))
 	}
-	return append(append(out, specs.CASecretName(c.Name)), leaves...)
+	return append(append(out, specs.CASecretName(c.Name), specs.MetricsSecretName(c.Name)), leaves...)
 }

@@ -1,0 +1,69 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
+)
+
+// MetricsSecretWork writes the Cluster's metrics Secret (specs.MetricsSecretName), which
+// scrapers of the instances' /metrics read: created with a new token when Live is nil, else the
+// CA certificates written into Live (Data), the token kept.
+type MetricsSecretWork struct {
+	Live   *corev1.Secret
+	Data   map[string][]byte
+	Bundle []byte
+}
+
+// planMetricsSecret decides the metrics Secret from the live one and the trust bundle: created
+// once the CA exists, its ca.crt following the bundle through CA rolls. A Secret of that name the
+// Cluster does not control is the user's (their own token) and left alone.
+func planMetricsSecret(c *v1.Cluster, live map[string]*corev1.Secret, bundle []byte) *MetricsSecretWork {
+	if len(bundle) == 0 {
+		return nil
+	}
+	s := live[specs.MetricsSecretName(c.Name)]
+	switch {
+	case s == nil:
+		return &MetricsSecretWork{Bundle: bundle}
+	case !metav1.IsControlledBy(s, c):
+		return nil
+	}
+	if data := specs.MetricsTrustData(s.Data, bundle); data != nil {
+		return &MetricsSecretWork{Live: s, Data: data}
+	}
+	return nil
+}
+
+// writeMetricsSecret performs w; created says a new Secret was made (one that appeared meanwhile
+// is left alone).
+func (r *Reconciler) writeMetricsSecret(ctx context.Context, c *v1.Cluster, w *MetricsSecretWork) (created bool, err error) {
+	if w.Live != nil {
+		next := w.Live.DeepCopy()
+		next.Data = w.Data
+		if err := kit.PatchSpec(ctx, r.Client, next, w.Live); err != nil {
+			return false, fmt.Errorf("writing the CA certificate into Secret %s: %w", w.Live.Name, err)
+		}
+		return false, nil
+	}
+	token, err := specs.GeneratePassword(rand.Reader)
+	if err != nil {
+		return false, fmt.Errorf("generating the metrics token: %w", err)
+	}
+	s := specs.BuildMetricsSecret(c, token, w.Bundle)
+	if err := r.Client.Create(ctx, s); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("creating Secret %s: %w", s.Name, err)
+	}
+	return true, nil
+}
