@@ -119,6 +119,12 @@ func TestSecretsAndCARenewal(t *testing.T) {
 		}
 	}
 
+	metrics := w.secret(specs.MetricsSecretName("db"))
+	if token := metrics.Data[specs.MetricsTokenKey]; len(token) < 16 ||
+		string(metrics.Data[specs.MetricsCAKey]) != string(w.secret("db-ca").Data[specs.CACertKey]) || metrics.Data[specs.CAKeyKey] != nil {
+		t.Errorf("metrics Secret: token of %d bytes, ca.crt the CA's: %v, the CA key in it: %v", len(token),
+			string(metrics.Data[specs.MetricsCAKey]) == string(w.secret("db-ca").Data[specs.CACertKey]), metrics.Data[specs.CAKeyKey] != nil)
+	}
 	ca := w.secret("db-ca")
 	ca.Data[specs.CAKeyKey] = []byte("garbage")
 	if err := w.Client.Update(w.Ctx, ca); err != nil {
@@ -158,6 +164,13 @@ func TestSecretsAndCARenewal(t *testing.T) {
 	}
 	if events := strings.Join(w.Events(), "\n"); strings.Contains(events, "Secret") || strings.Contains(events, "Issued") {
 		t.Errorf("converged: events %q", events)
+	}
+	after := w.secret(specs.MetricsSecretName("db"))
+	if string(after.Data[specs.MetricsCAKey]) != string(newCA.Data[specs.CACertKey]) ||
+		string(after.Data[specs.MetricsTokenKey]) != string(metrics.Data[specs.MetricsTokenKey]) {
+		t.Errorf("after the CA renewal the metrics Secret holds the new CA: %v, its token kept: %v",
+			string(after.Data[specs.MetricsCAKey]) == string(newCA.Data[specs.CACertKey]),
+			string(after.Data[specs.MetricsTokenKey]) == string(metrics.Data[specs.MetricsTokenKey]))
 	}
 }
 

@@ -15,26 +15,23 @@ import (
 )
 
 // MetricsSecretWork writes the Cluster's metrics Secret (specs.MetricsSecretName), which
-// scrapers of the instances' /metrics read: created with a new token when Live is nil, else the
-// CA certificates written into Live (Data), the token kept.
+// scrapers of the instances' /metrics read: created with a new token and the trust bundle of the
+// act (the CA made in the same act included) when Live is nil, else the CA certificates written
+// into Live (Data), the token kept.
 type MetricsSecretWork struct {
-	Live   *corev1.Secret
-	Data   map[string][]byte
-	Bundle []byte
+	Live *corev1.Secret
+	Data map[string][]byte
 }
 
 // planMetricsSecret decides the metrics Secret from the live one and the trust bundle: created
-// once the CA exists, its ca.crt following the bundle through CA rolls. A Secret of that name the
-// Cluster does not control is the user's (their own token) and left alone.
+// with the CA's certificate, its ca.crt following the bundle through CA rolls. A Secret of that
+// name the Cluster does not control is the user's (their own token) and left alone.
 func planMetricsSecret(c *v1.Cluster, live map[string]*corev1.Secret, bundle []byte) *MetricsSecretWork {
-	if len(bundle) == 0 {
-		return nil
-	}
 	s := live[specs.MetricsSecretName(c.Name)]
 	switch {
 	case s == nil:
-		return &MetricsSecretWork{Bundle: bundle}
-	case !metav1.IsControlledBy(s, c):
+		return &MetricsSecretWork{}
+	case !metav1.IsControlledBy(s, c) || len(bundle) == 0:
 		return nil
 	}
 	if data := specs.MetricsTrustData(s.Data, bundle); data != nil {
@@ -43,9 +40,9 @@ func planMetricsSecret(c *v1.Cluster, live map[string]*corev1.Secret, bundle []b
 	return nil
 }
 
-// writeMetricsSecret performs w; created says a new Secret was made (one that appeared meanwhile
-// is left alone).
-func (r *Reconciler) writeMetricsSecret(ctx context.Context, c *v1.Cluster, w *MetricsSecretWork) (created bool, err error) {
+// writeMetricsSecret performs w, bundle being the act's trust bundle; created says a new Secret
+// was made (one that appeared meanwhile is left alone).
+func (r *Reconciler) writeMetricsSecret(ctx context.Context, c *v1.Cluster, w *MetricsSecretWork, bundle []byte) (created bool, err error) {
 	if w.Live != nil {
 		next := w.Live.DeepCopy()
 		next.Data = w.Data
@@ -58,7 +55,7 @@ func (r *Reconciler) writeMetricsSecret(ctx context.Context, c *v1.Cluster, w *M
 	if err != nil {
 		return false, fmt.Errorf("generating the metrics token: %w", err)
 	}
-	s := specs.BuildMetricsSecret(c, token, w.Bundle)
+	s := specs.BuildMetricsSecret(c, token, bundle)
 	if err := r.Client.Create(ctx, s); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return false, nil

@@ -74,7 +74,7 @@ func (r *Reconciler) writeSecrets(ctx context.Context, c *v1.Cluster, w SecretWo
 		log.FromContext(ctx).Info("wrote the CA certificate into the application Secret", "secret", t.Live.Name)
 	}
 	if mw := w.Metrics; mw != nil {
-		created, err := r.writeMetricsSecret(ctx, c, mw)
+		created, err := r.writeMetricsSecret(ctx, c, mw, bundle)
 		if err != nil {
 			return events, err
 		}
