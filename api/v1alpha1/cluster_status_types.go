@@ -108,6 +108,20 @@ type ClusterStatus struct {
 	// +optional
 	SemiSync *SemiSyncStatus `json:"semiSync,omitempty"`
 
+	// InstanceReplication is each replica's replication channel as it last reported it; an
+	// instance that did not answer the operator's last look is left out.
+	// +optional
+	InstanceReplication map[string]InstanceReplicationStatus `json:"instanceReplication,omitempty"`
+
+	// FailoverReadiness says whether a failover of the primary would be safe now, and why.
+	// +optional
+	FailoverReadiness *FailoverReadiness `json:"failoverReadiness,omitempty"`
+
+	// PendingUpdates are the updates some instances have not received yet.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	PendingUpdates []PendingUpdate `json:"pendingUpdates,omitempty"`
+
 	// LastRetentionRunTime is when the last retention pass ran; passes run at most hourly.
 	// +optional
 	// +kubebuilder:validation:Type=string
@@ -204,6 +218,14 @@ type SemiSyncStatus struct {
 	// +optional
 	// +kubebuilder:validation:Maximum=2147483647
 	Clients int32 `json:"clients,omitempty"`
+	// FallenBack: the primary's instance manager switched semi-sync off after a commit waited
+	// timeoutMillis; it acknowledges commits alone until semi-sync comes back.
+	// +optional
+	FallenBack bool `json:"fallenBack,omitempty"`
+	// WaitingCommits is the number of sessions whose commit waits for an acknowledgement.
+	// +optional
+	// +kubebuilder:validation:Maximum=2147483647
+	WaitingCommits int32 `json:"waitingCommits,omitempty"`
 	// LastTransitionTime is when Active last changed.
 	// +optional
 	// +kubebuilder:validation:Type=string

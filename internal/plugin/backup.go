@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -62,11 +63,20 @@ func newBackupCommand(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The Cluster is read only to refuse a name that is none and to warn when the operator
+			// is not running: an account allowed to create Backups alone still may.
+			cluster, err := getCluster(cmd.Context(), c, ns, args[0])
+			if err != nil && !apierrors.IsForbidden(err) {
+				return err
+			}
 			b := BuildOnDemandBackup(ns, args[0], opts, e.clock.Now())
 			if err := c.Create(cmd.Context(), b); err != nil {
-				return fmt.Errorf("creating Backup %s/%s: %w", ns, b.Name, err)
+				return fmt.Errorf("creating Backup %s/%s: %w", ns, b.Name, needs(err, "create", "backups.mysql.cloudnative-mysql.io", ns))
 			}
 			fmt.Fprintf(e.streams.Out, "backup/%s created in namespace %s\n", b.Name, ns)
+			if cluster != nil {
+				e.warnOperatorSilence(cluster)
+			}
 			return nil
 		},
 	}

@@ -38,24 +38,25 @@ func TestBuildOnDemandBackup(t *testing.T) {
 // TestBackupVerbCreatesBackup runs the plugin's cobra command against the real API server.
 func TestBackupVerbCreatesBackup(t *testing.T) {
 	w := newWorld(t)
+	w.newCluster(t, 1, func(c *v1.Cluster) { c.Status.ObservedGeneration = c.Generation })
 	run := w.run
 
-	out, err := run("backup", "main", "--method", "clone", "--target", "primary")
+	out, err := run("backup", "db", "--method", "clone", "--target", "primary")
 	if err != nil {
 		t.Fatalf("backup verb: %v (%s)", err, out)
 	}
-	if !strings.Contains(out, "backup/main-20261122080000 created") {
+	if !strings.Contains(out, "backup/db-20261122080000 created") {
 		t.Errorf("unexpected output %q", out)
 	}
 	var b v1.Backup
-	if err := w.env.Client.Get(context.Background(), client.ObjectKey{Namespace: w.ns, Name: "main-20261122080000"}, &b); err != nil {
+	if err := w.env.Client.Get(context.Background(), client.ObjectKey{Namespace: w.ns, Name: "db-20261122080000"}, &b); err != nil {
 		t.Fatalf("the Backup was not created: %v", err)
 	}
 	if b.Spec.Target != v1.BackupTargetPrimary || b.Spec.Method != v1.BackupMethodClone || !b.IsOnline() {
 		t.Errorf("unexpected spec %+v", b.Spec)
 	}
 
-	if out, err := run("backup", "main", "--method", "rsync", "--backup-name", "bad"); err == nil ||
+	if out, err := run("backup", "db", "--method", "rsync", "--backup-name", "bad"); err == nil ||
 		!strings.Contains(err.Error(), `Unsupported value: "rsync"`) {
 		t.Errorf("an invalid method must be refused by the API server with its message; got %v (%s)", err, out)
 	}

@@ -19,10 +19,7 @@ func getCluster(ctx context.Context, c client.Reader, ns, name string) (*v1.Clus
 		if apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("cluster %s not found in namespace %s (list them with: kubectl get clusters.mysql.cloudnative-mysql.io -A; -n selects the namespace)", name, ns)
 		}
-		if apierrors.IsForbidden(err) {
-			return nil, fmt.Errorf("reading Cluster %s/%s: %w (your account needs get on clusters.mysql.cloudnative-mysql.io in %s; see docs/plugin.md#permissions)", ns, name, err, ns)
-		}
-		return nil, fmt.Errorf("reading Cluster %s/%s: %w", ns, name, err)
+		return nil, fmt.Errorf("reading Cluster %s/%s: %w", ns, name, needs(err, "get", "clusters.mysql.cloudnative-mysql.io", ns))
 	}
 	return &cluster, nil
 }
@@ -41,7 +38,7 @@ func checkInstanceOf(ctx context.Context, c client.Reader, cluster *v1.Cluster, 
 			instance, cluster.Name, instance, cluster.Namespace)
 	}
 	if err != nil {
-		return fmt.Errorf("reading Pod %s/%s: %w", cluster.Namespace, instance, err)
+		return fmt.Errorf("reading Pod %s/%s: %w", cluster.Namespace, instance, needs(err, "get", "pods", cluster.Namespace))
 	}
 	if pod.Labels[v1.ClusterLabel] != cluster.Name {
 		return fmt.Errorf("%s is not an instance of Cluster %s: Pod %s is not labelled %s=%s",

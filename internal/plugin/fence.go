@@ -46,7 +46,7 @@ func SetFencing(ctx context.Context, c client.Client, ns, clusterName, instance 
 			}
 			cluster.Annotations[v1.FencedInstancesAnnotation] = value
 		}
-		return kit.PatchSpec(ctx, c, cluster, old)
+		return needs(kit.PatchSpec(ctx, c, cluster, old), "patch", "clusters.mysql.cloudnative-mysql.io", ns)
 	})
 	return message, err
 }
@@ -115,6 +115,7 @@ func newFenceCommand(e *env) *cobra.Command {
 					return err
 				}
 				fmt.Fprintln(e.streams.Out, msg)
+				e.warnIfOperatorSilent(cmd.Context(), c, ns, args[0])
 				return nil
 			},
 		})

@@ -19,7 +19,7 @@ func instancePods(ctx context.Context, c client.Reader, cluster *v1.Cluster) ([]
 	var pods corev1.PodList
 	if err := c.List(ctx, &pods, client.InNamespace(cluster.Namespace), client.MatchingLabels{v1.ClusterLabel: cluster.Name},
 		client.HasLabels{v1.InstanceLabel}); err != nil {
-		return nil, fmt.Errorf("listing the Pods of Cluster %s: %w", cluster.Name, err)
+		return nil, fmt.Errorf("listing the Pods of Cluster %s: %w", cluster.Name, needs(err, "list", "pods", cluster.Namespace))
 	}
 	out := pods.Items
 	slices.SortFunc(out, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })

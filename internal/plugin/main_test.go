@@ -63,14 +63,19 @@ func (w *world) mustRun(t *testing.T, args ...string) string {
 	return out
 }
 
+// bareCluster is a Cluster called name the API server accepts, with no status.
+func (w *world) bareCluster(name string, instances int32) *v1.Cluster {
+	return &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns},
+		Spec: v1.ClusterSpec{Instances: instances, ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
+			Storage: v1.StorageConfiguration{Size: resource.MustParse("1Gi")}}}
+}
+
 // newCluster creates Cluster "db" with Pods db-1..db-n (db-1 the primary), then lets mutate change
 // its annotations and status, as the operator and the instances would have written them.
 func (w *world) newCluster(t *testing.T, n int, mutate func(*v1.Cluster)) *v1.Cluster {
 	t.Helper()
 	ctx := context.Background()
-	c := &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: w.ns},
-		Spec: v1.ClusterSpec{Instances: int32(n), ImageName: "mysql:test", MaxSwitchoverDelay: 3600,
-			Storage: v1.StorageConfiguration{Size: resource.MustParse("1Gi")}}}
+	c := w.bareCluster("db", int32(n))
 	check.Must(t, w.env.Client.Create(ctx, c))
 	for i := 1; i <= n; i++ {
 		w.newPod(t, "db-"+strconv.Itoa(i), "db")

@@ -112,7 +112,7 @@ func patchInstanceRequest(ctx context.Context, c client.Client, ns, clusterName,
 		}
 		old := cluster.DeepCopy()
 		change(cluster)
-		return kit.PatchStatus(ctx, c, cluster, old)
+		return needs(kit.PatchStatus(ctx, c, cluster, old), "patch", "clusters.mysql.cloudnative-mysql.io/status", ns)
 	})
 }
 
@@ -149,6 +149,7 @@ func newPromoteCommand(e *env) *cobra.Command {
 			}
 			fmt.Fprintf(e.streams.Out, "switchover of %s to %s requested; follow it with kubectl cloudnative-mysql status %s\n",
 				args[0], args[1], args[0])
+			e.warnIfOperatorSilent(cmd.Context(), c, ns, args[0])
 			return nil
 		},
 	}

@@ -113,6 +113,7 @@ func TestGeneratedBackupNameFits63(t *testing.T) {
 			t.Errorf("cluster of %d characters: %q (%d characters)", n, name, len(name))
 		}
 		if n == 50 {
+			check.Must(t, w.env.Client.Create(context.Background(), w.bareCluster(cluster, 1)))
 			out := w.mustRun(t, "backup", cluster)
 			if !strings.Contains(out, name) {
 				t.Errorf("backup of a 50-character Cluster printed %q", out)

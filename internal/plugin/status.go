@@ -118,6 +118,9 @@ func WriteStatus(out io.Writer, v *ClusterView, now time.Time, o StatusOptions) 
 	}
 	st := v.Cluster.Status
 	paint := painter(o.Color)
+	if r.OperatorWarning != "" {
+		fmt.Fprintf(out, "%s %s\n\n", paint("red", "Warning:"), r.OperatorWarning)
+	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Cluster:\t%s\n", r.Cluster)
 	fmt.Fprintf(tw, "Primary:\t%s\n", orNone(r.Primary)+since(r.PrimarySince))
@@ -135,12 +138,11 @@ func WriteStatus(out io.Writer, v *ClusterView, now time.Time, o StatusOptions) 
 	}
 	fmt.Fprintf(tw, "Primary lease:\t%s\n", r.Lease.Text)
 	if s := r.SemiSync; s != nil {
-		state := paint("green", "on")
-		if !s.Active {
-			state = paint("red", "off (fallen back to asynchronous replication)")
-		}
-		fmt.Fprintf(tw, "Semi-sync:\t%s, waits for %d acknowledgement(s), %d replica(s) connected%s\n", state,
-			s.WaitForReplicaCount, s.Clients, since(s.LastTransitionTime))
+		fmt.Fprintf(tw, "Semi-sync:\t%s\n", semiSyncText(s, paint))
+	}
+	fmt.Fprintf(tw, "Failover safe now:\t%s\n", readinessText(r.FailoverReadiness, paint))
+	for _, p := range r.PendingUpdates {
+		fmt.Fprintf(tw, "Pending:\t%s\n", pendingText(p))
 	}
 	if a := r.BinlogArchive; a != nil {
 		last := "-"
@@ -159,7 +161,7 @@ func WriteStatus(out io.Writer, v *ClusterView, now time.Time, o StatusOptions) 
 	}
 	var inst table
 	inst.row(plain("INSTANCE"), plain("ROLE"), plain("READY"), plain("FENCED"), plain("DIVERGED"), plain("MISSING"), plain("ERRANT"),
-		plain("AGE"), plain("RESTARTS"), plain("NODE"), plain("GTID EXECUTED"))
+		plain("LAG"), plain("LAG TRX"), plain("IO/SQL"), plain("AGE"), plain("RESTARTS"), plain("NODE"), plain("GTID EXECUTED"))
 	for _, i := range r.Instances {
 		gtids := orNone(i.GTIDExecuted)
 		if !o.Verbose && len(gtids) > 60 {
@@ -174,10 +176,13 @@ func WriteStatus(out io.Writer, v *ClusterView, now time.Time, o StatusOptions) 
 		}
 		inst.row(plain(i.Name), plain(orNone(i.Role)), boolCell(i.Ready, true), plain(i.Fenced), yesNoCell(i.Diverged),
 			countCell(i.Compared, i.MissingCount, "yellow"), countCell(i.Compared, i.ErrantCount, errantColor),
-			plain(orNone(i.Age)), plain(fmt.Sprint(i.Restarts)), plain(orNone(i.Node)), plain(gtids))
+			lagCell(i.Replication), lagTrxCell(i.Replication), threadsCell(i.Replication), plain(orNone(i.Age)), plain(fmt.Sprint(i.Restarts)), plain(orNone(i.Node)), plain(gtids))
 	}
 	fmt.Fprintln(out)
 	if err := inst.write(out, paint); err != nil {
+		return err
+	}
+	if err := writeThreadErrors(out, r, o.Verbose, paint); err != nil {
 		return err
 	}
 	var conds table
@@ -262,7 +267,7 @@ func newStatusCommand(e *env) *cobra.Command {
 	o := StatusOptions{}
 	cmd := &cobra.Command{
 		Use:   "status CLUSTER",
-		Short: "Show a Cluster at a glance: primary, Lease, semi-sync, instances (missing and errant GTIDs), backups, conditions, Events",
+		Short: "Show a Cluster at a glance: primary, Lease, semi-sync, failover safety, pending updates, instances (missing and errant GTIDs, lag, threads), backups, conditions, Events",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, ns, err := e.client()

@@ -34,8 +34,15 @@ func TestStatusGolden(t *testing.T) {
 	cond := func(typ string, s metav1.ConditionStatus, reason, msg string) metav1.Condition {
 		return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg, LastTransitionTime: *at(-time.Hour)}
 	}
+	channel := func(lag, trx int64) v1.InstanceReplicationStatus {
+		return v1.InstanceReplicationStatus{Source: "db-1", IOState: "Yes", IORunning: true, SQLRunning: true, LagSeconds: &lag, LagTransactions: &trx}
+	}
 	healthy := func(c *v1.Cluster) {
+		c.Status.ObservedGeneration = c.Generation
 		c.Status.CurrentPrimaryTimestamp = at(-48 * time.Hour)
+		c.Status.InstanceReplication = map[string]v1.InstanceReplicationStatus{"db-2": channel(0, 0), "db-3": channel(1, 0)}
+		c.Status.FailoverReadiness = &v1.FailoverReadiness{Safe: true, Reason: "CandidateReady", Candidate: "db-2",
+			Message: "a failover would promote db-2, the replica with the most complete history", LastTransitionTime: at(-47 * time.Hour)}
 		c.Status.GTIDExecutedByInstance = map[string]string{"db-1": uuidA + ":1-100", "db-2": uuidA + ":1-100", "db-3": uuidA + ":1-100"}
 		c.Status.SemiSync = &v1.SemiSyncStatus{Active: true, WaitForReplicaCount: 1, Clients: 2, LastTransitionTime: at(-48 * time.Hour)}
 		c.Status.BinlogArchive = &v1.BinlogArchiveStatus{Instance: "db-1", LagSeconds: 2, LastArchivedTime: &metav1.MicroTime{Time: testNow.Add(-2 * time.Second)}}
@@ -58,6 +65,15 @@ func TestStatusGolden(t *testing.T) {
 			c.Status.TargetPrimary, c.Status.TargetPrimaryTimestamp = "db-2", at(-5*time.Second)
 			c.Status.PrimaryFailingSince, c.Status.FailingPrimary = at(-20*time.Second), "db-1"
 			c.Status.Conditions[0] = cond("Ready", metav1.ConditionFalse, "Failover", "failing over from db-1 to db-2")
+			// db-1 no longer answers; its replicas' receivers were stopped by the failover.
+			for _, name := range []string{"db-2", "db-3"} {
+				ch := channel(0, 0)
+				ch.IOState, ch.IORunning, ch.LagSeconds = "No", false, nil
+				ch.LastIOError = "error reconnecting to source 'repl@db-1.db-i.NAMESPACE.svc:3306' - retry-time: 1 retries: 3 message: Can't connect to MySQL server (111)"
+				c.Status.InstanceReplication[name] = ch
+			}
+			c.Status.FailoverReadiness = &v1.FailoverReadiness{Reason: "PrimaryChangeUnderWay", Candidate: "db-2",
+				Message: "a primary change from db-1 to db-2 is under way", LastTransitionTime: at(-5 * time.Second)}
 		}, 40 * time.Second},
 		{"fenced", func(c *v1.Cluster) {
 			healthy(c)
@@ -68,6 +84,9 @@ func TestStatusGolden(t *testing.T) {
 			healthy(c)
 			c.Status.GTIDExecutedByInstance["db-3"] = uuidA + ":1-97," + uuidB + ":1-2"
 			c.Status.DivergedInstances = []string{"db-3"}
+			// Kept read-only and out of service, its channel stopped by its instance manager.
+			c.Status.InstanceReplication["db-3"] = v1.InstanceReplicationStatus{Source: "db-1", IOState: "No",
+				LastSQLError: "Worker 1 failed executing transaction '4e11fa47-71ca-11e1-9e33-c80aa9429562:2'; Duplicate entry '7' for key 't.PRIMARY'"}
 			c.Status.Conditions[1] = cond("Degraded", metav1.ConditionTrue, "DivergedInstances", "db-3 holds transactions the primary does not have")
 		}, 3 * time.Second},
 		{"backups-failing", func(c *v1.Cluster) {
@@ -77,6 +96,26 @@ func TestStatusGolden(t *testing.T) {
 				CompletedAt: at(-20 * time.Minute), LastPassedAt: at(-30 * time.Hour)}
 			c.Status.Conditions[2] = cond(v1.ConditionBackupsHealthy, metav1.ConditionFalse, "NoSuccessfulBackup",
 				"no backup has succeeded for 26h0m0s (failureAlertAfter): the last, nightly-2, failed: uploading: 503 Slow Down")
+		}, 3 * time.Second},
+		{"semisync-fallen-back", func(c *v1.Cluster) {
+			healthy(c)
+			c.Status.SemiSync = &v1.SemiSyncStatus{Active: false, FallenBack: true, WaitForReplicaCount: 1, Clients: 0, WaitingCommits: 0,
+				LastTransitionTime: at(-3 * time.Minute)}
+			c.Status.GTIDExecutedByInstance["db-1"] = uuidA + ":1-130"
+			c.Status.InstanceReplication["db-2"], c.Status.InstanceReplication["db-3"] = channel(95, 30), channel(95, 30)
+			c.Status.FailoverReadiness = &v1.FailoverReadiness{Reason: "SemiSyncFallback", Candidate: "db-2",
+				Message: "db-1 fell back to asynchronous replication at 2026-11-22T07:57:00Z: the commits it acknowledged after " + uuidA +
+					":1-100 may exist on it alone (db-2 has " + uuidA + ":1-100); a failover would be blocked until db-1 comes back or a person accepts the loss",
+				LastTransitionTime: at(-3 * time.Minute)}
+			c.Status.Conditions[1] = cond("Degraded", metav1.ConditionTrue, "SemiSyncFallenBackToAsync",
+				"semi-sync on db-1 has fallen back to asynchronous replication: writes it acknowledges may exist on it alone")
+		}, 3 * time.Second},
+		{"update-pending", func(c *v1.Cluster) {
+			healthy(c)
+			c.Status.PendingUpdates = []v1.PendingUpdate{{Kind: v1.PendingPodSpec, Instances: []string{"db-2", "db-1"}},
+				{Kind: v1.PendingParameterRestart, Instances: []string{"db-1"}, Detail: "innodb_log_buffer_size"},
+				{Kind: v1.PendingInstanceManager, Instances: []string{"db-3", "db-2", "db-1"}, Detail: "to 0.4.0"}}
+			c.Status.Conditions = append(c.Status.Conditions, cond(v1.ConditionProgressing, metav1.ConditionTrue, "RollingUpdate", "replacing db-3"))
 		}, 3 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,7 +17,9 @@ import (
 // StatusReport is what `status` shows, as `-o json` and `-o yaml` print it: every field comes
 // from what the operator and the instances wrote to the API.
 type StatusReport struct {
-	Cluster              string                        `json:"cluster"`
+	Cluster string `json:"cluster"`
+	// OperatorWarning says the operator seems not to act on the Cluster (OperatorSilence).
+	OperatorWarning      string                        `json:"operatorWarning,omitempty"`
 	Primary              string                        `json:"primary,omitempty"`
 	PrimarySince         *metav1.Time                  `json:"primarySince,omitempty"`
 	TargetPrimary        string                        `json:"targetPrimary,omitempty"`
@@ -26,6 +28,8 @@ type StatusReport struct {
 	FailingPrimary       string                        `json:"failingPrimary,omitempty"`
 	Lease                LeaseReport                   `json:"lease"`
 	SemiSync             *v1.SemiSyncStatus            `json:"semiSync,omitempty"`
+	FailoverReadiness    *v1.FailoverReadiness         `json:"failoverReadiness,omitempty"`
+	PendingUpdates       []v1.PendingUpdate            `json:"pendingUpdates,omitempty"`
 	Instances            []InstanceReport              `json:"instances"`
 	ObjectStoreLocation  *v1.ObjectStoreLocationStatus `json:"objectStoreLocation,omitempty"`
 	Backups              *v1.BackupsStatus             `json:"backups,omitempty"`
@@ -63,9 +67,12 @@ type InstanceReport struct {
 	MissingCount uint64 `json:"missingCount"`
 	Errant       string `json:"errant,omitempty"`
 	ErrantCount  uint64 `json:"errantCount"`
-	Age          string `json:"age,omitempty"`
-	Restarts     int32  `json:"restarts"`
-	Node         string `json:"node,omitempty"`
+	// Replication is the instance's channel as the operator last recorded it; nil for the
+	// primary and for an instance that did not answer the operator.
+	Replication *v1.InstanceReplicationStatus `json:"replication,omitempty"`
+	Age         string                        `json:"age,omitempty"`
+	Restarts    int32                         `json:"restarts"`
+	Node        string                        `json:"node,omitempty"`
 }
 
 // EventReport is one Event of the Cluster or its objects.
@@ -87,7 +94,8 @@ func BuildStatusReport(v *ClusterView, now time.Time) StatusReport {
 	r := StatusReport{Cluster: c.Namespace + "/" + c.Name, Primary: st.CurrentPrimary, PrimarySince: st.CurrentPrimaryTimestamp,
 		TargetPrimary: st.TargetPrimary, SwitchoverInProgress: st.TargetPrimary != st.CurrentPrimary,
 		PrimaryFailingSince: st.PrimaryFailingSince, FailingPrimary: st.FailingPrimary,
-		Lease:    leaseReport(specs.PrimaryLeaseName(c.Name), v, now),
+		Lease:           leaseReport(specs.PrimaryLeaseName(c.Name), v, now),
+		OperatorWarning: OperatorSilence(c, now), FailoverReadiness: st.FailoverReadiness, PendingUpdates: st.PendingUpdates,
 		SemiSync: st.SemiSync, ObjectStoreLocation: st.ObjectStoreLocation, Backups: st.Backups,
 		LastVerification: st.LastVerifiedBackup, BinlogArchive: st.BinlogArchive, Conditions: st.Conditions}
 	requested, _ := c.FencedInstancesRequested()
@@ -96,6 +104,9 @@ func BuildStatusReport(v *ClusterView, now time.Time) StatusReport {
 		i := InstanceReport{Name: p.Name, Role: p.Labels[v1.RoleLabel], Ready: instances.PodReady(&p),
 			Fenced: fencedState(st.FencedInstances, requested, p.Name), Diverged: slices.Contains(st.DivergedInstances, p.Name),
 			GTIDExecuted: st.GTIDExecutedByInstance[p.Name], Node: p.Spec.NodeName, Restarts: restarts(&p)}
+		if rep, ok := st.InstanceReplication[p.Name]; ok {
+			i.Replication = &rep
+		}
 		if !p.CreationTimestamp.IsZero() {
 			i.Age = max(now.Sub(p.CreationTimestamp.Time), 0).Round(time.Second).String()
 		}

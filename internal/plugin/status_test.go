@@ -35,6 +35,10 @@ func TestStatusVerb(t *testing.T) {
 		c.Status.DivergedInstances = []string{"db-4"}
 		c.Status.GTIDExecutedByInstance = map[string]string{"db-1": "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9", "db-2": "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-8,4e11fa47-71ca-11e1-9e33-c80aa9429562:1"}
 		c.Status.ObjectStoreLocation = &v1.ObjectStoreLocationStatus{Location: "s3://backups/prod/db/", Phase: v1.LocationClaimed}
+		c.Status.InstanceReplication = map[string]v1.InstanceReplicationStatus{"db-2": {Source: "db-1", IOState: "Connecting", SQLRunning: true,
+			LagSeconds: ptr.To[int64](12), LagTransactions: ptr.To[int64](3), LastIOError: "error connecting to source 'repl@db-1:3306'"}}
+		c.Status.FailoverReadiness = &v1.FailoverReadiness{Reason: "PrimaryChangeUnderWay", Candidate: "db-2",
+			Message: "a primary change from db-1 to db-2 is under way", LastTransitionTime: &metav1.Time{Time: testNow.Add(-time.Minute)}}
 		done, failedAt := metav1.NewTime(testNow.Add(-2*time.Hour)), metav1.NewTime(testNow.Add(-time.Hour))
 		c.Status.Backups = &v1.BackupsStatus{
 			LastSuccessful: &v1.SuccessfulBackupRecord{Name: "nightly-1", CompletedAt: &done, Size: 1024},
@@ -76,11 +80,13 @@ func TestStatusVerb(t *testing.T) {
 		"Last failed backup: nightly-2 at 2026-11-22T07:00:00Z (1h0m0s ago): uploading: 503",
 		"In the object store: 3 complete backup(s), 4096 bytes (listed 2026-11-22T07:00:00Z)",
 		"Last verification: nightly-1 FAILED (TableCheckFailed) 2026-11-22T07:00:00Z (1h0m0s ago); last passed 2026-11-22T06:00:00Z",
-		"INSTANCE ROLE READY FENCED DIVERGED MISSING ERRANT AGE RESTARTS NODE GTID EXECUTED",
-		"db-1 primary true no no - - 0s 0 - 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9",
-		"db-2 replica true no no 1 1 0s 0 - 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-8,4e11fa47-71ca-11...",
-		"db-3 - false yes no - - 0s 0 - -",
-		"db-4 - false requested yes - - 0s 0 - -",
+		"Failover safe now: no (PrimaryChangeUnderWay) since 2026-11-22T07:59:00Z: a primary change from db-1 to db-2 is under way",
+		"INSTANCE ROLE READY FENCED DIVERGED MISSING ERRANT LAG LAG TRX IO/SQL AGE RESTARTS NODE GTID EXECUTED",
+		"db-1 primary true no no - - - - - 0s 0 - 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9",
+		"db-2 replica true no no 1 1 12s 3 Connecting/Yes 0s 0 - 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-8,4e11fa47-71ca-11...",
+		"db-3 - false yes no - - - - - 0s 0 - -",
+		"db-4 - false requested yes - - - - - 0s 0 - -",
+		"db-2 IO error: error connecting to source 'repl@db-1:3306'",
 		"Ready False Switchover switching over to db-2",
 	} {
 		if !lines[want] {
@@ -165,6 +171,10 @@ func TestColoursKeepTheTableAligned(t *testing.T) {
 	c.Status.CurrentPrimary, c.Status.TargetPrimary = "db-1", "db-1"
 	c.Status.DivergedInstances = []string{"db-2"}
 	c.Status.GTIDExecutedByInstance = map[string]string{"db-1": uuidA + ":1-9", "db-2": uuidA + ":1-8," + uuidB + ":1"}
+	c.Status.InstanceReplication = map[string]v1.InstanceReplicationStatus{"db-2": {IOState: "Connecting", LagSeconds: ptr.To[int64](30),
+		LagTransactions: ptr.To[int64](4), LastSQLError: "Duplicate entry"}}
+	c.Status.SemiSync = &v1.SemiSyncStatus{FallenBack: true, WaitingCommits: 2}
+	c.Status.FailoverReadiness = &v1.FailoverReadiness{Reason: "NoCandidate", Message: "a failover would be blocked"}
 	c.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "X"},
 		{Type: "Degraded", Status: metav1.ConditionTrue, Reason: "DivergedInstances"}}
 	pod := func(name, role string) corev1.Pod {

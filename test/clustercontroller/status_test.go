@@ -3,6 +3,7 @@ package clustercontroller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -31,6 +32,18 @@ func TestStatusAggregatesInstanceReports(t *testing.T) {
 			meta.IsStatusConditionTrue(st.Conditions, v1.ConditionReady) &&
 			!meta.IsStatusConditionTrue(st.Conditions, v1.ConditionDegraded), nil
 	})
+	check.Eventually(t, waitTimeout, "the replica's channel, and a failover unsafe: semi-sync is off and db-2 lacks a transaction", func(context.Context) (bool, error) {
+		st := getCluster(t, c).Status
+		r, ok := st.InstanceReplication["db-2"]
+		_, primaryListed := st.InstanceReplication["db-1"]
+		f := st.FailoverReadiness
+		if ok && !primaryListed && r.Source == "db-1" && r.IORunning && r.SQLRunning && r.LagSeconds != nil && *r.LagSeconds == 0 &&
+			r.LagTransactions != nil && *r.LagTransactions == 0 &&
+			f != nil && !f.Safe && f.Reason == "AsyncCandidateBehind" && f.Candidate == "db-2" {
+			return true, nil
+		}
+		return false, fmt.Errorf("%+v %+v", st.InstanceReplication, f)
+	})
 	t.Run("an instance that does not answer degrades the Cluster and keeps its last GTID set", func(t *testing.T) {
 		reports.set(ns, "db-2", "", errors.New("instance did not answer: timeout"))
 		check.Eventually(t, waitTimeout, "Degraded", func(context.Context) (bool, error) {
@@ -48,6 +61,13 @@ func TestStatusAggregatesInstanceReports(t *testing.T) {
 			d := degraded(cur)
 			return d != nil && d.Status == metav1.ConditionFalse &&
 				cur.Status.GTIDExecutedByInstance["db-2"] == "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-10", nil
+		})
+		check.Eventually(t, waitTimeout, "a failover safe once db-2 holds everything", func(context.Context) (bool, error) {
+			f := getCluster(t, c).Status.FailoverReadiness
+			if f != nil && f.Safe && f.Reason == "CandidateReady" && f.Candidate == "db-2" {
+				return true, nil
+			}
+			return false, fmt.Errorf("%+v", f)
 		})
 		assertEvents(t, ns, "Recovered")
 	})

@@ -70,11 +70,12 @@ spec:
 		return err == nil && strings.TrimSpace(out) == "1\t2", fmt.Errorf("%q, %v", out, err)
 	})
 
-	WaitFor(t, time.Minute, "status shows the replica with no missing transaction", func() (bool, error) {
+	WaitFor(t, time.Minute, "status shows the replica caught up, its threads running, and a failover safe", func() (bool, error) {
 		out, err := runPlugin(ns, "", "status", "db")
 		fields := strings.Join(strings.Fields(out), " ")
-		return err == nil && strings.Contains(fields, "db-1 primary true no no - -") &&
-			strings.Contains(fields, "db-2 replica true no no 0 0"), fmt.Errorf("%v:\n%s", err, out)
+		return err == nil && strings.Contains(fields, "db-1 primary true no no - - - - -") &&
+			strings.Contains(fields, "db-2 replica true no no 0 0 0s 0 Yes/Yes") &&
+			strings.Contains(fields, "Failover safe now: yes"), fmt.Errorf("%v:\n%s", err, out)
 	})
 	out, err = runPlugin(ns, "", "logs", "db", "db-2", "--tail", "5")
 	if err != nil || strings.Count(out, "[db-2] ") != 5 {

@@ -177,6 +177,15 @@ func TestInstancePolicies(t *testing.T) {
 		{"never targetPrimaryCatchUp, which a target that cannot read the old primary must execute before it accepts writes", "db-2",
 			func(st *v1.ClusterStatus) { st.TargetPrimaryCatchUp = &v1.PrimaryCatchUp{Instance: "db-2"} }, false},
 		{"never the semi-sync status", "db-2", func(st *v1.ClusterStatus) { st.SemiSync = &v1.SemiSyncStatus{Active: true} }, false},
+		{"never the failover readiness", "db-1", func(st *v1.ClusterStatus) {
+			st.FailoverReadiness = &v1.FailoverReadiness{Safe: true, Reason: "CandidateReady"}
+		}, false},
+		{"never another instance's replication facts", "db-2", func(st *v1.ClusterStatus) {
+			st.InstanceReplication = map[string]v1.InstanceReplicationStatus{"db-3": {IORunning: true}}
+		}, false},
+		{"never the pending updates", "db-1", func(st *v1.ClusterStatus) {
+			st.PendingUpdates = []v1.PendingUpdate{{Kind: v1.PendingPodSpec, Instances: []string{"db-1"}}}
+		}, false},
 		{"never primaryRestart, which holds failovers back while the primary restarts", "db-1", func(st *v1.ClusterStatus) {
 			st.PrimaryRestart = &v1.PrimaryRestart{Instance: "db-1", PodUID: "x", RequestedAt: metav1.Now()}
 		}, false},

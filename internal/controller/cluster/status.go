@@ -36,8 +36,9 @@ const (
 	reasonPrimaryUnknown          = "PrimaryUnknown"
 )
 
-// aggregateStatus returns c's new status: counts from the Pods, the last reported GTID set of each
-// instance, the primary's semi-sync state and the three conditions. c.Status already carries this
+// aggregateStatus returns c's new status: counts from the Pods, the last reported GTID set and
+// replication channel of each instance, the primary's semi-sync state, whether a failover would
+// be safe now, the updates instances wait for, and the three conditions. c.Status already carries this
 // reconcile's targetPrimary and latestGeneratedNode; d says what this reconcile changes.
 func aggregateStatus(c *v1.Cluster, o Observation, active []observedInstance, d *Decision) v1.ClusterStatus {
 	st := *c.Status.DeepCopy()
@@ -60,6 +61,9 @@ func aggregateStatus(c *v1.Cluster, o Observation, active []observedInstance, d 
 	st.GTIDExecutedByInstance = aggregateGTIDs(st.GTIDExecutedByInstance, names, o.Reports)
 	st.InstanceManagers = aggregateManagers(st.InstanceManagers, names, o.Reports)
 	st.SemiSync = aggregateSemiSync(st.SemiSync, o.Reports[st.CurrentPrimary], o.Now)
+	st.InstanceReplication = aggregateReplication(names, o.Reports)
+	st.FailoverReadiness = failoverReadiness(st.FailoverReadiness, d.failoverObservation, o.Reports != nil || o.ReportErrors != nil)
+	st.PendingUpdates = pendingUpdates(c, o, active)
 	st.Parameters = aggregateParameters(c, names, o.Reports)
 	setClusterConditions(&st, c, o, d)
 	setParametersCondition(&st, c, metav1.NewTime(o.Now))
@@ -133,7 +137,8 @@ func aggregateSemiSync(prev *v1.SemiSyncStatus, primary *instanceclient.Status, 
 		return prev
 	}
 	next := &v1.SemiSyncStatus{Active: primary.SemiSync.Active,
-		WaitForReplicaCount: primary.SemiSync.WaitForReplicaCount, Clients: primary.SemiSync.Clients}
+		WaitForReplicaCount: primary.SemiSync.WaitForReplicaCount, Clients: primary.SemiSync.Clients,
+		FallenBack: primary.SemiSync.FallenBack, WaitingCommits: primary.AckWaiters}
 	if prev != nil && prev.Active == next.Active {
 		next.LastTransitionTime = prev.LastTransitionTime
 	} else {

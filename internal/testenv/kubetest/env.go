@@ -186,3 +186,23 @@ func (e *Env) KubeconfigFile(t testing.TB) string {
 	}
 	return path
 }
+
+// UserKubeconfigFile writes a kubeconfig of a new user called name, in no group but the
+// authenticated ones, into a file that lives as long as the test: RBAC grants it nothing until a
+// test binds it a role.
+func (e *Env) UserKubeconfigFile(t testing.TB, name string) string {
+	t.Helper()
+	user, err := e.env.AddUser(envtest.User{Name: name}, nil)
+	if err != nil {
+		t.Fatalf("creating user %s: %v", name, err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		t.Fatalf("rendering the kubeconfig of %s: %v", name, err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig-"+name)
+	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
