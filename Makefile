@@ -18,7 +18,7 @@ build: ## build bin/manager and bin/kubectl-cloudnative_mysql
 generate: ## deepcopy functions
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
-manifests: ## CRDs and RBAC under config/, the one-file installs under dist/
+manifests: ## CRDs and RBAC under config/, the one-file installs under dist/, the Helm chart's generated files
 	$(CONTROLLER_GEN) crd:maxDescLen=512 rbac:roleName=cloudnative-mysql-manager \
 		paths=./api/... paths=./internal/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
@@ -26,10 +26,10 @@ manifests: ## CRDs and RBAC under config/, the one-file installs under dist/
 	go run ./hack/installgen
 
 verify-generated: generate manifests ## fail when generated files differ from the checked-in ones
-	@git diff --exit-code -- api config dist || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- api config dist)" || { git status --porcelain -- api config dist; echo "untracked generated files"; exit 1; }
+	@git diff --exit-code -- api config dist charts || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- api config dist charts)" || { git status --porcelain -- api config dist charts; echo "untracked generated files"; exit 1; }
 
-substrate: ## build and cache kube-apiserver, etcd, kube-controller-manager, kubectl, versitygw, the MySQL root filesystem
+substrate: ## build and cache kube-apiserver, etcd, kube-controller-manager, kubectl, versitygw, helm, the MySQL root filesystem
 	bash hack/substrate.sh all
 
 fmt:

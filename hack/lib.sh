@@ -10,6 +10,8 @@ CNM_CACHE=${CNM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cloudnative-mysql}
 K8S_VERSION=v1.34.10
 ETCD_VERSION=v3.6.16
 VERSITYGW_VERSION=v1.8.0
+HELM_VERSION=v3.22.0
+HELM_K8S_MINOR=37 # Helm v3.22.0 is built with client-go v0.37: Kubernetes 1.37
 MYSQL_ROOTFS_VERSION=1 # bump to force a rebuild of the MySQL root filesystem
 
 CNM_K8S_BIN=$CNM_CACHE/k8s/$K8S_VERSION
