@@ -8,7 +8,7 @@ CONTROLLER_GEN ?= go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.19.0
 GO_TEST_FLAGS ?= -count=1 -timeout 40m
 BIN := bin
 
-.PHONY: all build generate manifests verify-generated substrate test e2e fmt vet demo demo-controlplane clean
+.PHONY: all build generate manifests verify-generated substrate images test e2e fmt vet demo demo-controlplane clean
 
 all: build
 
@@ -18,7 +18,7 @@ build: ## build bin/manager and bin/kubectl-cloudnative_mysql
 generate: ## deepcopy functions
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
-manifests: ## CRDs and RBAC under config/, the one-file installs under dist/
+manifests: ## CRDs and RBAC under config/, the one-file installs under dist/, the Helm chart's generated files
 	$(CONTROLLER_GEN) crd:maxDescLen=512 rbac:roleName=cloudnative-mysql-manager \
 		paths=./api/... paths=./internal/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
@@ -26,11 +26,14 @@ manifests: ## CRDs and RBAC under config/, the one-file installs under dist/
 	go run ./hack/installgen
 
 verify-generated: generate manifests ## fail when generated files differ from the checked-in ones
-	@git diff --exit-code -- api config dist || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- api config dist)" || { git status --porcelain -- api config dist; echo "untracked generated files"; exit 1; }
+	@git diff --exit-code -- api config dist charts || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- api config dist charts)" || { git status --porcelain -- api config dist charts; echo "untracked generated files"; exit 1; }
 
-substrate: ## build and cache kube-apiserver, etcd, kube-controller-manager, kubectl, versitygw, the MySQL root filesystem
+substrate: ## build and cache kube-apiserver, etcd, kube-controller-manager, kubectl, versitygw, helm, the MySQL root filesystem
 	bash hack/substrate.sh all
+
+images: ## the operator and instance images as OCI archives under bin/images (IMAGES_OUT), for your registry (docs/install.md)
+	bash hack/images.sh
 
 fmt:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
@@ -45,6 +48,7 @@ SLOW_TEST_PACKAGES := ./test/instancemanager/ ./internal/pitr/ ./internal/instan
 
 test: substrate fmt vet verify-generated ## everything, installing whatever is missing
 	eval "$$(bash hack/substrate.sh env)" && go test $(GO_TEST_FLAGS) $(SLOW_TEST_PACKAGES) ./...
+	cd hack/tools/images && go test $(GO_TEST_FLAGS) ./...
 	$(MAKE) e2e
 
 e2e: ## end-to-end tests on a real local node (hack/localcluster.sh), started and stopped by the tests

@@ -10,6 +10,8 @@ CNM_CACHE=${CNM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cloudnative-mysql}
 K8S_VERSION=v1.34.10
 ETCD_VERSION=v3.6.16
 VERSITYGW_VERSION=v1.8.0
+HELM_VERSION=v3.22.0
+HELM_K8S_MINOR=37 # Helm v3.22.0 is built with client-go v0.37: Kubernetes 1.37
 MYSQL_ROOTFS_VERSION=1 # bump to force a rebuild of the MySQL root filesystem
 
 CNM_K8S_BIN=$CNM_CACHE/k8s/$K8S_VERSION
@@ -54,3 +56,21 @@ debian_mirror() {
 	[ -n "$uri" ] || die "no Debian mirror found in the apt configuration"
 	printf '%s\n' "$uri"
 }
+
+# mysql_image_extra writes into dir what the mysql-server package would create beside the -core
+# binaries of the MySQL root filesystem, the second layer source of the MySQL image: the mysql user
+# and group as 999 (mysqld refuses to run as root; the operator runs instances as 999), and its
+# directories.
+mysql_image_extra() {
+	local extra=$1
+	rm -rf "$extra" && mkdir -p "$extra/var/lib/mysql-files" "$extra/var/lib/mysql" "$extra/run/mysqld" "$extra/etc"
+	{ grep -v '^mysql:' "$CNM_MYSQL_ROOTFS/etc/passwd"; echo 'mysql:x:999:999:MySQL Server:/var/lib/mysql:/bin/false'; } >"$extra/etc/passwd"
+	{ grep -v '^mysql:' "$CNM_MYSQL_ROOTFS/etc/group"; echo 'mysql:x:999:'; } >"$extra/etc/group"
+	chmod 750 "$extra/var/lib/mysql-files"
+	chown 999:999 "$extra/var/lib/mysql-files" "$extra/var/lib/mysql" "$extra/run/mysqld"
+}
+
+# MYSQL_IMAGE_LAYOUT are imgpack's arguments for the MySQL image but its -ref, -out and the extra
+# layer's -add: the root filesystem with its scratch directories left empty, run as mysql.
+MYSQL_IMAGE_LAYOUT=(-add "$CNM_MYSQL_ROOTFS:/" -empty tmp -empty var/tmp -empty run -empty proc -empty sys -empty dev
+	-entrypoint /usr/sbin/mysqld -user 999:999)

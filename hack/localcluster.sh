@@ -141,17 +141,8 @@ build_images() {
 		want="rootfs-v$MYSQL_ROOTFS_VERSION-3"
 		if [ "$(cat "$IMAGES_DIR/.stamp-mysql.tar" 2>/dev/null)" != "$want" ]; then
 			log "building the MySQL image from $CNM_MYSQL_ROOTFS (a minute)"
-			# What the mysql-server package would create beside the -core binaries.
-			local extra=$IMAGES_DIR/mysql-extra
-			rm -rf "$extra" && mkdir -p "$extra/var/lib/mysql-files" "$extra/var/lib/mysql" "$extra/run/mysqld"
-			# mysqld refuses to run as root: the image runs as mysql (999), like the official images.
-			mkdir -p "$extra/etc"
-			{ grep -v '^mysql:' "$CNM_MYSQL_ROOTFS/etc/passwd"; echo 'mysql:x:999:999:MySQL Server:/var/lib/mysql:/bin/false'; } >"$extra/etc/passwd"
-			{ grep -v '^mysql:' "$CNM_MYSQL_ROOTFS/etc/group"; echo 'mysql:x:999:'; } >"$extra/etc/group"
-			chmod 750 "$extra/var/lib/mysql-files"
-			chown 999:999 "$extra/var/lib/mysql-files" "$extra/var/lib/mysql" "$extra/run/mysqld"
-			"$imgpack" -ref "$MYSQL_IMAGE" -out "$IMAGES_DIR/mysql.tar" -add "$extra:/" -add "$CNM_MYSQL_ROOTFS:/" -empty tmp -empty var/tmp -empty run -empty proc -empty sys -empty dev \
-				-entrypoint /usr/sbin/mysqld -user 999:999 >/dev/null
+			mysql_image_extra "$IMAGES_DIR/mysql-extra"
+			"$imgpack" -ref "$MYSQL_IMAGE" -out "$IMAGES_DIR/mysql.tar" -add "$IMAGES_DIR/mysql-extra:/" "${MYSQL_IMAGE_LAYOUT[@]}" >/dev/null
 			echo "$want" >"$IMAGES_DIR/.stamp-mysql.tar"
 		fi
 	else

@@ -2,6 +2,7 @@
 # substrate.sh builds and caches the real components the tests run against:
 #   kube      kube-apiserver, kube-controller-manager, kubectl and etcd, built from the Go module proxy
 #   versitygw the S3-compatible server the object-store tests start on 127.0.0.1
+#   helm      the Helm client the chart's tests (test/helm, the e2e install tests) run
 #   mysql     a Debian sid minbase root filesystem with MySQL 9.7 (mysql-server-core, mysql-client-core)
 #   all       all of the above (the default)
 #   env       print the environment variables that point the tests at the cache
@@ -49,6 +50,20 @@ build_versitygw() {
 	CGO_ENABLED=0 GOBIN="$dir" go install -trimpath "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 }
 
+# build_helm builds the Helm client with go install into its own versioned directory, once, with
+# the link-time variables of Helm's own release build: its version, and the Kubernetes version that
+# `helm template` and `helm lint` assume (that of its client-go, HELM_K8S_MINOR).
+build_helm() {
+	local dir=$CNM_TOOLS_BIN/helm-$HELM_VERSION flags="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+	[ -x "$dir/helm" ] && return 0
+	log "building helm $HELM_VERSION"
+	mkdir -p "$dir"
+	for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+		flags+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$HELM_K8S_MINOR"
+	done
+	CGO_ENABLED=0 GOBIN="$dir" go install -trimpath -ldflags "$flags" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+}
+
 build_mysql_rootfs() {
 	local dir=$CNM_MYSQL_ROOTFS
 	[ -f "$dir/.complete" ] && return 0
@@ -78,6 +93,7 @@ print_env() {
 	echo "export CNM_K8S_BIN=$CNM_K8S_BIN"
 	echo "export CNM_MYSQL_ROOTFS=$CNM_MYSQL_ROOTFS"
 	echo "export CNM_VERSITYGW=$CNM_TOOLS_BIN/versitygw-$VERSITYGW_VERSION/versitygw"
+	echo "export CNM_HELM=$CNM_TOOLS_BIN/helm-$HELM_VERSION/helm"
 }
 
 build_all() {
@@ -88,6 +104,7 @@ build_all() {
 	local rootfs_pid=$!
 	build_kube
 	build_versitygw
+	build_helm
 	wait "$rootfs_pid" || rc=$?
 	cat "$rootfs_log" >&2
 	[ $rc = 0 ] || die "MySQL root filesystem failed"
@@ -96,8 +113,9 @@ build_all() {
 case "${1:-all}" in
 kube) build_kube ;;
 versitygw) build_versitygw ;;
+helm) build_helm ;;
 mysql) build_mysql_rootfs ;;
 all) build_all ;;
 env) print_env ;;
-*) die "usage: $0 [kube|versitygw|mysql|all|env]" ;;
+*) die "usage: $0 [kube|versitygw|helm|mysql|all|env]" ;;
 esac

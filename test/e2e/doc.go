@@ -9,5 +9,7 @@
 //
 // TestMain brings the local cluster up once (a no-op when it is already up), installs the operator
 // from config/default with kubectl apply --server-side -k, runs the tests, each in its own
-// namespace, and brings the cluster down again unless CNM_E2E_KEEP=1 or it was already up.
+// namespace, and brings the cluster down again unless CNM_E2E_KEEP=1 or it was already up. The
+// Helm tests (helm_test.go, with $CNM_HELM) replace that install with the chart's for their
+// duration, its CRDs kept, and install config/default again at their end.
 package e2e

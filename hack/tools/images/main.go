@@ -1,5 +1,6 @@
 // Command imgpack packs a container image as a docker-archive tarball that `ctr images import`
-// loads, without a container engine or a registry: one layer made of files and directory trees.
+// loads, or (-format oci) an OCI archive for a registry (ociarchive.go), without a container
+// engine or a registry: one layer made of files and directory trees.
 //
 //	imgpack -ref cloudnative-mysql/operator:dev -out operator.tar \
 //	    -add /path/to/manager:/manager -entrypoint /manager -user 65532
@@ -25,6 +26,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 type multi []string
@@ -39,6 +41,7 @@ func main() {
 	entrypoint := flag.String("entrypoint", "", "entrypoint, space separated")
 	user := flag.String("user", "", "user the image runs as")
 	workdir := flag.String("workdir", "/", "working directory")
+	format := flag.String("format", "docker", "docker (a docker-archive) or oci (an OCI archive that also carries a docker-archive's manifest.json)")
 	flag.Var(&adds, "add", "SRC:DST: a file or a directory tree put at DST in the layer (repeatable)")
 	flag.Var(&envs, "env", "KEY=VALUE (repeatable)")
 	flag.Var(&excludes, "empty", "a directory of the image kept empty, e.g. tmp (repeatable)")
@@ -50,11 +53,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	layerOpts := []tarball.LayerOption{tarball.WithCompressionLevel(gzip.BestSpeed)}
+	if *format == "oci" {
+		layerOpts = append(layerOpts, tarball.WithMediaType(types.OCILayer))
+	}
 	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
 		pr, pw := io.Pipe()
 		go func() { pw.CloseWithError(writeLayer(pw, adds, excludes)) }()
 		return pr, nil
-	}, tarball.WithCompressionLevel(gzip.BestSpeed))
+	}, layerOpts...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -71,12 +78,23 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	if *format == "oci" {
+		img = mutate.ConfigMediaType(mutate.MediaType(img, types.OCIManifestSchema1), types.OCIConfigJSON)
+	}
 	img, err = mutate.AppendLayers(img, layer)
 	if err != nil {
 		log.Fatal(err)
 	}
 	tmp := *out + ".tmp"
-	if err := tarball.WriteToFile(tmp, tag, img); err != nil {
+	switch *format {
+	case "docker":
+		err = tarball.WriteToFile(tmp, tag, img)
+	case "oci":
+		err = writeOCIArchive(tmp, tag, img)
+	default:
+		err = fmt.Errorf("-format %q: want docker or oci", *format)
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
 	if err := os.Rename(tmp, *out); err != nil {
