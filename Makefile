@@ -18,12 +18,13 @@ build: ## build bin/manager and bin/kubectl-cloudnative_mysql
 generate: ## deepcopy functions
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
-manifests: ## CRDs and RBAC under config/, the one-file installs under dist/
+manifests: ## CRDs and RBAC under config/, the one-file installs under dist/, the Grafana dashboard
 	$(CONTROLLER_GEN) crd:maxDescLen=512 rbac:roleName=cloudnative-mysql-manager \
 		paths=./api/... paths=./internal/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	go run ./hack/crdconditions config/crd/bases
 	go run ./hack/installgen
+	go run ./hack/dashboardgen
 
 verify-generated: generate manifests ## fail when generated files differ from the checked-in ones
 	@git diff --exit-code -- api config dist || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
