@@ -42,7 +42,7 @@ type Evaluator struct {
 // BuildEvaluator compiles the evaluator into dir.
 func BuildEvaluator(ctx context.Context, dir string) (*Evaluator, error) {
 	bin := filepath.Join(dir, "promql-eval")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, "./eval")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "./eval")
 	cmd.Dir = toolModule()
 	cmd.Env = append(cmd.Environ(), "GOWORK=off", "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {

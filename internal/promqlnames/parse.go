@@ -47,7 +47,7 @@ func toolModule() string {
 // dependencies through the module proxy on first use).
 func Build(ctx context.Context, dir string) (*Parser, error) {
 	bin := filepath.Join(dir, "promql")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, ".")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-o", bin, ".")
 	cmd.Dir = toolModule()
 	cmd.Env = append(cmd.Environ(), "GOWORK=off", "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
