@@ -18,11 +18,12 @@ build: ## build bin/manager and bin/kubectl-cloudnative_mysql
 generate: ## deepcopy functions
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
-manifests: ## CRDs and RBAC under config/, the one-file installs under dist/, the Helm chart's generated files
+manifests: ## CRDs and RBAC under config/, the Grafana dashboard and alert rules under config/monitoring, the one-file installs under dist/, the Helm chart's generated files
 	$(CONTROLLER_GEN) crd:maxDescLen=512 rbac:roleName=cloudnative-mysql-manager \
 		paths=./api/... paths=./internal/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	go run ./hack/crdconditions config/crd/bases
+	go run ./hack/dashboardgen
 	go run ./hack/installgen
 
 verify-generated: generate manifests ## fail when generated files differ from the checked-in ones
