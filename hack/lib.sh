@@ -11,10 +11,12 @@ K8S_VERSION=v1.34.10
 ETCD_VERSION=v3.6.16
 VERSITYGW_VERSION=v1.8.0
 MYSQL_ROOTFS_VERSION=1 # bump to force a rebuild of the MySQL root filesystem
+PROMETHEUS_UNPACK_VERSION=1 # bump to force a new download of Debian's prometheus package
 
 CNM_K8S_BIN=$CNM_CACHE/k8s/$K8S_VERSION
 CNM_TOOLS_BIN=$CNM_CACHE/bin
 CNM_MYSQL_ROOTFS=$CNM_CACHE/mysql-rootfs/v$MYSQL_ROOTFS_VERSION
+CNM_PROMETHEUS_DIR=$CNM_CACHE/prometheus/v$PROMETHEUS_UNPACK_VERSION
 
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
