@@ -29,7 +29,7 @@ verify-generated: generate manifests ## fail when generated files differ from th
 	@git diff --exit-code -- api config dist || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- api config dist)" || { git status --porcelain -- api config dist; echo "untracked generated files"; exit 1; }
 
-substrate: ## build and cache kube-apiserver, etcd, kube-controller-manager, kubectl, versitygw, the MySQL root filesystem
+substrate: ## build and cache kube-apiserver, etcd, kube-controller-manager, kubectl, versitygw, the MySQL root filesystem, prometheus and promtool
 	bash hack/substrate.sh all
 
 fmt:

@@ -1,7 +1,8 @@
 // Command installgen writes the one-file installs of the operator from its kustomizations:
-// dist/install.yaml (config/default: every namespace watched) and dist/install-namespaced.yaml
-// (config/namespaced). `make manifests` runs it and `make verify-generated` checks that they are
-// fresh.
+// dist/install.yaml (config/default: every namespace watched), dist/install-namespaced.yaml
+// (config/namespaced) and dist/monitoring.yaml (config/monitoring, for prometheus-operator), after
+// config/monitoring/prometheusrule.yaml from the alert rules. `make manifests` runs it and
+// `make verify-generated` checks that they are fresh.
 package main
 
 import (
@@ -14,7 +15,12 @@ import (
 )
 
 func main() {
-	for dir, out := range map[string]string{"config/default": "dist/install.yaml", "config/namespaced": "dist/install-namespaced.yaml"} {
+	if err := writePrometheusRule(rulesFile, prometheusRuleFile); err != nil {
+		fmt.Fprintln(os.Stderr, "installgen:", err)
+		os.Exit(1)
+	}
+	for dir, out := range map[string]string{"config/default": "dist/install.yaml", "config/namespaced": "dist/install-namespaced.yaml",
+		"config/monitoring": "dist/monitoring.yaml"} {
 		if err := build(dir, out); err != nil {
 			fmt.Fprintln(os.Stderr, "installgen:", err)
 			os.Exit(1)
