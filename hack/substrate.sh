@@ -88,12 +88,19 @@ fetch_prometheus() {
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	fi
 	log "downloading Debian's prometheus package into $dir"
-	(cd "$tmp/download" && apt-get download -qq prometheus) || { rm -rf "$tmp"; die "apt-get download prometheus failed"; }
+	# apt's download sandbox user cannot enter a cache under root's home: root downloads itself.
+	local sandbox=()
+	[ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
+	(cd "$tmp/download" && apt-get "${sandbox[@]}" download -qq prometheus) ||
+		{ rm -rf "$tmp"; die "apt-get download prometheus failed"; }
 	deb=$(ls "$tmp"/download/prometheus_*.deb)
 	dpkg-deb -x "$deb" "$tmp"
 	dpkg-deb -f "$deb" Version >"$tmp/.version"
 	rm -rf "$tmp/download" "$tmp/usr/share/doc" "$tmp/usr/share/man"
-	"$tmp/usr/bin/promtool" --version >/dev/null 2>&1 || { rm -rf "$tmp"; die "the unpacked promtool does not run"; }
+	local bin
+	for bin in promtool prometheus; do
+		"$tmp/usr/bin/$bin" --version >/dev/null 2>&1 || { rm -rf "$tmp"; die "the unpacked $bin does not run"; }
+	done
 	rm -rf "$dir" && mv "$tmp" "$dir"
 	touch "$dir/.complete"
 	log "prometheus $(cat "$dir/.version") ready: $dir/usr/bin/{prometheus,promtool}"
@@ -112,11 +119,13 @@ build_all() {
 	# The root filesystem is network and disk bound, the Go builds CPU bound: run them side by side.
 	local rootfs_log=$CNM_CACHE/mysql-rootfs.log rc=0
 	mkdir -p "$CNM_CACHE"
+	# First and alone: it may run apt-get update, which the root filesystem's apt_install would
+	# otherwise race for apt's lock.
+	fetch_prometheus
 	build_mysql_rootfs >"$rootfs_log" 2>&1 &
 	local rootfs_pid=$!
 	build_kube
 	build_versitygw
-	fetch_prometheus
 	wait "$rootfs_pid" || rc=$?
 	cat "$rootfs_log" >&2
 	[ $rc = 0 ] || die "MySQL root filesystem failed"
