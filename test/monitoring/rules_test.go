@@ -60,17 +60,26 @@ func githubAnchor(heading string) string {
 	return b.String()
 }
 
-func docAnchors(t *testing.T) map[string]bool {
+var heading = regexp.MustCompile(`(?m)^#{1,6} +(.+)$`)
+
+// docSections maps the anchor of each heading of docs/monitoring.md to the text up to the next
+// heading.
+func docSections(t *testing.T) map[string]string {
 	t.Helper()
 	doc, err := os.ReadFile(docPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	anchors := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^#{1,6} +(.+)$`).FindAllStringSubmatch(string(doc), -1) {
-		anchors[githubAnchor(strings.Trim(m[1], "` "))] = true
+	sections := map[string]string{}
+	idx := heading.FindAllStringSubmatchIndex(string(doc), -1)
+	for i, m := range idx {
+		end := len(doc)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		sections[githubAnchor(strings.Trim(string(doc[m[2]:m[3]]), "` "))] = string(doc[m[1]:end])
 	}
-	return anchors
+	return sections
 }
 
 func TestEveryAlertHasSeverityAnnotationsAndARunbook(t *testing.T) {
@@ -78,7 +87,7 @@ func TestEveryAlertHasSeverityAnnotationsAndARunbook(t *testing.T) {
 	if len(all) < 17 {
 		t.Fatalf("only %d alerts in %s", len(all), rulesPath)
 	}
-	anchors := docAnchors(t)
+	sections := docSections(t)
 	seen := map[string]bool{}
 	for _, a := range all {
 		if seen[a.Alert] {
@@ -97,8 +106,15 @@ func TestEveryAlertHasSeverityAnnotationsAndARunbook(t *testing.T) {
 		if want := runbookBase + "#" + anchor; a.Annotations["runbook_url"] != want {
 			t.Errorf("%s: runbook_url %q, want %q", a.Alert, a.Annotations["runbook_url"], want)
 		}
-		if !anchors[anchor] {
+		runbook, ok := sections[anchor]
+		if !ok {
 			t.Errorf("%s: docs/monitoring.md has no heading with anchor #%s", a.Alert, anchor)
+			continue
+		}
+		for _, part := range []string{"**Meaning.**", "**Impact.**", "kubectl", "ix.**"} {
+			if !strings.Contains(runbook, part) {
+				t.Errorf("%s: its runbook lacks %q (meaning, impact, what to check with kubectl, how to fix)", a.Alert, part)
+			}
 		}
 	}
 }
