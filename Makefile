@@ -30,7 +30,7 @@ verify-generated: generate manifests ## fail when generated files differ from th
 	@git diff --exit-code -- api config dist charts || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- api config dist charts)" || { git status --porcelain -- api config dist charts; echo "untracked generated files"; exit 1; }
 
-substrate: ## build and cache kube-apiserver, etcd, kube-controller-manager, kubectl, versitygw, helm, the MySQL root filesystem
+substrate: ## build and cache kube-apiserver, etcd, kube-controller-manager, kubectl, versitygw, helm, the MySQL root filesystem, prometheus and promtool
 	bash hack/substrate.sh all
 
 images: ## the operator and instance images as OCI archives under bin/images (IMAGES_OUT), for your registry (docs/install.md)

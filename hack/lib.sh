@@ -13,10 +13,12 @@ VERSITYGW_VERSION=v1.8.0
 HELM_VERSION=v3.22.0
 HELM_K8S_MINOR=37 # Helm v3.22.0 is built with client-go v0.37: Kubernetes 1.37
 MYSQL_ROOTFS_VERSION=1 # bump to force a rebuild of the MySQL root filesystem
+PROMETHEUS_UNPACK_VERSION=1 # bump to force a new download of Debian's prometheus package
 
 CNM_K8S_BIN=$CNM_CACHE/k8s/$K8S_VERSION
 CNM_TOOLS_BIN=$CNM_CACHE/bin
 CNM_MYSQL_ROOTFS=$CNM_CACHE/mysql-rootfs/v$MYSQL_ROOTFS_VERSION
+CNM_PROMETHEUS_DIR=$CNM_CACHE/prometheus/v$PROMETHEUS_UNPACK_VERSION
 
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }

@@ -4,6 +4,7 @@
 #   versitygw the S3-compatible server the object-store tests start on 127.0.0.1
 #   helm      the Helm client the chart's tests (test/helm, the e2e install tests) run
 #   mysql     a Debian sid minbase root filesystem with MySQL 9.7 (mysql-server-core, mysql-client-core)
+#   prometheus  Debian's prometheus package (prometheus, promtool) unpacked into the cache, not installed
 #   all       all of the above (the default)
 #   env       print the environment variables that point the tests at the cache
 # Idempotent: a component whose sources did not change is not rebuilt. Run as root on a fresh machine.
@@ -88,18 +89,55 @@ build_mysql_rootfs() {
 	log "MySQL root filesystem ready: $(cat "$dir/.mysqld-version")"
 }
 
+# fetch_prometheus unpacks the prometheus Debian package of this machine's apt sources (the server
+# and promtool, Go programs needing only libc) into $CNM_PROMETHEUS_DIR with dpkg-deb, without
+# installing it: promtool checks and unit-tests the alert rules, the server is what an end-to-end
+# test scrapes the instances with.
+fetch_prometheus() {
+	local dir=$CNM_PROMETHEUS_DIR
+	[ -f "$dir/.complete" ] && return 0
+	local tmp="$dir.tmp.$$" deb
+	rm -rf "$tmp" && mkdir -p "$tmp/download"
+	if ! apt-cache show prometheus >/dev/null 2>&1; then
+		[ "$(id -u)" = 0 ] || die "no apt lists know the prometheus package: run apt-get update as root"
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	fi
+	log "downloading Debian's prometheus package into $dir"
+	# apt's download sandbox user cannot enter a cache under root's home: root downloads itself.
+	local sandbox=()
+	[ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
+	(cd "$tmp/download" && apt-get "${sandbox[@]}" download -qq prometheus) ||
+		{ rm -rf "$tmp"; die "apt-get download prometheus failed"; }
+	deb=$(ls "$tmp"/download/prometheus_*.deb)
+	dpkg-deb -x "$deb" "$tmp"
+	dpkg-deb -f "$deb" Version >"$tmp/.version"
+	rm -rf "$tmp/download" "$tmp/usr/share/doc" "$tmp/usr/share/man"
+	local bin
+	for bin in promtool prometheus; do
+		"$tmp/usr/bin/$bin" --version >/dev/null 2>&1 || { rm -rf "$tmp"; die "the unpacked $bin does not run"; }
+	done
+	rm -rf "$dir" && mv "$tmp" "$dir"
+	touch "$dir/.complete"
+	log "prometheus $(cat "$dir/.version") ready: $dir/usr/bin/{prometheus,promtool}"
+}
+
 print_env() {
 	echo "export KUBEBUILDER_ASSETS=$CNM_K8S_BIN"
 	echo "export CNM_K8S_BIN=$CNM_K8S_BIN"
 	echo "export CNM_MYSQL_ROOTFS=$CNM_MYSQL_ROOTFS"
 	echo "export CNM_VERSITYGW=$CNM_TOOLS_BIN/versitygw-$VERSITYGW_VERSION/versitygw"
 	echo "export CNM_HELM=$CNM_TOOLS_BIN/helm-$HELM_VERSION/helm"
+	echo "export CNM_PROMTOOL=$CNM_PROMETHEUS_DIR/usr/bin/promtool"
+	echo "export CNM_PROMETHEUS=$CNM_PROMETHEUS_DIR/usr/bin/prometheus"
 }
 
 build_all() {
 	# The root filesystem is network and disk bound, the Go builds CPU bound: run them side by side.
 	local rootfs_log=$CNM_CACHE/mysql-rootfs.log rc=0
 	mkdir -p "$CNM_CACHE"
+	# First and alone: it may run apt-get update, which the root filesystem's apt_install would
+	# otherwise race for apt's lock.
+	fetch_prometheus
 	build_mysql_rootfs >"$rootfs_log" 2>&1 &
 	local rootfs_pid=$!
 	build_kube
@@ -115,7 +153,8 @@ kube) build_kube ;;
 versitygw) build_versitygw ;;
 helm) build_helm ;;
 mysql) build_mysql_rootfs ;;
+prometheus) fetch_prometheus ;;
 all) build_all ;;
 env) print_env ;;
-*) die "usage: $0 [kube|versitygw|helm|mysql|all|env]" ;;
+*) die "usage: $0 [kube|versitygw|helm|mysql|prometheus|all|env]" ;;
 esac

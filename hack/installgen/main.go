@@ -1,7 +1,9 @@
 // Command installgen writes the one-file installs of the operator from its kustomizations:
-// dist/install.yaml (config/default: every namespace watched) and dist/install-namespaced.yaml
-// (config/namespaced), and the generated parts of the Helm chart charts/cloudnative-mysql (see
-// chart.go). `make manifests` runs it and `make verify-generated` checks that they are fresh.
+// dist/install.yaml (config/default: every namespace watched), dist/install-namespaced.yaml
+// (config/namespaced) and dist/monitoring.yaml (config/monitoring, for prometheus-operator), after
+// config/monitoring/prometheusrule.yaml from the alert rules, and the generated parts of the Helm
+// chart charts/cloudnative-mysql (see chart.go). `make manifests` runs it and
+// `make verify-generated` checks that they are fresh.
 package main
 
 import (
@@ -22,8 +24,12 @@ func main() {
 }
 
 func run() error {
+	if err := writePrometheusRule(rulesFile, prometheusRuleFile); err != nil {
+		return err
+	}
 	builds := map[string]resmap.ResMap{}
-	for dir, out := range map[string]string{"config/default": "dist/install.yaml", "config/namespaced": "dist/install-namespaced.yaml"} {
+	for dir, out := range map[string]string{"config/default": "dist/install.yaml", "config/namespaced": "dist/install-namespaced.yaml",
+		"config/monitoring": "dist/monitoring.yaml"} {
 		m, err := build(dir, out)
 		if err != nil {
 			return err
