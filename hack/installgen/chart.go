@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/yaml"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/version"
 )
@@ -125,21 +126,30 @@ func writeFile(path, header string, body []byte) error {
 	return os.WriteFile(path, append([]byte(header), body...), 0o644)
 }
 
-// copyMonitoring copies the monitoring objects (*.yaml) and Grafana dashboards (*.json) of
-// config/monitoring, when there are any, as they are.
+// copyMonitoring copies the monitoring objects the kustomization of config/monitoring installs
+// (its resources: the rules, the operator's PodMonitor and scraper account) and the Grafana
+// dashboards (*.json), as they are. The per-Cluster PodMonitor sample, the plain rule file and
+// the plain scrape configuration are not objects the chart installs.
 func copyMonitoring(dst string) error {
-	var files []string
-	for _, pattern := range []string{"*.yaml", "*.json"} {
-		m, err := filepath.Glob(filepath.Join(monitoringDir, pattern))
-		if err != nil {
-			return err
-		}
-		files = append(files, m...)
+	var k struct {
+		Resources []string `json:"resources"`
 	}
-	for _, f := range files {
-		if filepath.Base(f) == "kustomization.yaml" {
-			continue
-		}
+	raw, err := os.ReadFile(filepath.Join(monitoringDir, "kustomization.yaml"))
+	if err != nil {
+		return err
+	}
+	if err := yaml.Unmarshal(raw, &k); err != nil {
+		return fmt.Errorf("reading %s/kustomization.yaml: %w", monitoringDir, err)
+	}
+	files := make([]string, 0, len(k.Resources))
+	for _, r := range k.Resources {
+		files = append(files, filepath.Join(monitoringDir, r))
+	}
+	dashboards, err := filepath.Glob(filepath.Join(monitoringDir, "*.json"))
+	if err != nil {
+		return err
+	}
+	for _, f := range append(files, dashboards...) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return err
