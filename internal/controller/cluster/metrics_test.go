@@ -21,8 +21,8 @@ import (
 
 const gtidA = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 
-// roleInstances adds the role changes of a failover to fakeInstances: a replica whose IO thread
-// the operator stops reports it stopped.
+// roleInstances adds the role changes of a failover or switchover to fakeInstances: a replica
+// whose IO thread the operator stops reports it stopped, a demoted primary reports read-only.
 type roleInstances struct{ *fakeInstances }
 
 func (f roleInstances) StopReplicaIO(_ context.Context, _ *v1.Cluster, pod corev1.Pod) error {
@@ -34,7 +34,15 @@ func (f roleInstances) StopReplicaIO(_ context.Context, _ *v1.Cluster, pod corev
 	return nil
 }
 
-func (f roleInstances) Demote(context.Context, *v1.Cluster, corev1.Pod) error { return nil }
+// Demote turns the instance read-only in its report, as its manager does.
+func (f roleInstances) Demote(_ context.Context, _ *v1.Cluster, pod corev1.Pod) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r := f.reports[pod.Name]; r != nil {
+		r.ReadOnly, r.SuperReadOnly = true, true
+	}
+	return nil
+}
 
 func (f *fakeInstances) report(name string, s *instanceclient.Status) {
 	f.mu.Lock()
@@ -281,4 +289,54 @@ func degraded(c *v1.Cluster) *metav1.Condition {
 		}
 	}
 	return nil
+}
+
+// TestSwitchoverCountedOnce: a switchover requested as the plugin's promote does, driven through
+// its steps by the real reconciler, counts one switchover and observes its duration, from the
+// request to the promotion recorded, once the primary label moves; more reconciles and a new
+// reconciler count nothing more.
+func TestSwitchoverCountedOnce(t *testing.T) {
+	w := newMetricsWorld(t, 3)
+	w.healthy(3)
+	var c v1.Cluster
+	w.Get("db", &c)
+	requested := metav1.NewTime(w.Clock.Now())
+	c.Status.TargetPrimary, c.Status.TargetPrimaryTimestamp = "db-3", &requested
+	w.UpdateStatus(&c)
+	w.Get("db", &c)
+	requested = *c.Status.TargetPrimaryTimestamp
+
+	w.reconcileUntil("db-1 demoted", func(*v1.Cluster) bool {
+		w.instances.mu.Lock()
+		defer w.instances.mu.Unlock()
+		return w.instances.reports["db-1"].SuperReadOnly
+	})
+	w.Clock.Step(4 * time.Second)
+	promoted := w.recordPrimary("db-3")
+	w.instances.report("db-3", primaryStatus(gtidA+":1-11"))
+	w.instances.report("db-2", replicaStatus("db-3", gtidA+":1-11"))
+	w.instances.report("db-1", replicaStatus("db-3", gtidA+":1-11"))
+	w.reconcileUntil("the primary label on db-3", func(*v1.Cluster) bool {
+		var pod corev1.Pod
+		w.Get("db-3", &pod)
+		return pod.Labels[v1.RoleLabel] == v1.RolePrimary
+	})
+	for range 3 {
+		w.Clock.Step(time.Second)
+		w.reconcileOK()
+	}
+	w.rec = &cluster.Reconciler{Client: w.Client, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock,
+		OperatorImage: "operator:test", Instances: roleInstances{w.instances}}
+	w.reconcileOK()
+	if got := w.value("cnm_switchovers_total"); got != 1 {
+		t.Errorf("switchovers %v, want 1", got)
+	}
+	if got := w.value("cnm_failovers_total"); got != 0 {
+		t.Errorf("failovers %v, want 0", got)
+	}
+	want := promoted.Sub(requested.Time).Seconds()
+	if got := metricstest.HistogramSum(t, ctrlmetrics.Registry, "cnm_failover_duration_seconds",
+		map[string]string{"namespace": w.NS, "cluster": "db", "kind": "switchover"}); math.Abs(got-want) > 0.001 || want <= 0 {
+		t.Errorf("switchover duration observed %v s, want %v s (request to promotion recorded)", got, want)
+	}
 }
