@@ -78,9 +78,17 @@ func resultOf(b *v1.Backup) string {
 	return ""
 }
 
+// exportCounters makes the counters of b's Cluster exist, at 0 before its first Backup ends, so
+// that increase() sees that end.
+func exportCounters(b *v1.Backup) {
+	k := clusterKey(b)
+	backupsMet.WithLabelValues(k.Namespace, k.Name, resultCompleted)
+	backupsMet.WithLabelValues(k.Namespace, k.Name, resultFailed)
+}
+
 // exportFinished shows a finished Backup in the gauges of its Cluster unless a Backup that ended
-// later is shown already, and makes the Cluster's counters exist at 0: every finished Backup is
-// reconciled when the operator starts, so the gauges show the Cluster's last one again.
+// later is shown already: every finished Backup is reconciled when the operator starts, so the
+// gauges show the Cluster's last one again.
 func exportFinished(b *v1.Backup) {
 	result, end := resultOf(b), b.Status.CompletedAt
 	if result == "" || end == nil {
@@ -88,8 +96,6 @@ func exportFinished(b *v1.Backup) {
 	}
 	k := clusterKey(b)
 	l := prometheus.Labels{"namespace": k.Namespace, "cluster": k.Name}
-	backupsMet.WithLabelValues(k.Namespace, k.Name, resultCompleted)
-	backupsMet.WithLabelValues(k.Namespace, k.Name, resultFailed)
 	lastShown.Lock()
 	defer lastShown.Unlock()
 	if s := b.Status.StartedAt; s != nil && !end.Time.Before(lastShown.finished[k]) {
@@ -114,15 +120,17 @@ func forgetCluster(k types.NamespacedName) {
 	delete(lastShown.completed, k)
 }
 
-// showFinished shows a finished Backup in its Cluster's gauges while the Cluster exists (read
-// from the cache): a Backup left by a Cluster deleted while the operator was down shows nothing.
-func (r *Reconciler) showFinished(ctx context.Context, b *v1.Backup) {
-	if !b.IsDone() || b.DeletionTimestamp != nil {
+// export makes the series of b's Cluster exist and shows b in its gauges once finished, while the
+// Cluster exists (read from the cache): a Backup left by a Cluster deleted while the operator was
+// down shows nothing.
+func (r *Reconciler) export(ctx context.Context, b *v1.Backup) {
+	if b.DeletionTimestamp != nil {
 		return
 	}
 	if err := r.Client.Get(ctx, clusterKey(b), &v1.Cluster{}); err != nil {
 		return
 	}
+	exportCounters(b)
 	exportFinished(b)
 }
 
