@@ -20,13 +20,13 @@ import (
 )
 
 // scrapedOperatorSeries are the operator series of the metric contract that a Cluster with an
-// object store, a completed and a failed Backup and a ScheduledBackup produce. Not here:
-// cnm_backups_restorable(_bytes), which need a listing of a real store, cnm_backup_verification_*,
-// which need a restore verification, and cnm_operator_undecodable_objects_total, which needs an
-// object the API server admits and the operator cannot decode (the schema now refuses every such
-// object this test could write).
+// object store, a completed and a failed Backup, a ScheduledBackup and a Cluster the operator
+// cannot decode produce. Not here: cnm_backups_restorable(_bytes), which need a listing of a real
+// store, and cnm_backup_verification_*, which need a restore verification; their packages test
+// them.
 var scrapedOperatorSeries = []string{
 	"controller_runtime_reconcile_total", "controller_runtime_reconcile_errors_total",
+	"cnm_operator_undecodable_objects_total",
 	"cnm_backup_last_success_timestamp_seconds", "cnm_backup_last_failure_timestamp_seconds",
 	"cnm_backups_healthy", "cnm_backups_no_success_critical",
 	"cnm_cluster_instances", "cnm_cluster_ready_instances", "cnm_cluster_primary_known",
@@ -53,7 +53,9 @@ func TestOperatorSeriesScraped(t *testing.T) {
 			t.Fatalf("creating %s: %v", obj.GetName(), err)
 		}
 	}
-	mgr, err := operator.NewManager(asOperator, operator.Options{MetricsBindAddress: metrics, HealthProbeBindAddress: "0"})
+	// Stored as an older, looser schema let it be.
+	kubetest.StoreUndecodable(t, env.Client, "clusters", kubetest.UndecodableCluster(ns, "undecodable", ""), kubetest.UndecodableClusterPath...)
+	mgr, err := operator.NewManager(asOperator, operator.Options{MetricsBindAddress: metrics, HealthProbeBindAddress: "0", RepeatableInProcess: true})
 	check.Must(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
