@@ -41,6 +41,7 @@ func (r *Reconciler) act(ctx context.Context, o Observation, d Decision) error {
 	if err := kit.PatchStatus(ctx, r.Client, updated, b); err != nil {
 		return err
 	}
+	countFinished(b, updated)
 	logger.Info("backup status", "phase", d.Status.Phase, "error", d.Status.Error)
 	kit.Emit(r.Recorder, updated, d.Events)
 	return nil

@@ -77,6 +77,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, &b); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	r.export(ctx, &b)
 	if res, done, err := r.reconcileFinalizer(ctx, &b); done {
 		return res, err
 	}

@@ -25,7 +25,8 @@ const clusterIndex = "spec.cluster.name"
 
 // SetupWithManager registers the reconciler under the name "backup"; a Backup is reconciled when
 // it or its Job changes, when the spec of a Cluster it belongs to or that bootstraps from it
-// changes or the Cluster goes (the default deletion policy and a refused cleanup depend on them).
+// changes or the Cluster goes (the default deletion policy and a refused cleanup depend on them);
+// a deleted Cluster's metrics are removed.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1.Backup{}, clusterIndex,
 		func(o client.Object) []string { return []string{o.(*v1.Backup).Spec.Cluster.Name} }); err != nil {
@@ -39,6 +40,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&batchv1.Job{}).
 		Watches(&v1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToBackups),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1.Cluster{}, forgetDeletedClusters()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers})
 	return b.Named("backup").Complete(r)
 }

@@ -80,6 +80,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 				events = append(events, ev...)
 				if rerr == nil {
 					events = append(events, d.Events[stepRelabel]...)
+					d.countTransitions(c.Namespace, c.Name, stepRelabel)
 				}
 				return errors.Join(err, rerr)
 			}
@@ -95,11 +96,13 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 				events = append(events, ev...)
 				if rerr == nil {
 					events = append(events, d.Events[stepRelabel]...)
+					d.countTransitions(c.Namespace, c.Name, stepRelabel)
 				}
 			}
 			return err
 		}
 		events = append(events, d.Events[s.step]...)
+		d.countTransitions(c.Namespace, c.Name, s.step)
 	}
 	return createErr
 }

@@ -109,9 +109,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	o, err := r.gather(ctx, req.NamespacedName)
 	if err != nil || o == nil {
+		if err == nil {
+			forgetCluster(req.NamespacedName) // gone or being deleted
+		}
 		return ctrl.Result{}, err
 	}
 	d := Decide(*o)
+	exportView(o, d)
 	if err := r.act(ctx, o, d); err != nil {
 		if apierrors.IsConflict(err) {
 			// Someone (an instance writing currentPrimary, a user) changed an object since it was

@@ -144,6 +144,11 @@ type Decision struct {
 	Events map[actStep][]kit.Event
 
 	failoverObservation failover.Observation
+	// switchedOver: this reconcile sees a switchover's promotion for the first time and moves the
+	// primary label (planFailover); transitions are what the metrics count once their step
+	// succeeded (metrics.go).
+	switchedOver bool
+	transitions  []transition
 }
 
 // actStep names the steps of act, in the order act performs them. A Decision's Events belong to
@@ -219,6 +224,7 @@ func Decide(o Observation) Decision {
 		d.event(stepStatus, e)
 	}
 	d.planSemiSync(o)
+	d.transitions = planTransitions(o, d)
 	return d
 }
 

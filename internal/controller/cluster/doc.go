@@ -10,7 +10,9 @@
 // (instances.go, primary.go, certs.go, rollout.go, routing.go, status.go, semisync.go), each
 // table-tested in the _test.go file of the same name.
 // act (act.go) performs the Decision in the fixed order of its steps and nothing else: it reads
-// nothing to decide and decides nothing.
+// nothing to decide and decides nothing. metrics.go exports what each reconcile saw, and counts the
+// failovers, switchovers and blocking episodes a Decision records once the act step that writes
+// them succeeded.
 //
 // A new rule (a switchover or failover step, say) is a field of Observation filled by gather, a
 // plan function called from Decide that fills a field of Decision and its Events (primary.go is

@@ -184,6 +184,7 @@ func (d *Decision) planFailover(c *v1.Cluster, o Observation, active []observedI
 		}
 	}
 	if switchedOver {
+		d.switchedOver = true
 		d.event(stepRelabel, evSwitchoverCompleted.With(st.CurrentPrimary))
 	}
 }

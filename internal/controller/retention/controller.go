@@ -83,8 +83,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	o, in, err := r.gather(ctx, req.NamespacedName)
 	if o.Cluster == nil {
 		r.failures.reset(req.NamespacedName)
+		if client.IgnoreNotFound(err) == nil {
+			forgetCluster(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	exportCluster(o.Cluster)
 	d := Decide(o)
 	if !d.Due {
 		r.explainNoPass(ctx, o.Cluster, d)
@@ -94,6 +98,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err == nil {
 		report, err = r.runPass(ctx, o, in)
 	}
+	countPass(o.Cluster, report, err)
 	out := DecideOutcome(describePolicy(o.Cluster.Spec.Backup), report, err, r.failures.after(req.NamespacedName, err))
 	return r.record(ctx, o, in, report, err, out)
 }

@@ -58,6 +58,7 @@ func (r *Reconciler) create(ctx context.Context, sb *v1.ScheduledBackup, d Decis
 		return false, fmt.Errorf("creating Backup %s: %w", d.Create.Name, err)
 	}
 	r.expect.created(sb, d.Create.Name)
+	observeCreated(sb, d, r.Clock.Now())
 	log.FromContext(ctx).Info("created backup", "backup", d.Create.Name)
 	if canWait {
 		// Its Event, and those only d knows, come with the status that records its slot, which
@@ -80,6 +81,7 @@ func (r *Reconciler) record(ctx context.Context, sb *v1.ScheduledBackup, d Decis
 			return err
 		}
 		r.expect.wrote(updated)
+		countMissed(sb, d)
 	}
 	waited := r.expect.recorded(updated)
 	kit.Emit(r.Recorder, updated, waited)
@@ -115,6 +117,7 @@ func notIn(evs, emitted []kit.Event) []kit.Event {
 func (r *Reconciler) forget(key types.NamespacedName) {
 	r.expect.forget(key)
 	r.timers.stop(key)
+	forgetSchedule(key)
 }
 
 // prune deletes history beyond the limits without deleting remote data (see Prune). A conflict

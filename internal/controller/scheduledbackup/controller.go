@@ -106,5 +106,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.forget(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
+	exportSchedule(o.Schedule)
 	return r.act(ctx, o, Decide(o))
 }

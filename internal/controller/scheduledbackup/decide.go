@@ -60,6 +60,9 @@ type Decision struct {
 	Prune                []Prune
 	PruneEvents          []kit.Event
 	RequeueAfter         time.Duration
+	// MissedSlots are the slots the status write passes over without a Backup (missedSlots),
+	// counted once that write succeeded.
+	MissedSlots int
 }
 
 // Prune is one Backup object to delete beyond a history limit. Its remote data is never
@@ -185,6 +188,7 @@ func (p *planner) evaluate(sched schedule.Schedule) {
 	}
 	p.prune()
 	p.stampCheck()
+	p.d.MissedSlots = missedSlots(sched, p.o, p.d.Status)
 }
 
 // anchor records the newest child's slot as lastScheduleTime when status lags behind it: the
