@@ -39,8 +39,8 @@ func TestCreationProducesTheSeedObjects(t *testing.T) {
 		{"one PVC per instance", &corev1.PersistentVolumeClaimList{}, []string{"db-1", "db-2", "db-3"}},
 		{"per-instance headless Services and the rw, ro, r Services", &corev1.ServiceList{},
 			[]string{"db-1", "db-2", "db-3", "db-r", "db-ro", "db-rw"}},
-		{"user Secrets, the CA, client and server certificates", &corev1.SecretList{},
-			[]string{"db-1-server-tls", "db-2-server-tls", "db-3-server-tls", "db-app", "db-backup", "db-ca", "db-fence",
+		{"user Secrets, the CA, client and server certificates, the metrics token", &corev1.SecretList{},
+			[]string{"db-1-server-tls", "db-2-server-tls", "db-3-server-tls", "db-app", "db-backup", "db-ca", "db-fence", "db-metrics",
 				"db-operator-client-tls", "db-replication", "db-replication-client-tls", "db-root"}},
 	} {
 		if got := names(t, ns, tc.list); !slices.Equal(got, tc.want) {

@@ -195,6 +195,10 @@ func certRequests(c *v1.Cluster, instances []string) map[string]certs.Request {
 		specs.ReplicationClientSecretName(c.Name): {CommonName: specs.UserReplication, Client: true},
 	}
 	roleServices := roleServiceNames(c)
+	if !slices.Contains(roleServices, specs.MetricsServerName(c.Name)) {
+		// Scrapers verify every instance under one name (the -r Service's, disabled or not).
+		roleServices = append(roleServices, specs.MetricsServerName(c.Name))
+	}
 	for _, in := range instances {
 		out[specs.ServerCertSecretName(in)] = certs.Request{CommonName: in,
 			DNSNames: certs.ServerDNSNames(c.Namespace, in, roleServices)}

@@ -51,6 +51,11 @@ func TestPlanCertificates(t *testing.T) {
 				c.Spec.Managed = &v1.ManagedConfiguration{Services: &v1.ManagedServices{
 					Additional: []v1.ManagedService{{Name: "lb", SelectorType: v1.ServiceSelectorTypeRW}}}}
 			}, []string{"db-1-server-tls:names differ"}},
+		{"disabling the -r Service keeps its name, the one scrapers verify: nothing reissued", []string{"db-1"}, issued, testNow,
+			func(c *v1.Cluster) {
+				c.Spec.Managed = &v1.ManagedConfiguration{Services: &v1.ManagedServices{
+					DisabledDefaultServices: []v1.ServiceSelectorType{v1.ServiceSelectorTypeR}}}
+			}, []string{}},
 	} {
 		cc := c.DeepCopy()
 		if tc.mutate != nil {
