@@ -50,7 +50,9 @@ func RoleServiceName(cluster string, role mysqlv1alpha1.ServiceSelectorType) str
 // MetricsServerName is the TLS server name scrapers of the instances' /metrics verify: a name
 // every instance's server certificate carries, the -r Service's, even when that Service is
 // disabled.
-func MetricsServerName(cluster string) string { return RoleServiceName(cluster, mysqlv1alpha1.ServiceSelectorTypeR) }
+func MetricsServerName(cluster string) string {
+	return RoleServiceName(cluster, mysqlv1alpha1.ServiceSelectorTypeR)
+}
 
 // AdditionalServiceName is the name of a user-declared Service: <cluster>-<name>.
 func AdditionalServiceName(cluster, name string) string {
