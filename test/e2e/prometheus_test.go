@@ -169,15 +169,17 @@ func (p *nodePrometheus) config(t *testing.T, o prometheusOptions, secrets strin
 		}
 		one := sd[0].(map[string]any)
 		pj := promJob{name: fmt.Sprint(name), file: filepath.Join(p.dir, "targets-"+strconv.Itoa(len(p.jobs))+".json")}
-		if ns, ok := one["namespaces"].(map[string]any); ok {
-			if names, _ := ns["names"].([]any); len(names) == 1 {
-				pj.namespace = fmt.Sprint(names[0])
-			}
-		}
 		if sel, _ := one["selectors"].([]any); len(sel) == 1 {
 			label := fmt.Sprint(sel[0].(map[string]any)["label"])
 			k, v, _ := strings.Cut(label, "=")
 			pj.selector = client.MatchingLabels{k: v}
+			// The per-Cluster job, made for the Cluster's namespace as its comment says.
+			pj.namespace = o.namespace
+		}
+		if ns, ok := one["namespaces"].(map[string]any); ok && pj.namespace == "" {
+			if names, _ := ns["names"].([]any); len(names) == 1 {
+				pj.namespace = fmt.Sprint(names[0])
+			}
 		}
 		if pj.namespace == "" {
 			t.Fatalf("job %v discovers no one namespace: %v", name, one)
@@ -309,9 +311,36 @@ func (p *nodePrometheus) waitQuery(t *testing.T, timeout time.Duration, what, ex
 				return true, nil
 			}
 		}
-		return false, fmt.Errorf("%s returned %v", expr, got)
+		return false, fmt.Errorf("%s returned %v; targets: %s", expr, got, p.targets())
 	})
 	return found
+}
+
+// targets summarises Prometheus' active targets: job, address, health and last error.
+func (p *nodePrometheus) targets() string {
+	resp, err := http.Get("http://" + p.addr + "/api/v1/targets?state=active")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data struct {
+			ActiveTargets []struct {
+				ScrapePool string            `json:"scrapePool"`
+				Labels     map[string]string `json:"labels"`
+				Health     string            `json:"health"`
+				LastError  string            `json:"lastError"`
+			} `json:"activeTargets"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, t := range body.Data.ActiveTargets {
+		out = append(out, fmt.Sprintf("%s %s %s %s", t.ScrapePool, t.Labels["instance"], t.Health, t.LastError))
+	}
+	return fmt.Sprintf("%d: %s", len(out), strings.Join(out, "; "))
 }
 
 // alertState is the state of the named alert for the labels, "" when it is neither pending nor
