@@ -46,10 +46,12 @@ func BuildPodMonitor(c *mysqlv1alpha1.Cluster) *monitoringv1.PodMonitor {
 		Path:     "/metrics",
 		Scheme:   &scheme,
 		Interval: monitoringv1.Duration(interval),
+		// action replace is Prometheus' default, written out as the CRD's schema defaults it, so
+		// that the object read back equals the one built.
 		RelabelConfigs: []monitoringv1.RelabelConfig{
-			{SourceLabels: []monitoringv1.LabelName{"__meta_kubernetes_namespace"}, TargetLabel: "namespace"},
-			{SourceLabels: []monitoringv1.LabelName{"__meta_kubernetes_pod_name"}, TargetLabel: "pod"},
-			{SourceLabels: []monitoringv1.LabelName{"__meta_kubernetes_pod_label_mysql_cloudnative_mysql_io_cluster"}, TargetLabel: "cluster"},
+			{SourceLabels: []monitoringv1.LabelName{"__meta_kubernetes_namespace"}, TargetLabel: "namespace", Action: "replace"},
+			{SourceLabels: []monitoringv1.LabelName{"__meta_kubernetes_pod_name"}, TargetLabel: "pod", Action: "replace"},
+			{SourceLabels: []monitoringv1.LabelName{"__meta_kubernetes_pod_label_mysql_cloudnative_mysql_io_cluster"}, TargetLabel: "cluster", Action: "replace"},
 		},
 	}
 	endpoint.Authorization = &monitoringv1.SafeAuthorization{Type: "Bearer", Credentials: secret(MetricsTokenKey)}

@@ -48,7 +48,9 @@ func TestBuildPodMonitorIsTheSample(t *testing.T) {
 
 // TestBuildPodMonitor: one row per rule of the operator's PodMonitor.
 func TestBuildPodMonitor(t *testing.T) {
-	endpoint := func(pm *monitoringv1.PodMonitor) monitoringv1.PodMetricsEndpoint { return pm.Spec.PodMetricsEndpoints[0] }
+	endpoint := func(pm *monitoringv1.PodMonitor) monitoringv1.PodMetricsEndpoint {
+		return pm.Spec.PodMetricsEndpoints[0]
+	}
 	for _, tc := range []struct {
 		rule string
 		pm   mysqlv1alpha1.PodMonitorConfiguration
@@ -84,7 +86,7 @@ func TestBuildPodMonitor(t *testing.T) {
 			func(pm *monitoringv1.PodMonitor) bool {
 				got := map[string]monitoringv1.LabelName{}
 				for _, r := range endpoint(pm).RelabelConfigs {
-					if len(r.SourceLabels) != 1 || r.Action != "" {
+					if len(r.SourceLabels) != 1 || r.Action != "replace" {
 						return false
 					}
 					got[r.TargetLabel] = r.SourceLabels[0]
@@ -104,7 +106,9 @@ func TestBuildPodMonitor(t *testing.T) {
 			}},
 		{"the operator's labels win over declared ones", mysqlv1alpha1.PodMonitorConfiguration{Enabled: true,
 			Labels: map[string]mysqlv1alpha1.PodMonitorLabelValue{"app.kubernetes.io/name": "mine"}},
-			func(pm *monitoringv1.PodMonitor) bool { return pm.Labels["app.kubernetes.io/name"] == "cloudnative-mysql" }},
+			func(pm *monitoringv1.PodMonitor) bool {
+				return pm.Labels["app.kubernetes.io/name"] == "cloudnative-mysql"
+			}},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			pm := BuildPodMonitor(withPodMonitor(testCluster(), tc.pm))
