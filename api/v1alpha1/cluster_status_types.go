@@ -155,7 +155,8 @@ type ClusterStatus struct {
 	LastVerifiedBackup *LastVerifiedBackup `json:"lastVerifiedBackup,omitempty"`
 
 	// Conditions: Ready, Progressing, Degraded; Recovered for a Cluster with bootstrap.recovery; OwnershipConflict while objects named after the
-	// Cluster exist under another controller (they are left alone).
+	// Cluster exist under another controller (they are left alone); PodMonitorReady while
+	// spec.monitoring.podMonitor is enabled.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -146,6 +146,11 @@ type ClusterSpec struct {
 	// Backup configures where backups go and how long they are kept.
 	// +optional
 	Backup *BackupConfiguration `json:"backup,omitempty"`
+
+	// Monitoring configures how Prometheus scrapes the instances: the operator can keep a
+	// PodMonitor (prometheus-operator) for the Cluster.
+	// +optional
+	Monitoring *MonitoringConfiguration `json:"monitoring,omitempty"`
 }
 
 // ResourceRequirements are the requests and limits of a container, as corev1.ResourceRequirements

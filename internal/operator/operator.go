@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"time"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -76,11 +77,14 @@ type Options struct {
 	RepeatableInProcess bool
 }
 
-// NewScheme returns a scheme with the built-in kinds and this operator's API.
+// NewScheme returns a scheme with the built-in kinds, this operator's API and the PodMonitor of
+// prometheus-operator (a Cluster's spec.monitoring.podMonitor; whether its CRD is installed is
+// checked at run time).
 func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(mysqlv1alpha1.AddToScheme(s))
+	utilruntime.Must(monitoringv1.AddToScheme(s))
 	return s
 }
 

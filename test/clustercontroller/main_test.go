@@ -75,7 +75,7 @@ func run(m *testing.M) (int, error) {
 		return 1, err
 	}
 	clk = clocktesting.NewFakePassiveClock(time.Now())
-	r := &cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+	r := &cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), RESTMapper: mgr.GetRESTMapper(),
 		Recorder: mgr.GetEventRecorderFor("cluster-controller"), Clock: clk, OperatorImage: "operator:test",
 		Instances: reports, ReportInterval: 500 * time.Millisecond}
 	if err := r.SetupWithManager(mgr); err != nil {

@@ -52,6 +52,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents) }},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
 		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync, d.SemiSyncParticipants)) }},
+		{stepPodMonitor, func() ([]kit.Event, error) { return r.applyPodMonitor(ctx, c, d.PodMonitor), nil }},
 		{stepResize, func() ([]kit.Event, error) { return r.resizePods(ctx, o, d.ResizePods), nil }},
 		{stepManagerUpdate, func() ([]kit.Event, error) { return r.updateManager(ctx, o, d.UpdateManager), nil }},
 	}

@@ -11,6 +11,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -42,8 +43,10 @@ type Reconciler struct {
 	Client client.Client
 	// APIReader reads Secrets directly, so the operator does not cache every Secret.
 	APIReader client.Reader
-	Recorder  record.EventRecorder
-	Clock     clock.PassiveClock
+	// RESTMapper tells whether the PodMonitor kind is installed (podmonitor_gather.go).
+	RESTMapper meta.RESTMapper
+	Recorder   record.EventRecorder
+	Clock      clock.PassiveClock
 	// OperatorImage is the image of the bootstrap init container (this operator's image);
 	// specs.DefaultOperatorImage when empty.
 	OperatorImage string
@@ -66,6 +69,9 @@ type Reconciler struct {
 	unanswered unansweredAsks
 	// managerUpdates remembers the instance managers sent a new binary (manager_update_act.go).
 	managerUpdates sentManagerUpdates
+	// podMonitors remembers whether the PodMonitor kind was missing and the failed writes
+	// (podmonitor_gather.go).
+	podMonitors podMonitorMemory
 }
 
 // NewReconciler returns the production Reconciler: cached reads, Secrets read directly,
@@ -74,6 +80,7 @@ func NewReconciler(mgr ctrl.Manager, clk clock.PassiveClock) *Reconciler {
 	return &Reconciler{
 		Client:        mgr.GetClient(),
 		APIReader:     mgr.GetAPIReader(),
+		RESTMapper:    mgr.GetRESTMapper(),
 		Recorder:      mgr.GetEventRecorderFor("cluster-controller"),
 		Clock:         clk,
 		OperatorImage: os.Getenv(specs.OperatorImageEnv),

@@ -58,6 +58,8 @@ type Observation struct {
 	// ForeignObjects are the PVCs and Pods named after an instance this reconcile may create that
 	// exist with another controller, as "Kind name", by instance name (ownership_instances.go).
 	ForeignObjects map[string][]string
+	// PodMonitor is the Cluster's PodMonitor as gather found it (podmonitor.go).
+	PodMonitor PodMonitorObservation
 }
 
 // podRelabel sets the role and routable labels of one Pod.
@@ -140,6 +142,8 @@ type Decision struct {
 	Failover FailoverWork
 	// FencingInvalid, when not empty, says why the fencing annotation cannot be read.
 	FencingInvalid string
+	// PodMonitor is what to do to the Cluster's PodMonitor (stepPodMonitor; podmonitor.go).
+	PodMonitor PodMonitorWork
 	// Events record the outcome of each step, emitted once that step is done.
 	Events map[actStep][]kit.Event
 
@@ -169,6 +173,9 @@ const (
 	stepRelabel
 	stepStatus
 	stepSemiSync
+	// stepPodMonitor creates, updates or deletes the Cluster's PodMonitor (podmonitor_act.go); it
+	// never fails act.
+	stepPodMonitor
 	// stepResize resizes Pods in place (resize.go); it never fails act.
 	stepResize
 	// stepManagerUpdate sends an instance manager its new binary (manager_update.go); it never
@@ -219,6 +226,7 @@ func Decide(o Observation) Decision {
 	d.Status = aggregateStatus(c, o, active, &d)
 	d.managerUpdatedEvents(o)
 	d.planRBAC(c, o)
+	d.planPodMonitor(c, o)
 	d.mergeHAConditions(c, o)
 	for _, e := range conditionEvents(o.Cluster.Status.Conditions, d.Status, c.Spec.Instances) {
 		d.event(stepStatus, e)

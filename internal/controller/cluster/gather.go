@@ -83,6 +83,7 @@ func (r *Reconciler) gather(ctx context.Context, key client.ObjectKey) (*Observa
 	if o.ForeignObjects, err = r.readForeignInstanceObjects(ctx, o); err != nil {
 		return nil, err
 	}
+	o.PodMonitor = r.observePodMonitor(ctx, o.Cluster)
 	return o, nil
 }
 

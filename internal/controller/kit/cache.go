@@ -1,6 +1,7 @@
 package kit
 
 import (
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -52,7 +53,8 @@ func CacheOptions(namespaces ...string) cache.Options {
 }
 
 // ClientOptions makes the manager's client read Secrets and ConfigMaps from the API server: a
-// cached read of one would start an informer holding every Secret the operator may see.
+// cached read of one would start an informer holding every Secret the operator may see. PodMonitors
+// too: their kind may not be installed, and an informer of a missing kind never syncs.
 func ClientOptions() client.Options {
-	return client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}}
+	return client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}, &monitoringv1.PodMonitor{}}}}
 }

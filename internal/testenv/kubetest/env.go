@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,12 +43,14 @@ type Env struct {
 	workDir string
 }
 
-// newScheme has the built-in kinds and this project's API. It is built here rather than taken from
+// newScheme has the built-in kinds, this project's API and prometheus-operator's (the operator
+// keeps PodMonitors; kit.ClientOptions names the kind). It is built here rather than taken from
 // internal/operator so that the packages the operator imports can use this package in their tests.
 func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(v1alpha1.AddToScheme(s))
+	utilruntime.Must(monitoringv1.AddToScheme(s))
 	return s
 }
 
