@@ -128,12 +128,12 @@ func (a *Archiver) Pass(ctx context.Context) (Decision, error) {
 func (a *Archiver) pass(ctx context.Context) (Decision, error) {
 	role, err := a.Role(ctx)
 	if err != nil {
-		return Decision{}, stageError("role", err)
+		return Decision{}, stageError(stageRole, err)
 	}
 	if why := standDown(Observation{Role: role, Binlogs: []Binlog{{}}}); why != "" {
 		if why == ReasonNotPrimary && a.autoPurgeOff { // a replica again: mysqld purges as usual
 			if err := a.Server.EnableAutoPurge(ctx); err != nil {
-				return Decision{StandDown: why}, stageError("mysql", err)
+				return Decision{StandDown: why}, stageError(stageMySQL, err)
 			}
 			a.autoPurgeOff = false
 		}
@@ -147,17 +147,17 @@ func (a *Archiver) pass(ctx context.Context) (Decision, error) {
 			// Nothing will archive these binlogs until a user acts (the Cluster is Degraded): keep
 			// them no longer than mysqld's binlog_expire_logs_seconds rather than fill the disk.
 			if err := a.Server.EnableAutoPurge(ctx); err != nil {
-				return Decision{}, stageError("mysql", err)
+				return Decision{}, stageError(stageMySQL, err)
 			}
 			a.autoPurgeOff = false
 		case !role.LocationInUse && !a.autoPurgeOff:
 			// The claim is pending: the binlogs wait for it, as they wait for a store that fails.
 			if err := a.Server.DisableAutoPurge(ctx); err != nil {
-				return Decision{}, stageError("mysql", err)
+				return Decision{}, stageError(stageMySQL, err)
 			}
 			a.autoPurgeOff = true
 		}
-		return Decision{}, stageError("location", fmt.Errorf("%w: %s", ErrNotHeld, role.LocationNotHeld))
+		return Decision{}, stageError(stageLocation, fmt.Errorf("%w: %s", ErrNotHeld, role.LocationNotHeld))
 	}
 	o, uuid, err := a.gather(ctx, role)
 	if err != nil {
@@ -186,39 +186,54 @@ func (e *stagedError) Unwrap() error { return e.err }
 
 func stageError(stage string, err error) error { return &stagedError{stage: stage, err: err} }
 
+// The stages a pass fails at, the label of cnm_binlog_archive_failures_total.
+const (
+	stageBinlog   = "binlog"
+	stageIndex    = "index"
+	stageLocation = "location"
+	stageMySQL    = "mysql"
+	stageRole     = "role"
+	stageUpload   = "upload"
+	stageFork     = "fork"
+)
+
+// failureStages are every stage, whose failure counters exist from the start at 0: a rule on
+// increase() sees the first failure, and a dashboard finds the series.
+var failureStages = []string{stageBinlog, stageIndex, stageLocation, stageMySQL, stageRole, stageUpload, stageFork}
+
 // gather observes the server, its binlog files and the archive's index.
 func (a *Archiver) gather(ctx context.Context, role Role) (Observation, string, error) {
 	o := Observation{Now: a.Clock.Now(), Role: role, ArchiveTimeout: a.ArchiveTimeout(), KeepLocal: a.KeepLocal}
 	if !a.autoPurgeOff {
 		if err := a.Server.DisableAutoPurge(ctx); err != nil {
-			return o, "", stageError("mysql", err)
+			return o, "", stageError(stageMySQL, err)
 		}
 		a.autoPurgeOff = true
 	}
 	if o.KeepLocal < 0 {
 		secs, err := a.Server.ExpireSeconds(ctx)
 		if err != nil {
-			return o, "", stageError("mysql", err)
+			return o, "", stageError(stageMySQL, err)
 		}
 		o.KeepLocal = time.Duration(secs) * time.Second
 	}
 	listed, err := a.Server.BinaryLogs(ctx)
 	if err != nil {
-		return o, "", stageError("mysql", err)
+		return o, "", stageError(stageMySQL, err)
 	}
 	uuid, executed, writable, err := a.Server.Identity(ctx)
 	if err != nil {
-		return o, "", stageError("mysql", err)
+		return o, "", stageError(stageMySQL, err)
 	}
 	o.Executed, o.Role.Writable = executed, o.Role.Writable && writable
 	index, _, err := a.Store.ReadIndex(ctx, a.Dir())
 	if err != nil {
-		return o, "", stageError("index", err)
+		return o, "", stageError(stageIndex, err)
 	}
 	a.index = index
 	o.ArchiveEmpty = len(index.Segments) == 0
 	if o.Archived, o.Covered, err = archiveSets(index); err != nil {
-		return o, "", stageError("index", err)
+		return o, "", stageError(stageIndex, err)
 	}
 	o.Binlogs, err = a.observeBinlogs(ctx, listed, executed, o.Archived)
 	if err != nil {
@@ -251,7 +266,7 @@ func (a *Archiver) observeBinlogs(ctx context.Context, listed []listedBinlog, ex
 	for i, l := range listed {
 		prev, err := a.Server.PreviousGTIDs(ctx, l.Name)
 		if err != nil {
-			return nil, stageError("mysql", err)
+			return nil, stageError(stageMySQL, err)
 		}
 		out[i] = Binlog{Name: l.Name, Size: l.Size, Previous: prev, Open: i == len(listed)-1}
 	}
@@ -266,7 +281,7 @@ func (a *Archiver) observeBinlogs(ctx context.Context, listed []listedBinlog, ex
 		if !b.Open {
 			st, err := os.Stat(path)
 			if err != nil {
-				return nil, stageError("binlog", err)
+				return nil, stageError(stageBinlog, err)
 			}
 			b.ClosedAt = st.ModTime()
 		}
@@ -279,7 +294,7 @@ func (a *Archiver) observeBinlogs(ctx context.Context, listed []listedBinlog, ex
 		}
 		sum, err := SummarizeFile(path, limit)
 		if err != nil {
-			return nil, stageError("binlog", err)
+			return nil, stageError(stageBinlog, err)
 		}
 		b.FirstEvent = sum.FirstEvent
 	}
@@ -298,12 +313,12 @@ func (a *Archiver) act(ctx context.Context, o Observation, d Decision, uuid stri
 	}
 	if d.Rotate {
 		if err := a.Server.Rotate(ctx); err != nil {
-			return stageError("mysql", err)
+			return stageError(stageMySQL, err)
 		}
 	}
 	if d.PurgeTo != "" {
 		if err := a.Server.PurgeTo(ctx, d.PurgeTo); err != nil {
-			return stageError("mysql", err)
+			return stageError(stageMySQL, err)
 		}
 		a.Log.V(1).Info("purged archived binary logs", "to", d.PurgeTo)
 	}
@@ -315,25 +330,25 @@ func (a *Archiver) upload(ctx context.Context, uuid string, b Binlog) error {
 	path := filepath.Join(a.BinlogDir, b.Name)
 	sum, err := SummarizeFile(path, -1)
 	if err != nil {
-		return stageError("binlog", err)
+		return stageError(stageBinlog, err)
 	}
 	name := SegmentName(uuid, b.Name, b.Previous, b.GTIDs, sum.FirstEvent, sum.LastEvent)
 	f, err := os.Open(path)
 	if err != nil {
-		return stageError("binlog", err)
+		return stageError(stageBinlog, err)
 	}
 	defer f.Close()
 	verify := newHashingReader(io.LimitReader(f, sum.Size))
 	if err := a.Store.PutSegment(ctx, a.Dir(), name, verify, sum.Size); err != nil {
-		return stageError("upload", err)
+		return stageError(stageUpload, err)
 	}
 	if got := verify.sum(); got != sum.SHA256 {
-		return stageError("upload", fmt.Errorf("%s changed while it was uploaded (sha256 %s, then %s)", b.Name, sum.SHA256, got))
+		return stageError(stageUpload, fmt.Errorf("%s changed while it was uploaded (sha256 %s, then %s)", b.Name, sum.SHA256, got))
 	}
 	seg := objectstore.Segment{Name: name, Size: sum.Size, FirstEventTime: sum.FirstEvent, LastEventTime: sum.LastEvent,
 		GTIDRange: b.GTIDs.String(), PreviousGTIDs: b.Previous.String(), SHA256: sum.SHA256}
 	if _, err := a.Store.UpdateIndex(ctx, a.Dir(), func(x *objectstore.Index) error { x.Upsert(seg); return nil }); err != nil {
-		return stageError("index", err)
+		return stageError(stageIndex, err)
 	}
 	a.lastSegment = name
 	if a.Metrics != nil {
@@ -380,7 +395,7 @@ func (a *Archiver) record(ctx context.Context, d Decision, err error) {
 		m.Fork.Set(boolGauge(h.Reason == HealthFork))
 		m.StandingDown.Set(boolGauge(d.StandDown != ""))
 		if err != nil {
-			stage := "fork"
+			stage := stageFork
 			var se *stagedError
 			if errors.As(err, &se) {
 				stage = se.stage

@@ -34,6 +34,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		StandingDown: prometheus.NewGauge(prometheus.GaugeOpts{Name: "cnm_binlog_archive_standing_down",
 			Help: "1 while this instance does not archive (not the primary, fenced, demoted, no Lease)."}),
 	}
+	for _, stage := range failureStages {
+		m.Failures.WithLabelValues(stage)
+	}
 	if reg != nil {
 		reg.MustRegister(m.Lag, m.Backlog, m.LastSegment, m.Segments, m.ArchivedBytes, m.Failures, m.Fork, m.StandingDown)
 	}

@@ -163,7 +163,9 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	}
 	if r.State != nil {
 		r.State.SetDiverged(d.Action == ActDiverged)
-		r.State.SetRoleFacts(RoleFacts{Primary: d.Action == ActPrimary,
+		// The primary is the one the Cluster records, also while it is held read-only (fenced,
+		// or waiting for a switchover's target): a rule must not take it for a replica.
+		r.State.SetRoleFacts(RoleFacts{Primary: cluster.Status.CurrentPrimary == r.Instance,
 			Fenced: slices.Contains(cluster.Status.FencedInstances, r.Instance)})
 	}
 	var out RoleOutcome

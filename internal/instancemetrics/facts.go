@@ -16,7 +16,8 @@ type Facts struct {
 	FallenBack bool
 	// Server are mysqld's counters, nil when reading them failed.
 	Server *mysql.ServerMetrics
-	// Primary: the role the instance plays (status.currentPrimary names it, or it is writable).
+	// Primary: the Cluster's status.currentPrimary names this instance (as the instance manager
+	// last read it), whether or not it is writable now.
 	Primary  bool
 	Fenced   bool
 	Diverged bool

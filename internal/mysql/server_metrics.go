@@ -25,8 +25,10 @@ var GlobalStatusNames = []string{
 	"Innodb_row_lock_waits", "Innodb_data_written", "Binlog_cache_disk_use", "Uptime",
 }
 
-// ServerMetrics reads the figures of ServerMetrics in a few short statements; none waits for a
-// lock a commit holds (the status variables, two system variables, the binary log index).
+// ServerMetrics reads the figures of ServerMetrics in a few short statements: the status
+// variables, two system variables and SHOW BINARY LOGS. The last takes the binary log index lock,
+// as the archiver's pass does every second on a primary, so a scrape can wait behind the flush of
+// a very large commit; the caller's context (instancemetrics.GatherTimeout) bounds that wait.
 func (o *operator) ServerMetrics(ctx context.Context) (*ServerMetrics, error) {
 	out := &ServerMetrics{Status: map[string]int64{}}
 	// The names are this package's constants; SHOW STATUS works with performance_schema off.

@@ -150,3 +150,28 @@ func toString(v any) string {
 	b, _ := yaml.Marshal(v)
 	return string(b)
 }
+
+// TestMonitoringFollowsTheOperatorMetrics: with the operator's metrics endpoint off, the chart
+// ships no operator PodMonitor nor scraper account (they would scrape nothing) and keeps the
+// rules; with it served as plain HTTP, the HTTPS PodMonitor could not scrape it: the render fails
+// and says why.
+func TestMonitoringFollowsTheOperatorMetrics(t *testing.T) {
+	objs := template(t, chartPath, operatorNamespace, "--set", "monitoring.enabled=true", "--set", "operator.metricsBindAddress=0")
+	rules := 0
+	for _, o := range objs {
+		switch {
+		case o.GetKind() == "PodMonitor" && o.GetName() == "cloudnative-mysql-operator",
+			o.GetKind() == "ServiceAccount" && o.GetName() == "cloudnative-mysql-metrics-scraper":
+			t.Errorf("metrics off renders %s", key(o))
+		case o.GetKind() == "PrometheusRule":
+			rules++
+		}
+	}
+	if rules != 1 {
+		t.Errorf("metrics off renders %d PrometheusRules, want the rules all the same", rules)
+	}
+	_, err := helm(t, "template", "cnm", chartPath, "--set", "monitoring.enabled=true", "--set", "operator.metricsInsecure=true")
+	if err == nil || !strings.Contains(err.Error(), "metricsInsecure") {
+		t.Errorf("monitoring on with plain-HTTP operator metrics: %v, want the render refused", err)
+	}
+}

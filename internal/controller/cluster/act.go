@@ -31,6 +31,8 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 	}
 	var events []kit.Event
 	defer func() { kit.Emit(r.Recorder, c, mergeEvents(events)) }()
+	// A switchover is counted once its old primary's label is removed (stepDemotion).
+	demoted := func() { d.countTransitions(c.Namespace, c.Name, stepDemotion) }
 	// Growing volumes is independent of every other step and never fails: it runs whatever they
 	// did (a full disk is when the other steps tend to fail).
 	defer func() {
@@ -49,7 +51,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c, d.DeletePods)) }},
 		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
 		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, c, o.Services, d) }},
-		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents) }},
+		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents, demoted) }},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
 		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync, d.SemiSyncParticipants)) }},
 		{stepPodMonitor, func() ([]kit.Event, error) { return r.applyPodMonitor(ctx, c, d.PodMonitor), nil }},
@@ -77,7 +79,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 				// A Service that cannot be applied (a quota, a refused template) must not keep the
 				// labels that take suspected, fenced or diverged instances out of routing from
 				// being applied: they were applied before the Services until rw moved by selector.
-				ev, rerr := r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents)
+				ev, rerr := r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents, demoted)
 				events = append(events, ev...)
 				if rerr == nil {
 					events = append(events, d.Events[stepRelabel]...)
@@ -93,7 +95,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 					// The old primary's Pod was deleted all the same (actFailover).
 					changes = d.relabelAfterDeletions()
 				}
-				ev, rerr := r.relabel(ctx, o, changes, d.relabelEvents)
+				ev, rerr := r.relabel(ctx, o, changes, d.relabelEvents, demoted)
 				events = append(events, ev...)
 				if rerr == nil {
 					events = append(events, d.Events[stepRelabel]...)
@@ -240,7 +242,8 @@ func (r *Reconciler) deletePods(ctx context.Context, c *v1.Cluster, names []stri
 }
 
 // relabel patches role and routable labels in the planned order (demotions first).
-func (r *Reconciler) relabel(ctx context.Context, o *Observation, changes []podRelabel, events map[string]kit.Event) ([]kit.Event, error) {
+func (r *Reconciler) relabel(ctx context.Context, o *Observation, changes []podRelabel, events map[string]kit.Event,
+	demoted func()) ([]kit.Event, error) {
 	var done []kit.Event
 	for _, ch := range changes {
 		for i := range o.Pods {
@@ -257,6 +260,9 @@ func (r *Reconciler) relabel(ctx context.Context, o *Observation, changes []podR
 			}
 			if err := kit.PatchSpec(ctx, r.Client, pod, old); err != nil {
 				return done, fmt.Errorf("relabelling Pod %s: %w", pod.Name, err)
+			}
+			if old.Labels[v1.RoleLabel] == v1.RolePrimary && ch.Role != v1.RolePrimary && demoted != nil {
+				demoted()
 			}
 			log.FromContext(ctx).Info("relabelled Pod", "pod", pod.Name, "role", ch.Role, "routable", ch.Routable)
 			if ev, ok := events[pod.Name]; ok {

@@ -185,6 +185,10 @@ const (
 	// whatever they did, and never fails act, so that a PVC that cannot grow never holds back a
 	// failover, the Services or the status.
 	stepExpand
+	// stepDemotion is no step of act: the moment a relabel removes the primary label from the old
+	// primary's Pod, when a switchover's completion is counted (the rest of the relabel may fail;
+	// the next reconcile no longer sees the old label, so it is counted once).
+	stepDemotion
 )
 
 // Decide is the pure heart of the Cluster controller: from what gather read it decides the

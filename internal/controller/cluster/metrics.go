@@ -22,7 +22,7 @@ var (
 	readyMet = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cnm_cluster_ready_instances",
 		Help: "Instances whose Pod the operator last saw Ready."}, metricLabels)
 	primaryKnownMet = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cnm_cluster_primary_known",
-		Help: "1 when the operator last saw a current primary recorded (status.currentPrimary), else 0."}, metricLabels)
+		Help: "1 when the operator last saw a current primary recorded (status.currentPrimary), else 0; absent before the Cluster's first primary."}, metricLabels)
 	writableMet = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cnm_cluster_writable_instances_seen",
 		Help: "Instances whose last report to the operator said read_only=0 and super_read_only=0; an instance that did not answer is not counted."}, metricLabels)
 	fencedMet = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cnm_cluster_fenced_instances",
@@ -68,7 +68,13 @@ func exportView(o *Observation, d Decision) {
 	l := prometheus.Labels{"namespace": c.Namespace, "cluster": c.Name}
 	instancesMet.With(l).Set(float64(c.Spec.Instances))
 	readyMet.With(l).Set(float64(d.Status.ReadyInstances))
-	primaryKnownMet.With(l).Set(boolValue(d.Status.CurrentPrimary != ""))
+	if d.Status.CurrentPrimary == "" && d.Status.CurrentPrimaryTimestamp == nil {
+		// Before its first primary (a bootstrap, a recovery that takes long) a Cluster has no
+		// primary to miss: the series is absent, not 0, so CNMPrimaryMissing does not fire.
+		primaryKnownMet.Delete(l)
+	} else {
+		primaryKnownMet.With(l).Set(boolValue(d.Status.CurrentPrimary != ""))
+	}
 	writable := 0
 	for _, in := range d.failoverObservation.Instances {
 		if in.SeenWritable() {
@@ -129,7 +135,7 @@ func planTransitions(o Observation, d Decision) []transition {
 			duration: since(old.PrimaryFailingSince, next.CurrentPrimaryTimestamp, o.Now)})
 	}
 	if d.switchedOver {
-		out = append(out, transition{step: stepRelabel, kind: kindSwitchover,
+		out = append(out, transition{step: stepDemotion, kind: kindSwitchover,
 			duration: since(next.TargetPrimaryTimestamp, next.CurrentPrimaryTimestamp, o.Now)})
 	}
 	if reason := blockedReason(next.Conditions); reason != "" && blockedReason(old.Conditions) != reason {

@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strconv"
 	"testing"
@@ -9,8 +10,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -294,8 +299,15 @@ func degraded(c *v1.Cluster) *metav1.Condition {
 // TestSwitchoverCountedOnce: a switchover requested as the plugin's promote does, driven through
 // its steps by the real reconciler, counts one switchover and observes its duration, from the
 // request to the promotion recorded, once the primary label moves; more reconciles and a new
-// reconciler count nothing more.
+// reconciler count nothing more. When the relabel removes the old primary's label and then fails
+// on the new primary's Pod (a conflict with the kubelet's status write), the switchover is still
+// counted, once.
 func TestSwitchoverCountedOnce(t *testing.T) {
+	t.Run("the label moves in one reconcile", func(t *testing.T) { testSwitchoverCountedOnce(t, false) })
+	t.Run("the new primary's label fails once after the old one's was removed", func(t *testing.T) { testSwitchoverCountedOnce(t, true) })
+}
+
+func testSwitchoverCountedOnce(t *testing.T, failNewLabelOnce bool) {
 	w := newMetricsWorld(t, 3)
 	w.healthy(3)
 	var c v1.Cluster
@@ -316,6 +328,32 @@ func TestSwitchoverCountedOnce(t *testing.T) {
 	w.instances.report("db-3", primaryStatus(gtidA+":1-11"))
 	w.instances.report("db-2", replicaStatus("db-3", gtidA+":1-11"))
 	w.instances.report("db-1", replicaStatus("db-3", gtidA+":1-11"))
+	if failNewLabelOnce {
+		failed := false
+		base, err := client.NewWithWatch(w.Env.Config, client.Options{Scheme: w.Env.Scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		flaky := interceptor.NewClient(base, interceptor.Funcs{
+			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+				if pod, ok := obj.(*corev1.Pod); ok && pod.Name == "db-3" && !failed {
+					failed = true
+					return apierrors.NewConflict(corev1.Resource("pods"), pod.Name, errors.New("the kubelet wrote first"))
+				}
+				return c.Patch(ctx, obj, patch, opts...)
+			}})
+		r := &cluster.Reconciler{Client: flaky, APIReader: w.Client, Recorder: w.Recorder, Clock: w.Clock,
+			OperatorImage: "operator:test", Instances: roleInstances{w.instances}}
+		// A conflict is retried by requeueing, not returned.
+		_, _ = r.Reconcile(w.Ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.NS, Name: "db"}})
+		var old, next corev1.Pod
+		w.Get("db-1", &old)
+		w.Get("db-3", &next)
+		if !failed || old.Labels[v1.RoleLabel] == v1.RolePrimary || next.Labels[v1.RoleLabel] == v1.RolePrimary {
+			t.Fatalf("want the old primary's label removed and the new one's patch refused: patch refused %v, db-1 %q, db-3 %q",
+				failed, old.Labels[v1.RoleLabel], next.Labels[v1.RoleLabel])
+		}
+	}
 	w.reconcileUntil("the primary label on db-3", func(*v1.Cluster) bool {
 		var pod corev1.Pod
 		w.Get("db-3", &pod)

@@ -47,7 +47,7 @@ func TestPlanTransitions(t *testing.T) {
 			skewed, func() v1.ClusterStatus { s := skewed; s.PrimaryFailingSince = nil; return s }(), false,
 			[]transition{{step: stepStatus, kind: kindFailover}}},
 		{"a switchover seen completed counts with the label move, from the request to the promotion",
-			switched, switched, true, []transition{{step: stepRelabel, kind: kindSwitchover, duration: 5 * time.Second}}},
+			switched, switched, true, []transition{{step: stepDemotion, kind: kindSwitchover, duration: 5 * time.Second}}},
 		{"the Degraded condition taking a blocked reason starts an episode",
 			withConds(recovering, degraded(failover.ReasonPrimaryFailing)), withConds(recovering, degraded(failover.ReasonFailoverBlocked)), false,
 			[]transition{{step: stepStatus, reason: failover.ReasonFailoverBlocked}}},

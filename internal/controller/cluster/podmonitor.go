@@ -28,6 +28,7 @@ const (
 	reasonPodMonitorUnavailable = "PodMonitorUnavailable"
 	reasonPodMonitorNotOwned    = "PodMonitorNotOwned"
 	reasonPodMonitorWriteFailed = "PodMonitorWriteFailed"
+	reasonPodMonitorDeleting    = "PodMonitorDeleting"
 )
 
 // The Events of the PodMonitor; the Warnings are emitted once per transition of the
@@ -84,16 +85,21 @@ type PodMonitorPlan struct {
 // controls it; one the Cluster does not control is never touched, and nothing is done while the
 // kind cannot be used. The condition says which of these holds.
 func DecidePodMonitor(c *v1.Cluster, o PodMonitorObservation) PodMonitorPlan {
-	if !o.Looked || !c.PodMonitorEnabled() {
-		var p PodMonitorPlan
-		if o.Unavailable == "" && o.Live != nil && metav1.IsControlledBy(o.Live, c) {
-			p.Work.Delete = o.Live
-		}
-		return p
-	}
 	name := specs.PodMonitorName(c.Name)
 	cond := func(status metav1.ConditionStatus, reason, msg string) *metav1.Condition {
 		return &metav1.Condition{Type: v1.ConditionPodMonitorReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: c.Generation}
+	}
+	if !o.Looked || !c.PodMonitorEnabled() {
+		var p PodMonitorPlan
+		if o.Unavailable == "" && o.Live != nil && metav1.IsControlledBy(o.Live, c) {
+			// The condition stays until the deletion is seen done: the PodMonitor is looked for
+			// while the Cluster carries it, so a deletion a failing step kept from running is
+			// not forgotten.
+			p.Work.Delete = o.Live
+			p.Condition = cond(metav1.ConditionFalse, reasonPodMonitorDeleting,
+				fmt.Sprintf("PodMonitor %s is no longer asked for: deleting it", name))
+		}
+		return p
 	}
 	if o.Unavailable != "" {
 		return PodMonitorPlan{Condition: cond(metav1.ConditionFalse, reasonPodMonitorUnavailable,

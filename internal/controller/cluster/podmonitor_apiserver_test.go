@@ -101,8 +101,13 @@ func TestPodMonitorLifecycle(t *testing.T) {
 		t.Errorf("disabled: reading the PodMonitor gave %v, want it deleted", err)
 	}
 	c = ctrlworld.Get[v1.Cluster](w.World, "db")
+	if cond := meta.FindStatusCondition(c.Status.Conditions, v1.ConditionPodMonitorReady); cond == nil || cond.Reason != "PodMonitorDeleting" {
+		t.Errorf("disabled: condition %+v, want PodMonitorDeleting until the deletion is seen", cond)
+	}
+	w.reconcileOK()
+	c = ctrlworld.Get[v1.Cluster](w.World, "db")
 	if cond := meta.FindStatusCondition(c.Status.Conditions, v1.ConditionPodMonitorReady); cond != nil {
-		t.Errorf("disabled: condition %+v, want none", *cond)
+		t.Errorf("disabled, the deletion seen: condition %+v, want none", *cond)
 	}
 	if got := podMonitorEvents(w.Events(), "Normal PodMonitorDeleted"); got != 1 {
 		t.Errorf("%d PodMonitorDeleted Events, want 1", got)

@@ -32,9 +32,11 @@ func init() {
 }
 
 // exportCluster makes the series of a Cluster with an object store exist (counters at 0) before
-// its first pass, so that rates and alerts see them.
+// its first pass, so that rates and alerts see them; a Cluster whose object store was removed
+// has none (a last failure would otherwise alert for ever).
 func exportCluster(c *v1.Cluster) {
 	if c.Spec.Backup == nil || c.Spec.Backup.ObjectStore == nil {
+		forgetCluster(types.NamespacedName{Namespace: c.Namespace, Name: c.Name})
 		return
 	}
 	runsMet.WithLabelValues(c.Namespace, c.Name, resultSuccess)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
@@ -79,12 +80,35 @@ func TestRetentionMetrics(t *testing.T) {
 		t.Errorf("nothing more to delete: deleted bytes %v, want %d", got, oldBytes)
 	}
 
+	// Its object store removed, the Cluster has no retention series (a last failure would alert
+	// for ever otherwise).
+	w.store.Proxy.Inject(s3proxy.Fault{Match: s3proxy.All(), Action: s3proxy.Status(http.StatusServiceUnavailable)})
+	w.Clock.Step(61 * time.Minute)
+	if _, err := w.reconcile("db"); err != nil {
+		t.Fatal(err)
+	}
+	if last := w.metric("cnm_retention_last_failure"); last != 1 {
+		t.Fatalf("after a failed pass: last failure %v, want 1", last)
+	}
+	var c v1.Cluster
+	check.Must(t, w.Client.Get(w.Ctx, client.ObjectKey{Namespace: w.NS, Name: "db"}, &c))
+	c.Spec.Backup = nil // a retention policy needs an object store: both go
+	check.Must(t, w.Client.Update(w.Ctx, &c))
+	if _, err := w.reconcile("db"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := testutil.GatherAndCount(metricstest.Of(ctrlmetrics.Registry, map[string]string{"namespace": w.NS, "cluster": "db"}),
+		"cnm_retention_runs_total", "cnm_retention_deleted_bytes_total", "cnm_retention_last_failure")
+	if err != nil || n != 0 {
+		t.Errorf("after the object store's removal: %d series (%v), want none", n, err)
+	}
+
 	check.Must(t, w.Client.Delete(w.Ctx, &v1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: w.NS, Name: "db"}}))
 	w.Eventually("db gone", w.Gone(&v1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: w.NS, Name: "db"}}))
 	if _, err := w.reconcile("db"); err != nil {
 		t.Fatal(err)
 	}
-	n, err := testutil.GatherAndCount(metricstest.Of(ctrlmetrics.Registry, map[string]string{"namespace": w.NS, "cluster": "db"}),
+	n, err = testutil.GatherAndCount(metricstest.Of(ctrlmetrics.Registry, map[string]string{"namespace": w.NS, "cluster": "db"}),
 		"cnm_retention_runs_total", "cnm_retention_deleted_bytes_total", "cnm_retention_last_failure")
 	if err != nil || n != 0 {
 		t.Errorf("after the Cluster's deletion: %d series (%v), want none", n, err)
