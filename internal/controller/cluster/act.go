@@ -51,7 +51,9 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 		{stepDeletePods, func() ([]kit.Event, error) { return none(r.deletePods(ctx, c, d.DeletePods)) }},
 		{stepFailover, func() ([]kit.Event, error) { return r.actFailover(ctx, o, d.Failover) }},
 		{stepServices, func() ([]kit.Event, error) { return r.applyServices(ctx, c, o.Services, d) }},
-		{stepRelabel, func() ([]kit.Event, error) { return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents, demoted) }},
+		{stepRelabel, func() ([]kit.Event, error) {
+			return r.relabel(ctx, o, d.relabelAfterDeletions(), d.relabelEvents, demoted)
+		}},
 		{stepStatus, func() ([]kit.Event, error) { return none(r.patchStatus(ctx, c, d.Status)) }},
 		{stepSemiSync, func() ([]kit.Event, error) { return none(r.setSemiSync(ctx, c, d.SemiSync, d.SemiSyncParticipants)) }},
 		{stepPodMonitor, func() ([]kit.Event, error) { return r.applyPodMonitor(ctx, c, d.PodMonitor), nil }},
