@@ -1,9 +1,7 @@
 package promqlnames
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -53,24 +51,13 @@ func BuildEvaluator(ctx context.Context, dir string) (*Evaluator, error) {
 
 // Evaluate writes the series and runs the queries; the outcomes are in the order of queries.
 func (e *Evaluator) Evaluate(ctx context.Context, series []Series, queries []Query) ([]Outcome, error) {
-	in, err := json.Marshal(struct {
+	in := struct {
 		Series  []Series `json:"series"`
 		Queries []Query  `json:"queries"`
-	}{series, queries})
-	if err != nil {
-		return nil, fmt.Errorf("encoding the input: %w", err)
-	}
-	cmd := exec.CommandContext(ctx, e.bin)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("running %s: %w: %s", e.bin, err, stderr.String())
-	}
+	}{series, queries}
 	var outcomes []Outcome
-	if err := json.Unmarshal(out, &outcomes); err != nil {
-		return nil, fmt.Errorf("decoding the evaluator's outcomes: %w", err)
+	if err := runJSON(ctx, e.bin, in, &outcomes, "the evaluator's outcomes"); err != nil {
+		return nil, err
 	}
 	if len(outcomes) != len(queries) {
 		return nil, fmt.Errorf("the evaluator answered %d outcomes for %d queries", len(outcomes), len(queries))

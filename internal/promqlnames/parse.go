@@ -58,26 +58,35 @@ func Build(ctx context.Context, dir string) (*Parser, error) {
 
 // Parse parses each expression; the results are in the order of exprs.
 func (p *Parser) Parse(ctx context.Context, exprs []string) ([]Result, error) {
-	in, err := json.Marshal(exprs)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the expressions: %w", err)
-	}
-	cmd := exec.CommandContext(ctx, p.bin)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("running %s: %w: %s", p.bin, err, stderr.String())
-	}
 	var results []Result
-	if err := json.Unmarshal(out, &results); err != nil {
-		return nil, fmt.Errorf("decoding the parser's results: %w", err)
+	if err := runJSON(ctx, p.bin, exprs, &results, "the parser's results"); err != nil {
+		return nil, err
 	}
 	if len(results) != len(exprs) {
 		return nil, fmt.Errorf("the parser answered %d results for %d expressions", len(results), len(exprs))
 	}
 	return results, nil
+}
+
+// runJSON runs bin with in encoded as JSON on its standard input and decodes its standard output
+// into out (what names the output in errors).
+func runJSON(ctx context.Context, bin string, in, out any, what string) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("encoding the input of %s: %w", bin, err)
+	}
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Stdin = bytes.NewReader(b)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("running %s: %w: %s", bin, err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout, out); err != nil {
+		return fmt.Errorf("decoding %s: %w", what, err)
+	}
+	return nil
 }
 
 // Names returns the metric names the results' selectors read, sorted, each once. A selector

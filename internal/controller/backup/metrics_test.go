@@ -16,19 +16,10 @@ import (
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/testenv/metricstest"
 )
 
-// metric is the value of the Cluster db's series name in w's namespace with the extra labels;
-// -1 when there is none.
+// metric is the value of the Cluster db's series name with the extra labels; -1 when none.
 func (w *bkWorld) metric(name string, extra ...string) float64 {
 	w.T.Helper()
-	l := map[string]string{"namespace": w.NS, "cluster": "db"}
-	for i := 0; i+1 < len(extra); i += 2 {
-		l[extra[i]] = extra[i+1]
-	}
-	v, ok := metricstest.Value(w.T, ctrlmetrics.Registry, name, l)
-	if !ok {
-		return -1
-	}
-	return v
+	return metricstest.ClusterValue(w.T, w.NS, "db", name, extra...)
 }
 
 // TestBackupsCountedOnce: a completed and a failed Backup are each counted once, when the

@@ -19,15 +19,7 @@ import (
 // metric is the value of the Cluster db's series name with the extra labels; -1 when none.
 func (w *retWorld) metric(name string, extra ...string) float64 {
 	w.T.Helper()
-	l := map[string]string{"namespace": w.NS, "cluster": "db"}
-	for i := 0; i+1 < len(extra); i += 2 {
-		l[extra[i]] = extra[i+1]
-	}
-	v, ok := metricstest.Value(w.T, ctrlmetrics.Registry, name, l)
-	if !ok {
-		return -1
-	}
-	return v
+	return metricstest.ClusterValue(w.T, w.NS, "db", name, extra...)
 }
 
 // TestRetentionMetrics: each pass is counted by its result; the bytes a pass deletes are added;

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // Of is g narrowed to the series whose labels include every pair of labels (a namespace and a
@@ -86,4 +87,20 @@ func HistogramSum(t testing.TB, g prometheus.Gatherer, name string, labels map[s
 		}
 	}
 	return sum
+}
+
+// ClusterValue is the value of the series name of the Cluster namespace/cluster in
+// controller-runtime's registry, with the extra label pairs (name, value, ...); -1 when there is
+// none.
+func ClusterValue(t testing.TB, namespace, cluster, name string, extra ...string) float64 {
+	t.Helper()
+	l := map[string]string{"namespace": namespace, "cluster": cluster}
+	for i := 0; i+1 < len(extra); i += 2 {
+		l[extra[i]] = extra[i+1]
+	}
+	v, ok := Value(t, ctrlmetrics.Registry, name, l)
+	if !ok {
+		return -1
+	}
+	return v
 }
