@@ -6,94 +6,11 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// clockTicks is USER_HZ, the unit of /proc/<pid>/stat CPU times on Linux.
-const clockTicks = 100
-
-// cpuTime is the user+system CPU time of pid so far.
-func cpuTime(pid int) (time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name is in parentheses and may contain spaces: fields start after it.
-	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / clockTicks, nil
-}
-
-// machineBusy is the CPU time all processes of the machine used so far (all CPUs, not idle).
-func machineBusy() time.Duration {
-	data, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0
-	}
-	fields := strings.Fields(strings.SplitN(string(data), "\n", 2)[0])[1:]
-	var busy int64
-	for i, f := range fields {
-		v, _ := strconv.ParseInt(f, 10, 64)
-		if i != 3 && i != 4 { // idle, iowait
-			busy += v
-		}
-	}
-	return time.Duration(busy) * time.Second / clockTicks
-}
-
-// loadAverage is the one-minute load average.
-func loadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(data))[0]
-}
-
-// childrenNamed finds the child processes of this process with the given command names: the
-// envtest kube-apiserver and etcd.
-func childrenNamed(names ...string) []int {
-	var out []int
-	self := os.Getpid()
-	entries, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, e := range entries {
-		data, err := os.ReadFile(e)
-		if err != nil {
-			continue
-		}
-		s := string(data)
-		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || closing < 0 {
-			continue
-		}
-		comm, fields := s[open+1:closing], strings.Fields(s[closing+2:])
-		ppid, _ := strconv.Atoi(fields[1])
-		for _, n := range names {
-			if comm == n && ppid == self {
-				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(e)))
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
-}
-
-// totalCPU sums cpuTime over pids.
-func totalCPU(pids []int) time.Duration {
-	var sum time.Duration
-	for _, p := range pids {
-		if d, err := cpuTime(p); err == nil {
-			sum += d
-		}
-	}
-	return sum
-}
 
 // scrape reads the operator's Prometheus metrics as name{labels} -> value.
 func scrape(ctx context.Context, url string) (map[string]float64, error) {

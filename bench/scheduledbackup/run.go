@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
+	"github.com/cloudnative-mysql/cloudnative-mysql/bench/internal/procstat"
 )
 
 // run starts the observer and the operator, waits until every schedule was checked once, then
@@ -31,7 +32,7 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 	res := &result{schedules: len(b.names), startup: time.Since(started)}
-	apiserver, etcd := childrenNamed("kube-apiserver"), childrenNamed("etcd")
+	apiserver, etcd := procstat.ChildrenNamed("kube-apiserver"), procstat.ChildrenNamed("etcd")
 	t0 := time.Now().Add(2 * time.Second).Truncate(b.o.cadence).Add(b.o.cadence)
 	end := t0.Add(b.o.duration)
 
@@ -43,21 +44,21 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	c0, _ := cpuTime(b.op.Pid())
+	c0, _ := procstat.CPUTime(b.op.Pid())
 
-	busy0, load0 := machineBusy(), loadAverage()
-	self0, _ := cpuTime(os.Getpid())
-	a0, e0 := totalCPU(apiserver), totalCPU(etcd)
+	busy0, load0 := procstat.MachineBusy(), procstat.LoadAverage()
+	self0, _ := procstat.CPUTime(os.Getpid())
+	a0, e0 := procstat.TotalCPU(apiserver), procstat.TotalCPU(etcd)
 	sleepUntil(end.Add(-time.Second))
 	m1, err := scrape(ctx, b.metrics)
 	if err != nil {
 		return nil, err
 	}
-	c1, _ := cpuTime(b.op.Pid())
+	c1, _ := procstat.CPUTime(b.op.Pid())
 
-	a1, e1 := totalCPU(apiserver), totalCPU(etcd)
-	res.machineBusy, res.load = machineBusy()-busy0, [2]string{load0, loadAverage()}
-	self1, _ := cpuTime(os.Getpid())
+	a1, e1 := procstat.TotalCPU(apiserver), procstat.TotalCPU(etcd)
+	res.machineBusy, res.load = procstat.MachineBusy()-busy0, [2]string{load0, procstat.LoadAverage()}
+	self1, _ := procstat.CPUTime(os.Getpid())
 	res.benchCPU = self1 - self0
 	sleepUntil(end.Add(b.o.grace))
 
