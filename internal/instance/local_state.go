@@ -57,9 +57,10 @@ func (s *LocalState) Diverged() bool {
 }
 
 // RoleFacts are what the role reconciler last found of its instance's place in the Cluster,
-// exported as metrics: whether it plays the primary and whether it is fenced.
+// exported as metrics: whether it plays the primary and whether it is fenced. Known is false
+// until its first pass (a new process, a mysqld that does not answer): then nothing is known.
 type RoleFacts struct {
-	Primary, Fenced bool
+	Known, Primary, Fenced bool
 }
 
 // SetRoleFacts records the role reconciler's last finding.

@@ -40,6 +40,7 @@ func (m *manager) metricsFacts(ctx context.Context, src metricsSources) instance
 	role := src.state.RoleFacts()
 	f := instancemetrics.Facts{
 		Status:     src.poller.Latest().Fresh(now, probes.MaxStaleness),
+		RoleKnown:  role.Known,
 		Primary:    role.Primary,
 		Fenced:     role.Fenced,
 		Diverged:   src.state.Diverged(),

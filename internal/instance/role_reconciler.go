@@ -164,8 +164,9 @@ func (r *RoleReconciler) ReconcileOnce(ctx context.Context) (RoleDecision, error
 	if r.State != nil {
 		r.State.SetDiverged(d.Action == ActDiverged)
 		// The primary is the one the Cluster records, also while it is held read-only (fenced,
-		// or waiting for a switchover's target): a rule must not take it for a replica.
-		r.State.SetRoleFacts(RoleFacts{Primary: cluster.Status.CurrentPrimary == r.Instance,
+		// or waiting for a switchover's target), and the one promoting before the Cluster records
+		// it: a rule must not take either for a replica.
+		r.State.SetRoleFacts(RoleFacts{Known: true, Primary: cluster.Status.CurrentPrimary == r.Instance || d.Action == ActPrimary,
 			Fenced: slices.Contains(cluster.Status.FencedInstances, r.Instance)})
 	}
 	var out RoleOutcome

@@ -17,11 +17,14 @@ type Facts struct {
 	// Server are mysqld's counters, nil when reading them failed.
 	Server *mysql.ServerMetrics
 	// Primary: the Cluster's status.currentPrimary names this instance (as the instance manager
-	// last read it), whether or not it is writable now.
-	Primary  bool
-	Fenced   bool
-	Diverged bool
-	Isolated bool
+	// last read it), whether or not it is writable now, or it is promoting. Fenced: the Cluster
+	// lists it fenced. Neither is known (RoleKnown false) before the role reconciler's first pass:
+	// both are then left out, not reported false.
+	RoleKnown bool
+	Primary   bool
+	Fenced    bool
+	Diverged  bool
+	Isolated  bool
 	// LeaseHeld and LeaseRenewed: this instance holds the primary Lease, last renewed then.
 	LeaseHeld    bool
 	LeaseRenewed time.Time

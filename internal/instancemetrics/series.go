@@ -46,8 +46,10 @@ func Series(f Facts) []Sample {
 	}
 	st := f.Status
 	gauge("cnm_instance_up", "1 when mysqld answered the instance manager's last status query.", b(st != nil))
-	gauge("cnm_instance_primary", "1 when this instance is the Cluster's primary.", b(f.Primary))
-	gauge("cnm_instance_fenced", "1 while the instance is fenced (kept read-only, out of the Services).", b(f.Fenced))
+	if f.RoleKnown {
+		gauge("cnm_instance_primary", "1 when this instance is the Cluster's primary (status.currentPrimary) or promoting.", b(f.Primary))
+		gauge("cnm_instance_fenced", "1 while the instance is fenced (kept read-only, out of the Services).", b(f.Fenced))
+	}
 	gauge("cnm_instance_diverged", "1 while the instance holds transactions its primary never had.", b(f.Diverged))
 	gauge("cnm_instance_isolated", "1 while the instance manager reaches neither the API server nor a peer.", b(f.Isolated))
 	gauge("cnm_lease_held", "1 while this instance holds the primary Lease.", b(f.LeaseHeld))

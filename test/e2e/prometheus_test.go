@@ -91,8 +91,9 @@ func startPrometheus(t *testing.T, o prometheusOptions) *nodePrometheus {
 		t.Fatal(err)
 	}
 	p.discover(t)
-	stop := make(chan struct{})
+	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(stopped)
 		for {
 			select {
 			case <-stop:
@@ -102,6 +103,8 @@ func startPrometheus(t *testing.T, o prometheusOptions) *nodePrometheus {
 			}
 		}
 	}()
+	// No discovery writes into the test's directory, nor logs, after the test ends.
+	t.Cleanup(func() { close(stop); <-stopped })
 	cmd := exec.Command("nsenter", "--net="+chaos.NodeNetns, "--", bin, "--config.file="+cfgFile,
 		"--storage.tsdb.path="+filepath.Join(p.dir, "data"), "--web.listen-address="+p.addr)
 	log, err := os.Create(filepath.Join(p.dir, "prometheus.log"))
@@ -114,7 +117,6 @@ func startPrometheus(t *testing.T, o prometheusOptions) *nodePrometheus {
 		t.Fatalf("starting Prometheus on the node: %v", err)
 	}
 	t.Cleanup(func() {
-		close(stop)
 		_ = child.Stop(5 * time.Second)
 		log.Close()
 		if t.Failed() {

@@ -31,8 +31,16 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 	}
 	var events []kit.Event
 	defer func() { kit.Emit(r.Recorder, c, mergeEvents(events)) }()
-	// A switchover is counted once its old primary's label is removed (stepDemotion).
-	demoted := func() { d.countTransitions(c.Namespace, c.Name, stepDemotion) }
+	// A switchover is counted once: when its old primary's label is removed (even if the rest of
+	// the relabel then fails), or when the relabel succeeds (the old primary's Pod may have been
+	// deleted in this act, by a rolling update or a scale-down, and not relabelled at all).
+	switchoverCounted := false
+	demoted := func() {
+		if !switchoverCounted {
+			switchoverCounted = true
+			d.countTransitions(c.Namespace, c.Name, stepDemotion)
+		}
+	}
 	// Growing volumes is independent of every other step and never fails: it runs whatever they
 	// did (a full disk is when the other steps tend to fail).
 	defer func() {
@@ -86,6 +94,7 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 				if rerr == nil {
 					events = append(events, d.Events[stepRelabel]...)
 					d.countTransitions(c.Namespace, c.Name, stepRelabel)
+					demoted()
 				}
 				return errors.Join(err, rerr)
 			}
@@ -102,12 +111,16 @@ func (r *Reconciler) act(ctx context.Context, o *Observation, d Decision) error 
 				if rerr == nil {
 					events = append(events, d.Events[stepRelabel]...)
 					d.countTransitions(c.Namespace, c.Name, stepRelabel)
+					demoted()
 				}
 			}
 			return err
 		}
 		events = append(events, d.Events[s.step]...)
 		d.countTransitions(c.Namespace, c.Name, s.step)
+		if s.step == stepRelabel {
+			demoted()
+		}
 	}
 	return createErr
 }

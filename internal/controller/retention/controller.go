@@ -88,7 +88,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	exportCluster(o.Cluster)
+	if o.Policy.IsZero() && o.PolicyErr == nil {
+		// No retention asked for (any more): no pass, no series (a last failure would alert for
+		// ever otherwise).
+		forgetCluster(req.NamespacedName)
+	} else {
+		exportCluster(o.Cluster)
+	}
 	d := Decide(o)
 	if !d.Due {
 		r.explainNoPass(ctx, o.Cluster, d)
