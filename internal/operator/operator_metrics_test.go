@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/operator"
@@ -72,6 +73,17 @@ func TestOperatorSeriesScraped(t *testing.T) {
 			Backup: &v1.BackupConfiguration{RetentionPolicy: "7d", ObjectStore: &v1.ObjectStoreConfiguration{Bucket: "backups", Endpoint: "http://127.0.0.1:9",
 				Credentials: v1.S3Credentials{AccessKeyID: v1.SecretKeySelector{Name: "s3", Key: "id"}, SecretAccessKey: v1.SecretKeySelector{Name: "s3", Key: "secret"}}}}}}
 	create(c, func() error { return env.Client.Create(t.Context(), c) })
+	// Its first primary recorded, as the instance writes it: cnm_cluster_primary_known exists
+	// only once a Cluster has had one.
+	check.Eventually(t, 30*time.Second, "the first primary recorded", func(ctx context.Context) (bool, error) {
+		var live v1.Cluster
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &live); err != nil {
+			return false, err
+		}
+		now := metav1.Now()
+		live.Status.CurrentPrimary, live.Status.CurrentPrimaryTimestamp = "db-1", &now
+		return env.Client.Status().Update(ctx, &live) == nil, nil
+	})
 	start := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
 	end := metav1.NewTime(start.Add(time.Minute))
 	for name, phase := range map[string]v1.BackupPhase{"done": v1.BackupPhaseCompleted, "broken": v1.BackupPhaseFailed} {
