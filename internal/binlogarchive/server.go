@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/gtid"
+	"github.com/cloudnative-mysql/cloudnative-mysql/internal/mysql"
 )
 
 // Server is the archiver's view of mysqld, over a root connection pool.
@@ -15,36 +16,11 @@ type Server struct {
 }
 
 // listedBinlog is one row of SHOW BINARY LOGS.
-type listedBinlog struct {
-	Name string
-	Size int64
-}
+type listedBinlog = mysql.BinaryLog
 
 // BinaryLogs lists the binary logs, oldest first; the last is the open one.
 func (s Server) BinaryLogs(ctx context.Context) ([]listedBinlog, error) {
-	rows, err := s.DB.QueryContext(ctx, "SHOW BINARY LOGS")
-	if err != nil {
-		return nil, fmt.Errorf("listing the binary logs: %w", err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var out []listedBinlog
-	for rows.Next() {
-		var b listedBinlog
-		dest := make([]any, len(cols))
-		for i := range dest {
-			dest[i] = new(sql.RawBytes)
-		}
-		dest[0], dest[1] = &b.Name, &b.Size
-		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("listing the binary logs: %w", err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return mysql.ListBinaryLogs(ctx, s.DB)
 }
 
 // PreviousGTIDs returns a binlog's Previous_gtids (its second event).

@@ -2,6 +2,7 @@ package instancemetrics
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -84,7 +85,7 @@ func Series(f Facts) []Sample {
 				continue
 			}
 			t := prometheus.GaugeValue
-			if len(c.name) > 6 && c.name[len(c.name)-6:] == "_total" {
+			if strings.HasSuffix(c.name, "_total") {
 				t = prometheus.CounterValue
 			}
 			out = append(out, Sample{Name: c.name, Help: c.help, Type: t, Value: float64(v)})

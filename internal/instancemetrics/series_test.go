@@ -1,6 +1,7 @@
 package instancemetrics
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -131,7 +132,7 @@ func TestSeriesTypes(t *testing.T) {
 		f.Server.Status[v] = 1
 	}
 	for _, s := range Series(f) {
-		counter := len(s.Name) > 6 && s.Name[len(s.Name)-6:] == "_total"
+		counter := strings.HasSuffix(s.Name, "_total")
 		if counter != (s.Type == prometheus.CounterValue) {
 			t.Errorf("%s has type %v", s.Name, s.Type)
 		}

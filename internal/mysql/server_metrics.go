@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -67,31 +66,13 @@ func (o *operator) binlogBytes(ctx context.Context) (int64, error) {
 	if !on {
 		return 0, nil
 	}
-	rows, err := o.db.QueryContext(ctx, "SHOW BINARY LOGS")
+	logs, err := ListBinaryLogs(ctx, o.db)
 	if err != nil {
-		return 0, fmt.Errorf("listing the binary logs of %s: %w", o.addr, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return 0, fmt.Errorf("listing the binary logs of %s: %w", o.addr, err)
+		return 0, fmt.Errorf("%s: %w", o.addr, err)
 	}
 	var total int64
-	for rows.Next() {
-		vals := make([]sql.RawBytes, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return 0, fmt.Errorf("listing the binary logs of %s: %w", o.addr, err)
-		}
-		if n, err := strconv.ParseInt(string(vals[1]), 10, 64); err == nil { // Log_name, File_size, Encrypted
-			total += n
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("listing the binary logs of %s: %w", o.addr, err)
+	for _, l := range logs {
+		total += l.Size
 	}
 	return total, nil
 }

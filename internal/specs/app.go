@@ -76,13 +76,19 @@ func BuildAppSecret(c *mysqlv1alpha1.Cluster, password string) *corev1.Secret {
 // AppTrustData returns data, the application Secret's, with ca.crt set to bundle, or nil when it
 // already holds it. A Secret the Cluster did not create is never passed here.
 func AppTrustData(data map[string][]byte, bundle []byte) map[string][]byte {
-	if len(bundle) == 0 || string(data[AppCAKey]) == string(bundle) {
+	return withTrust(data, AppCAKey, bundle)
+}
+
+// withTrust is a copy of a Secret's data with key set to the trust bundle, nil when it already
+// holds it (or there is no bundle yet); the other keys are kept.
+func withTrust(data map[string][]byte, key string, bundle []byte) map[string][]byte {
+	if len(bundle) == 0 || string(data[key]) == string(bundle) {
 		return nil
 	}
 	out := make(map[string][]byte, len(data)+1)
 	for k, v := range data {
 		out[k] = v
 	}
-	out[AppCAKey] = bundle
+	out[key] = bundle
 	return out
 }

@@ -25,13 +25,5 @@ func BuildMetricsSecret(c *mysqlv1alpha1.Cluster, token string, caBundle []byte)
 // MetricsTrustData is data with MetricsCAKey set to bundle, nil when it already is (or there is
 // no bundle yet): the token is kept.
 func MetricsTrustData(data map[string][]byte, bundle []byte) map[string][]byte {
-	if len(bundle) == 0 || string(data[MetricsCAKey]) == string(bundle) {
-		return nil
-	}
-	out := make(map[string][]byte, len(data)+1)
-	for k, v := range data {
-		out[k] = v
-	}
-	out[MetricsCAKey] = bundle
-	return out
+	return withTrust(data, MetricsCAKey, bundle)
 }

@@ -195,14 +195,7 @@ func checkMetricsScraped(t *testing.T, prom *nodePrometheus) {
 // returns data unless every metric it reads is excused.
 func checkDashboardQueries(t *testing.T, prom *nodePrometheus, ns string) {
 	t.Helper()
-	d, err := monitoring.LoadDashboard(monitoring.DashboardPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries, err := monitoring.Queries(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	queries := dashboardQueries(t)
 	empty := 0
 	for _, q := range queries {
 		expr := monitoring.Expand(q.Expr, ns, "db")
@@ -229,8 +222,8 @@ func excused(expr string) bool {
 	return false
 }
 
-// dashboardExprs are the dashboard's queries made PromQL for the namespace and cluster patterns.
-func dashboardExprs(t *testing.T, namespace, cluster string) []string {
+// dashboardQueries are the queries of the generated dashboard.
+func dashboardQueries(t *testing.T) []monitoring.Query {
 	t.Helper()
 	d, err := monitoring.LoadDashboard(monitoring.DashboardPath())
 	if err != nil {
@@ -240,8 +233,14 @@ func dashboardExprs(t *testing.T, namespace, cluster string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return queries
+}
+
+// dashboardExprs are the dashboard's queries made PromQL for the namespace and cluster patterns.
+func dashboardExprs(t *testing.T, namespace, cluster string) []string {
+	t.Helper()
 	var out []string
-	for _, q := range queries {
+	for _, q := range dashboardQueries(t) {
 		out = append(out, monitoring.Expand(q.Expr, namespace, cluster))
 	}
 	return out

@@ -6,11 +6,9 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/cloudnative-mysql/cloudnative-mysql/api/v1alpha1"
-	"github.com/cloudnative-mysql/cloudnative-mysql/internal/controller/kit"
 	"github.com/cloudnative-mysql/cloudnative-mysql/internal/specs"
 )
 
@@ -46,21 +44,11 @@ func (r *Reconciler) writeMetricsSecret(ctx context.Context, c *v1.Cluster, w *M
 	if w.Live != nil {
 		next := w.Live.DeepCopy()
 		next.Data = w.Data
-		if err := kit.PatchSpec(ctx, r.Client, next, w.Live); err != nil {
-			return false, fmt.Errorf("writing the CA certificate into Secret %s: %w", w.Live.Name, err)
-		}
-		return false, nil
+		return false, r.writeSecret(ctx, next, w.Live)
 	}
 	token, err := specs.GeneratePassword(rand.Reader)
 	if err != nil {
 		return false, fmt.Errorf("generating the metrics token: %w", err)
 	}
-	s := specs.BuildMetricsSecret(c, token, bundle)
-	if err := r.Client.Create(ctx, s); err != nil {
-		if apierrors.IsAlreadyExists(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("creating Secret %s: %w", s.Name, err)
-	}
-	return true, nil
+	return r.createSecretOnce(ctx, specs.BuildMetricsSecret(c, token, bundle))
 }

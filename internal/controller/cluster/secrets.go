@@ -106,7 +106,11 @@ func (r *Reconciler) createUserSecret(ctx context.Context, c *v1.Cluster, user s
 	if err != nil {
 		return false, err
 	}
-	s := specs.BuildUserSecret(c, user, password)
+	return r.createSecretOnce(ctx, specs.BuildUserSecret(c, user, password))
+}
+
+// createSecretOnce creates s; false when a Secret of its name already exists (left alone).
+func (r *Reconciler) createSecretOnce(ctx context.Context, s *corev1.Secret) (bool, error) {
 	if err := r.Client.Create(ctx, s); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return false, nil
